@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Sets up Lectern on a Debian 12 machine and runs it: installs the build packages and the embedding
+# model, builds the `lectern` command, adds the sample PDFs of ../shared/corpus to the folder
+# "Samples" (indexing them with a progress bar per file) and shows the library's status.
+# It builds the dev profile, in which the model, PDF and keyword crates are optimised (Cargo.toml);
+# an optimised build of LanceDB and DataFusion takes over half an hour on two cores.
+# The library lives in $LECTERN_HOME (default ~/.local/share/lectern).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "error: Rust (cargo 1.94 or newer) is needed; install it with rustup, then run this again" >&2
+  exit 1
+fi
+packages=(protobuf-compiler libprotobuf-dev build-essential pkg-config python3 python3-pip)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+fi
+
+export LECTERN_HOME="${LECTERN_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/lectern}"
+scripts/setup-models.sh "$LECTERN_HOME/models"
+cargo build --bin lectern
+target="${CARGO_TARGET_DIR:-target}"
+lectern="$target/debug/lectern"
+
+samples="${LECTERN_SAMPLES:-../shared/corpus/pdfs}"
+"$lectern" folder ls | grep -qx "Samples" || "$lectern" folder create "Samples"
+"$lectern" add "$samples" --folder "Samples" || true
+"$lectern" status

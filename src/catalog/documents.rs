@@ -1,0 +1,264 @@
+//! Document rows: insert on import, move/rename/delete, status and progress while indexing.
+
+use rusqlite::{params, OptionalExtension, Row};
+
+use super::{
+    now_millis, validate_name, Catalog, CatalogError, Document, DocumentId, DocumentStatus, Folder, FolderId,
+    FolderStats,
+};
+
+const COLUMNS: &str = "id, folder_id, file_name, title, author, pdf_created, page_count, byte_size, char_count, \
+     chunk_count, content_hash, added_at, status, reason, progress_done, progress_total";
+
+/// What import knows about a document before it is indexed.
+#[derive(Debug, Clone)]
+pub struct NewDocument {
+    pub folder: FolderId,
+    pub file_name: String,
+    pub byte_size: u64,
+    pub content_hash: String,
+}
+
+/// What extraction learns about a document: the info dictionary and the counts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PdfMetadata {
+    pub title: Option<String>,
+    pub author: Option<String>,
+    pub created: Option<String>,
+    pub page_count: u64,
+}
+
+fn read_document(r: &Row<'_>) -> rusqlite::Result<Document> {
+    let id: String = r.get(0)?;
+    let id = id.parse::<DocumentId>().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })?;
+    Ok(Document {
+        id,
+        folder: FolderId(r.get(1)?),
+        file_name: r.get(2)?,
+        title: r.get(3)?,
+        author: r.get(4)?,
+        pdf_created: r.get(5)?,
+        page_count: r.get(6)?,
+        byte_size: r.get(7)?,
+        char_count: r.get(8)?,
+        chunk_count: r.get(9)?,
+        content_hash: r.get(10)?,
+        added_at: r.get(11)?,
+        status: DocumentStatus::parse(&r.get::<_, String>(12)?),
+        reason: r.get(13)?,
+        progress_done: r.get(14)?,
+        progress_total: r.get(15)?,
+    })
+}
+
+impl Catalog {
+    /// Records a newly imported document as `queued`.
+    pub fn insert_document(&self, new: &NewDocument) -> Result<Document, CatalogError> {
+        self.folder(new.folder)?;
+        let id = DocumentId::new_random();
+        self.conn.execute(
+            "INSERT INTO documents (id, folder_id, file_name, byte_size, content_hash, added_at, status)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued')",
+            params![
+                id.to_string(),
+                new.folder.0,
+                new.file_name,
+                new.byte_size,
+                new.content_hash,
+                now_millis()
+            ],
+        )?;
+        self.document(id)
+    }
+
+    /// The document with this id.
+    pub fn document(&self, id: DocumentId) -> Result<Document, CatalogError> {
+        self.conn
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM documents WHERE id = ?1"))?
+            .query_row([id.to_string()], read_document)
+            .optional()?
+            .ok_or_else(|| CatalogError::DocumentNotFound(id.to_string()))
+    }
+
+    /// The documents directly in the given folders, or in every folder when `folders` is `None`,
+    /// oldest first.
+    pub fn list_documents(&self, folders: Option<&[FolderId]>) -> Result<Vec<Document>, CatalogError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM documents ORDER BY added_at, id"))?;
+        let all = stmt.query_map([], read_document)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(match folders {
+            None => all,
+            Some(folders) => all.into_iter().filter(|d| folders.contains(&d.folder)).collect(),
+        })
+    }
+
+    /// The documents with this status, oldest first.
+    pub fn documents_with_status(&self, status: DocumentStatus) -> Result<Vec<Document>, CatalogError> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM documents WHERE status = ?1 ORDER BY added_at, id"
+        ))?;
+        let docs = stmt
+            .query_map([status.as_str()], read_document)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(docs)
+    }
+
+    /// The documents with this content, in any folder.
+    pub fn documents_with_hash(&self, content_hash: &str) -> Result<Vec<Document>, CatalogError> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM documents WHERE content_hash = ?1 ORDER BY added_at, id"
+        ))?;
+        let docs = stmt
+            .query_map([content_hash], read_document)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(docs)
+    }
+
+    /// Moves a document to another folder: one row changes, the index stays where it is.
+    pub fn move_document(&self, id: DocumentId, folder: FolderId) -> Result<Document, CatalogError> {
+        self.folder(folder)?;
+        let changed = self.conn.execute(
+            "UPDATE documents SET folder_id = ?1 WHERE id = ?2",
+            params![folder.0, id.to_string()],
+        )?;
+        if changed == 0 {
+            return Err(CatalogError::DocumentNotFound(id.to_string()));
+        }
+        self.document(id)
+    }
+
+    /// Renames a document (its display file name); the stored file keeps its content address.
+    pub fn rename_document(&self, id: DocumentId, name: &str) -> Result<Document, CatalogError> {
+        let name = validate_name(name)?;
+        let changed = self.conn.execute(
+            "UPDATE documents SET file_name = ?1 WHERE id = ?2",
+            params![name, id.to_string()],
+        )?;
+        if changed == 0 {
+            return Err(CatalogError::DocumentNotFound(id.to_string()));
+        }
+        self.document(id)
+    }
+
+    /// Deletes a document's row; returns it so the caller can remove its file and index.
+    pub fn delete_document(&self, id: DocumentId) -> Result<Document, CatalogError> {
+        let doc = self.document(id)?;
+        self.conn
+            .execute("DELETE FROM documents WHERE id = ?1", [id.to_string()])?;
+        Ok(doc)
+    }
+
+    /// Sets the status and its reason; progress is reset when the document goes back to the queue.
+    pub fn set_status(&self, id: DocumentId, status: DocumentStatus, reason: Option<&str>) -> Result<(), CatalogError> {
+        let reset = matches!(status, DocumentStatus::Queued);
+        self.conn.execute(
+            "UPDATE documents SET status = ?1, reason = ?2,
+                 progress_done = CASE WHEN ?3 THEN 0 ELSE progress_done END
+             WHERE id = ?4",
+            params![status.as_str(), reason, reset, id.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// Records indexing progress in pages.
+    pub fn set_progress(&self, id: DocumentId, done: u64, total: u64) -> Result<(), CatalogError> {
+        self.conn.execute(
+            "UPDATE documents SET progress_done = ?1, progress_total = ?2 WHERE id = ?3",
+            params![done, total, id.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// Records what extraction found out about the document.
+    pub fn set_metadata(&self, id: DocumentId, meta: &PdfMetadata) -> Result<(), CatalogError> {
+        self.conn.execute(
+            "UPDATE documents SET title = ?1, author = ?2, pdf_created = ?3, page_count = ?4,
+                 progress_total = ?4 WHERE id = ?5",
+            params![meta.title, meta.author, meta.created, meta.page_count, id.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// Marks a document ready with its final counts; `false` if the document no longer exists.
+    pub fn set_ready(&self, id: DocumentId, meta: &PdfMetadata, chars: u64, chunks: u64) -> Result<bool, CatalogError> {
+        let changed = self.conn.execute(
+            "UPDATE documents SET status = 'ready', reason = NULL, title = ?1, author = ?2, pdf_created = ?3,
+                 page_count = ?4, progress_done = ?4, progress_total = ?4, char_count = ?5, chunk_count = ?6
+             WHERE id = ?7",
+            params![meta.title, meta.author, meta.created, meta.page_count, chars, chunks, id.to_string()],
+        )?;
+        Ok(changed == 1)
+    }
+
+    /// The password a user gave for this content, if any.
+    pub fn password_for(&self, content_hash: &str) -> Result<Option<String>, CatalogError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT password FROM document_passwords WHERE content_hash = ?1",
+                [content_hash],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Remembers the password for this content, so that a restart can index it again.
+    pub fn store_password(&self, content_hash: &str, password: &str) -> Result<(), CatalogError> {
+        self.conn.execute(
+            "INSERT INTO document_passwords (content_hash, password) VALUES (?1, ?2)
+             ON CONFLICT (content_hash) DO UPDATE SET password = excluded.password",
+            params![content_hash, password],
+        )?;
+        Ok(())
+    }
+
+    /// Forgets passwords for content no document holds any more.
+    pub fn forget_orphan_passwords(&self) -> Result<(), CatalogError> {
+        self.conn.execute(
+            "DELETE FROM document_passwords WHERE content_hash NOT IN (SELECT content_hash FROM documents)",
+            [],
+        )?;
+        Ok(())
+    }
+
+    /// Per-folder totals: documents, pages and chunks directly in each folder, and the latest addition.
+    pub fn folder_stats(&self) -> Result<Vec<FolderStats>, CatalogError> {
+        let folders = self.list_folders()?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT COUNT(*), IFNULL(SUM(page_count), 0), IFNULL(SUM(chunk_count), 0),
+                    SUM(status = 'ready'), SUM(status IN ('queued', 'indexing')),
+                    SUM(status IN ('needs_ocr', 'needs_password', 'failed')), MAX(added_at)
+             FROM documents WHERE folder_id = ?1",
+        )?;
+        folders
+            .into_iter()
+            .map(|folder: Folder| {
+                stmt.query_row([folder.id.0], |r| {
+                    Ok(FolderStats {
+                        documents: r.get(0)?,
+                        pages: r.get(1)?,
+                        chunks: r.get(2)?,
+                        ready: r.get::<_, Option<u64>>(3)?.unwrap_or(0),
+                        pending: r.get::<_, Option<u64>>(4)?.unwrap_or(0),
+                        needing_attention: r.get::<_, Option<u64>>(5)?.unwrap_or(0),
+                        latest_added: r.get(6)?,
+                        folder: folder.clone(),
+                    })
+                })
+                .map_err(CatalogError::from)
+            })
+            .collect()
+    }
+
+    /// At start-up: documents left `indexing` by a process that died go back to the queue.
+    pub fn requeue_interrupted(&self) -> Result<usize, CatalogError> {
+        Ok(self.conn.execute(
+            "UPDATE documents SET status = 'queued', reason = NULL, progress_done = 0 WHERE status = 'indexing'",
+            [],
+        )?)
+    }
+
+}

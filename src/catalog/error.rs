@@ -1,0 +1,26 @@
+//! Errors of the catalog: what failed, whose fault it is, and what to do about it.
+
+use thiserror::Error;
+
+/// An error from the SQLite catalog of folders and documents.
+#[derive(Debug, Error)]
+pub enum CatalogError {
+    #[error("the library catalog could not be read or written: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("no folder named \"{0}\"; `lectern folder ls` lists the folders")]
+    FolderNotFound(String),
+    #[error("no document with id {0}; `lectern ls` lists the documents")]
+    DocumentNotFound(String),
+    #[error("\"{name}\" already exists in {parent}; choose another name")]
+    NameClash { name: String, parent: String },
+    #[error("cannot move folder \"{folder}\" into \"{target}\", which is inside it")]
+    MoveIntoItself { folder: String, target: String },
+    #[error("folder \"{name}\" holds {documents} document(s) and {subfolders} subfolder(s); choose whether to delete the documents or move them to the parent folder")]
+    FolderNotEmpty { name: String, documents: u64, subfolders: u64 },
+    #[error("folder \"{0}\" is at the top level, so its documents cannot move to a parent; delete them or move them elsewhere first")]
+    NoParent(String),
+    #[error("invalid name {0:?}: a name must not be empty, contain '/', or be longer than 255 characters")]
+    InvalidName(String),
+    #[error("the catalog has schema version {found}, newer than this Lectern ({supported}); update Lectern")]
+    TooNew { found: i64, supported: i64 },
+}

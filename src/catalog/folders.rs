@@ -1,0 +1,254 @@
+//! The folder tree: create, rename, move (with its subtree) and delete folders.
+//!
+//! Rules: names are unique among siblings (case-insensitively), a folder never moves into its own
+//! subtree, and deleting a folder that holds anything needs an explicit [`DeleteMode`].
+
+use std::collections::HashMap;
+
+use rusqlite::{params, OptionalExtension, Transaction};
+
+use super::{now_millis, validate_name, Catalog, CatalogError, DocumentId, Folder, FolderId};
+
+/// What to do with the contents of a folder being deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeleteMode {
+    /// Delete only an empty folder; refuse otherwise.
+    OnlyIfEmpty,
+    /// Delete the folder, its subfolders and every document in them.
+    DeleteDocuments,
+    /// Move documents and subfolders up to the parent folder, then delete the folder.
+    MoveToParent,
+}
+
+impl Catalog {
+    /// Every folder, with its path, ordered by path.
+    pub fn list_folders(&self) -> Result<Vec<Folder>, CatalogError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, parent_id, name, created_at FROM folders")?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(Folder {
+                    id: FolderId(r.get(0)?),
+                    parent: r.get::<_, Option<i64>>(1)?.map(FolderId),
+                    name: r.get(2)?,
+                    path: String::new(),
+                    created_at: r.get(3)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let by_id: HashMap<FolderId, &Folder> = rows.iter().map(|f| (f.id, f)).collect();
+        let mut folders: Vec<Folder> = rows
+            .iter()
+            .map(|f| Folder {
+                path: path_of(f, &by_id),
+                ..f.clone()
+            })
+            .collect();
+        folders.sort_by(|a, b| a.path.to_lowercase().cmp(&b.path.to_lowercase()).then(a.id.cmp(&b.id)));
+        Ok(folders)
+    }
+
+    /// The folder with this id.
+    pub fn folder(&self, id: FolderId) -> Result<Folder, CatalogError> {
+        self.list_folders()?
+            .into_iter()
+            .find(|f| f.id == id)
+            .ok_or_else(|| CatalogError::FolderNotFound(format!("#{id}")))
+    }
+
+    /// The folder at a slash-separated path such as `Personal Knowledge/Taxes` (case-insensitive).
+    pub fn folder_by_path(&self, path: &str) -> Result<Folder, CatalogError> {
+        let wanted = normalise_path(path);
+        self.list_folders()?
+            .into_iter()
+            .find(|f| f.path.to_lowercase() == wanted.to_lowercase())
+            .ok_or_else(|| CatalogError::FolderNotFound(path.to_string()))
+    }
+
+    /// Creates a folder under `parent` (or at the top level).
+    pub fn create_folder(&self, parent: Option<FolderId>, name: &str) -> Result<Folder, CatalogError> {
+        let name = validate_name(name)?;
+        if let Some(parent) = parent {
+            self.folder(parent)?;
+        }
+        self.ensure_free_name(parent, &name, None)?;
+        self.conn.execute(
+            "INSERT INTO folders (parent_id, name, created_at) VALUES (?1, ?2, ?3)",
+            params![parent.map(|p| p.0), name, now_millis()],
+        )?;
+        self.folder(FolderId(self.conn.last_insert_rowid()))
+    }
+
+    /// Renames a folder; its documents and subfolders stay where they are.
+    pub fn rename_folder(&self, id: FolderId, name: &str) -> Result<Folder, CatalogError> {
+        let name = validate_name(name)?;
+        let folder = self.folder(id)?;
+        self.ensure_free_name(folder.parent, &name, Some(id))?;
+        self.conn
+            .execute("UPDATE folders SET name = ?1 WHERE id = ?2", params![name, id.0])?;
+        self.folder(id)
+    }
+
+    /// Moves a folder, with everything under it, below `new_parent` (or to the top level).
+    pub fn move_folder(&self, id: FolderId, new_parent: Option<FolderId>) -> Result<Folder, CatalogError> {
+        let folder = self.folder(id)?;
+        if let Some(target) = new_parent {
+            let target_folder = self.folder(target)?;
+            if self.subtree(id)?.contains(&target) {
+                return Err(CatalogError::MoveIntoItself {
+                    folder: folder.path,
+                    target: target_folder.path,
+                });
+            }
+        }
+        self.ensure_free_name(new_parent, &folder.name, Some(id))?;
+        self.conn.execute(
+            "UPDATE folders SET parent_id = ?1 WHERE id = ?2",
+            params![new_parent.map(|p| p.0), id.0],
+        )?;
+        self.folder(id)
+    }
+
+    /// Deletes a folder as `mode` says; returns the documents deleted with it, whose files and
+    /// indexes the caller then removes.
+    pub fn delete_folder(&mut self, id: FolderId, mode: DeleteMode) -> Result<Vec<DocumentId>, CatalogError> {
+        let folder = self.folder(id)?;
+        let subtree = self.subtree(id)?;
+        self.transaction(|tx| {
+            let documents: u64 = tx.query_row(
+                "SELECT COUNT(*) FROM documents WHERE folder_id = ?1",
+                [id.0],
+                |r| r.get(0),
+            )?;
+            let subfolders = (subtree.len() - 1) as u64;
+            match mode {
+                DeleteMode::OnlyIfEmpty if documents > 0 || subfolders > 0 => Err(CatalogError::FolderNotEmpty {
+                    name: folder.path.clone(),
+                    documents,
+                    subfolders,
+                }),
+                DeleteMode::OnlyIfEmpty => {
+                    tx.execute("DELETE FROM folders WHERE id = ?1", [id.0])?;
+                    Ok(Vec::new())
+                }
+                DeleteMode::MoveToParent => {
+                    let Some(parent) = folder.parent else {
+                        if documents > 0 || subfolders > 0 {
+                            return Err(CatalogError::NoParent(folder.path.clone()));
+                        }
+                        tx.execute("DELETE FROM folders WHERE id = ?1", [id.0])?;
+                        return Ok(Vec::new());
+                    };
+                    move_children_up(tx, id, parent)?;
+                    tx.execute("UPDATE documents SET folder_id = ?1 WHERE folder_id = ?2", params![parent.0, id.0])?;
+                    tx.execute("DELETE FROM folders WHERE id = ?1", [id.0])?;
+                    Ok(Vec::new())
+                }
+                DeleteMode::DeleteDocuments => {
+                    let mut deleted = Vec::new();
+                    for folder_id in &subtree {
+                        let mut stmt = tx.prepare_cached("SELECT id FROM documents WHERE folder_id = ?1")?;
+                        let ids = stmt
+                            .query_map([folder_id.0], |r| r.get::<_, String>(0))?
+                            .collect::<Result<Vec<_>, _>>()?;
+                        deleted.extend(ids.iter().filter_map(|s| s.parse::<DocumentId>().ok()));
+                        tx.execute("DELETE FROM documents WHERE folder_id = ?1", [folder_id.0])?;
+                    }
+                    // Children first, so that no row ever points at a deleted parent.
+                    for folder_id in subtree.iter().rev() {
+                        tx.execute("DELETE FROM folders WHERE id = ?1", [folder_id.0])?;
+                    }
+                    Ok(deleted)
+                }
+            }
+        })
+    }
+
+    /// The folder and all its descendants, parents before children.
+    pub fn subtree(&self, id: FolderId) -> Result<Vec<FolderId>, CatalogError> {
+        let mut stmt = self.conn.prepare_cached(
+            "WITH RECURSIVE sub(id, depth) AS (
+                 SELECT id, 0 FROM folders WHERE id = ?1
+                 UNION ALL
+                 SELECT f.id, sub.depth + 1 FROM folders f JOIN sub ON f.parent_id = sub.id
+             )
+             SELECT id FROM sub ORDER BY depth, id",
+        )?;
+        let ids = stmt
+            .query_map([id.0], |r| r.get::<_, i64>(0).map(FolderId))?
+            .collect::<Result<Vec<_>, _>>()?;
+        if ids.is_empty() {
+            return Err(CatalogError::FolderNotFound(format!("#{id}")));
+        }
+        Ok(ids)
+    }
+
+    /// Fails with `NameClash` when a sibling other than `except` already has this name.
+    fn ensure_free_name(&self, parent: Option<FolderId>, name: &str, except: Option<FolderId>) -> Result<(), CatalogError> {
+        let clash: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT id FROM folders WHERE IFNULL(parent_id, 0) = ?1 AND name = ?2 COLLATE NOCASE AND id != ?3",
+                params![parent.map(|p| p.0).unwrap_or(0), name, except.map(|e| e.0).unwrap_or(-1)],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match clash {
+            None => Ok(()),
+            Some(_) => Err(CatalogError::NameClash {
+                name: name.to_string(),
+                parent: match parent {
+                    Some(p) => format!("folder \"{}\"", self.folder(p)?.path),
+                    None => "the top level".to_string(),
+                },
+            }),
+        }
+    }
+}
+
+/// Moves the subfolders of `id` under `parent`, refusing if a name would clash there.
+fn move_children_up(tx: &Transaction<'_>, id: FolderId, parent: FolderId) -> Result<(), CatalogError> {
+    let clash: Option<String> = tx
+        .query_row(
+            "SELECT c.name FROM folders c JOIN folders s ON s.parent_id = ?2 AND s.name = c.name COLLATE NOCASE AND s.id != ?1
+             WHERE c.parent_id = ?1 LIMIT 1",
+            params![id.0, parent.0],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(name) = clash {
+        return Err(CatalogError::NameClash {
+            name,
+            parent: "the parent folder".to_string(),
+        });
+    }
+    tx.execute("UPDATE folders SET parent_id = ?1 WHERE parent_id = ?2", params![parent.0, id.0])?;
+    Ok(())
+}
+
+/// The slash-separated path of `folder`, walking up through `by_id` (cycles cannot occur: moves
+/// into a descendant are refused, but the walk is bounded anyway).
+fn path_of(folder: &Folder, by_id: &HashMap<FolderId, &Folder>) -> String {
+    let mut parts = vec![folder.name.as_str()];
+    let mut next = folder.parent;
+    while let Some(id) = next {
+        let Some(parent) = by_id.get(&id) else { break };
+        if parts.len() > by_id.len() {
+            break;
+        }
+        parts.push(parent.name.as_str());
+        next = parent.parent;
+    }
+    parts.reverse();
+    parts.join("/")
+}
+
+/// Trims slashes and spaces around each segment of a user-typed path.
+fn normalise_path(path: &str) -> String {
+    path.split('/')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("/")
+}

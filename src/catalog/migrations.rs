@@ -1,0 +1,79 @@
+//! Versioned schema migrations, applied in order and recorded in SQLite's `user_version`.
+//!
+//! A migration is never edited once released: a change to the schema is a new entry at the end.
+//! Each step is tested from the schema before it (`tests/catalog/migrations.rs`).
+
+use rusqlite::Connection;
+
+use super::error::CatalogError;
+
+/// The migrations, in order; after applying the first `n`, `user_version` is `n`.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: nested folders and documents.
+    r#"
+    CREATE TABLE folders (
+        id          INTEGER PRIMARY KEY,
+        parent_id   INTEGER REFERENCES folders(id),
+        name        TEXT NOT NULL,
+        created_at  INTEGER NOT NULL
+    );
+    CREATE UNIQUE INDEX folders_sibling_name ON folders (IFNULL(parent_id, 0), name COLLATE NOCASE);
+    CREATE TABLE documents (
+        id              TEXT PRIMARY KEY,
+        folder_id       INTEGER NOT NULL REFERENCES folders(id),
+        file_name       TEXT NOT NULL,
+        title           TEXT,
+        author          TEXT,
+        pdf_created     TEXT,
+        page_count      INTEGER,
+        byte_size       INTEGER NOT NULL,
+        char_count      INTEGER,
+        chunk_count     INTEGER,
+        content_hash    TEXT NOT NULL,
+        added_at        INTEGER NOT NULL,
+        status          TEXT NOT NULL,
+        reason          TEXT,
+        progress_done   INTEGER NOT NULL DEFAULT 0,
+        progress_total  INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX documents_folder ON documents (folder_id);
+    CREATE INDEX documents_status ON documents (status);
+    "#,
+    // 2: passwords given to `doc unlock`, kept apart from the listing columns and looked up by
+    //    content hash so that a re-index after a restart can open the file again.
+    r#"
+    CREATE TABLE document_passwords (
+        content_hash  TEXT PRIMARY KEY,
+        password      TEXT NOT NULL
+    );
+    CREATE INDEX documents_hash ON documents (content_hash);
+    "#,
+];
+
+/// The schema version this build writes.
+pub fn latest() -> i64 {
+    MIGRATIONS.len() as i64
+}
+
+/// Applies every migration the database has not seen yet, each in its own transaction.
+pub fn apply(conn: &mut Connection) -> Result<(), CatalogError> {
+    apply_up_to(conn, latest())
+}
+
+/// Applies migrations until the schema reaches `target` (used by tests to build older schemas).
+pub fn apply_up_to(conn: &mut Connection, target: i64) -> Result<(), CatalogError> {
+    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current > latest() {
+        return Err(CatalogError::TooNew {
+            found: current,
+            supported: latest(),
+        });
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().take(target as usize).skip(current as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (index + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,168 @@
+//! The catalog: folders and documents in SQLite, the source of truth for what the library holds.
+//!
+//! Folders form a tree (`folders.rs`); documents belong to exactly one folder (`documents.rs`).
+//! A document's index lives on disk keyed by its id, so moving a document changes one row here
+//! and nothing else. The connection runs in WAL mode so that readers never wait for the indexer.
+
+mod documents;
+mod error;
+mod folders;
+mod ids;
+pub mod migrations;
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+
+pub use documents::{NewDocument, PdfMetadata};
+pub use error::CatalogError;
+pub use folders::DeleteMode;
+pub use ids::{ChunkId, DocumentId, FolderId};
+
+/// The folder a new library starts with.
+pub const DEFAULT_FOLDER: &str = "Personal Knowledge";
+
+/// A folder with its slash-separated path from the top level.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Folder {
+    pub id: FolderId,
+    pub parent: Option<FolderId>,
+    pub name: String,
+    pub path: String,
+    pub created_at: i64,
+}
+
+/// Where a document stands in its life: waiting, being indexed, or one of the end states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocumentStatus {
+    Queued,
+    Indexing,
+    Ready,
+    NeedsOcr,
+    NeedsPassword,
+    Failed,
+}
+
+impl DocumentStatus {
+    /// The name stored in the catalog and shown by the CLI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocumentStatus::Queued => "queued",
+            DocumentStatus::Indexing => "indexing",
+            DocumentStatus::Ready => "ready",
+            DocumentStatus::NeedsOcr => "needs_ocr",
+            DocumentStatus::NeedsPassword => "needs_password",
+            DocumentStatus::Failed => "failed",
+        }
+    }
+
+    /// Reads a stored status; an unknown name (from a newer Lectern) reads as `failed`.
+    pub fn parse(s: &str) -> DocumentStatus {
+        match s {
+            "queued" => DocumentStatus::Queued,
+            "indexing" => DocumentStatus::Indexing,
+            "ready" => DocumentStatus::Ready,
+            "needs_ocr" => DocumentStatus::NeedsOcr,
+            "needs_password" => DocumentStatus::NeedsPassword,
+            _ => DocumentStatus::Failed,
+        }
+    }
+
+    /// True once indexing has nothing more to do for the document without a user's action.
+    pub fn is_settled(self) -> bool {
+        !matches!(self, DocumentStatus::Queued | DocumentStatus::Indexing)
+    }
+}
+
+/// A document as the catalog records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    pub id: DocumentId,
+    pub folder: FolderId,
+    pub file_name: String,
+    pub title: Option<String>,
+    pub author: Option<String>,
+    /// The creation date from the PDF's info dictionary, as ISO 8601 where it could be read.
+    pub pdf_created: Option<String>,
+    pub page_count: Option<u64>,
+    pub byte_size: u64,
+    pub char_count: Option<u64>,
+    pub chunk_count: Option<u64>,
+    /// SHA-256 of the file's bytes, hex; also its name under `files/`.
+    pub content_hash: String,
+    /// Milliseconds since the Unix epoch.
+    pub added_at: i64,
+    pub status: DocumentStatus,
+    /// Why the document is not ready, in words a person understands.
+    pub reason: Option<String>,
+    /// Pages indexed so far, of `progress_total`.
+    pub progress_done: u64,
+    pub progress_total: u64,
+}
+
+/// Per-folder totals for `lectern status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FolderStats {
+    pub folder: Folder,
+    pub documents: u64,
+    pub pages: u64,
+    pub chunks: u64,
+    pub ready: u64,
+    pub pending: u64,
+    pub needing_attention: u64,
+    pub latest_added: Option<i64>,
+}
+
+/// An open catalog. Not `Sync`: the library keeps it behind a mutex.
+pub struct Catalog {
+    conn: Connection,
+}
+
+impl Catalog {
+    /// Opens (creating if needed) the catalog at `path`, migrates it, and makes sure the library has
+    /// at least its default folder.
+    pub fn open(path: &Path) -> Result<Catalog, CatalogError> {
+        let mut conn = Connection::open(path)?;
+        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        migrations::apply(&mut conn)?;
+        let catalog = Catalog { conn };
+        if catalog.list_folders()?.is_empty() {
+            catalog.create_folder(None, DEFAULT_FOLDER)?;
+        }
+        Ok(catalog)
+    }
+
+    /// Runs `f` inside one transaction, so that a multi-row change is all or nothing.
+    fn transaction<T>(
+        &mut self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, CatalogError>,
+    ) -> Result<T, CatalogError> {
+        let tx = self.conn.transaction()?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Checks a folder or document name: not empty, no '/', at most 255 characters.
+fn validate_name(name: &str) -> Result<String, CatalogError> {
+    let trimmed = name.trim();
+    if trimmed.is_empty() || trimmed.contains('/') || trimmed.chars().count() > 255 {
+        return Err(CatalogError::InvalidName(name.to_string()));
+    }
+    Ok(trimmed.to_string())
+}

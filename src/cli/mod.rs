@@ -1,0 +1,142 @@
+//! The CLI's glue: build the configuration, open the library, run one command, map errors to a
+//! message and an exit code.
+
+mod args;
+mod bench;
+mod output;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use lectern::jobs::RunMode;
+use lectern::{DeleteMode, Error, Library, LibraryConfig};
+
+use args::{Cli, Command, DocCommand, FolderCommand};
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Parallelism comes from indexing several documents at once, one model thread each: two
+    // cores shared by threaded matrix products in every worker run many times slower.
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: the async runtime could not start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<ExitCode, Error> {
+    let mut config = LibraryConfig::from_env()?;
+    if let Some(home) = cli.home {
+        config.models_dir = std::env::var_os("LECTERN_MODELS")
+            .map(Into::into)
+            .unwrap_or_else(|| home.join("models"));
+        config.home = home;
+    }
+    if let Command::Bench(args) = &cli.command {
+        return bench::run(config, args).await;
+    }
+    let library = Library::open(config)?;
+    match cli.command {
+        Command::Folder(command) => folder(&library, command)?,
+        Command::Add(args) => return progress::add(&library, args).await,
+        Command::Ls(args) => {
+            let docs = library.documents(args.folder.as_deref(), args.recursive)?;
+            let folders = library.folders()?;
+            output::documents(&docs, &folders, args.json);
+        }
+        Command::Doc(command) => return doc(&library, command).await,
+        Command::Index(args) => {
+            let mode = if args.watch { RunMode::Forever } else { RunMode::UntilIdle };
+            match library.run_indexer(mode).await {
+                Ok(run) => println!("indexed {} document(s)", run.processed),
+                Err(Error::IndexerBusy) => println!("{}", Error::IndexerBusy),
+                Err(e) => return Err(e),
+            }
+        }
+        Command::Status(flag) => output::status(&library.status()?, flag.json),
+        Command::Bench(_) => unreachable!("handled above"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn folder(library: &Library, command: FolderCommand) -> Result<(), Error> {
+    match command {
+        FolderCommand::Ls(flag) => output::folders(&library.folders()?, flag.json),
+        FolderCommand::Create { path } => println!("created {}", library.create_folder(&path)?.path),
+        FolderCommand::Rename { path, name } => println!("renamed to {}", library.rename_folder(&path, &name)?.path),
+        FolderCommand::Mv { path, to, top } => {
+            let target = if top { None } else { to.as_deref() };
+            println!("moved to {}", library.move_folder(&path, target)?.path);
+        }
+        FolderCommand::Rm {
+            path,
+            delete_documents,
+            move_to_parent,
+        } => {
+            let mode = match (delete_documents, move_to_parent) {
+                (true, _) => DeleteMode::DeleteDocuments,
+                (_, true) => DeleteMode::MoveToParent,
+                _ => DeleteMode::OnlyIfEmpty,
+            };
+            let deleted = library.delete_folder(&path, mode)?;
+            println!("deleted {path} ({deleted} document(s) deleted with it)");
+        }
+    }
+    Ok(())
+}
+
+async fn doc(library: &Library, command: DocCommand) -> Result<ExitCode, Error> {
+    match command {
+        DocCommand::Info { id, json } => {
+            let doc = library.document(&id)?;
+            output::document_info(&doc, &library.folders()?, json);
+        }
+        DocCommand::Mv { ids, to } => {
+            for id in ids {
+                let doc = library.document(&id)?;
+                library.move_document(doc.id, &to)?;
+                println!("moved {} to {to}", doc.file_name);
+            }
+        }
+        DocCommand::Rename { id, name } => {
+            let doc = library.document(&id)?;
+            println!("renamed to {}", library.rename_document(doc.id, &name)?.file_name);
+        }
+        DocCommand::Rm { ids } => {
+            for id in ids {
+                let doc = library.document(&id)?;
+                library.delete_document(doc.id)?;
+                println!("deleted {}", doc.file_name);
+            }
+        }
+        DocCommand::Unlock { id, password } => {
+            let doc = library.document(&id)?;
+            library.unlock(doc.id, &password)?;
+            println!("unlocked {}", doc.file_name);
+            return progress::index_and_show(library, &[doc], false).await;
+        }
+        DocCommand::Reindex { id } => {
+            let doc = library.document(&id)?;
+            let doc = library.reindex(doc.id)?;
+            return progress::index_and_show(library, &[doc], false).await;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,150 @@
+//! Everything the CLI prints goes through here: text tables for people, JSON for scripts.
+
+use std::collections::HashMap;
+
+use lectern::{Document, DocumentStatus, Folder, FolderId, LibraryStatus};
+use serde::Serialize;
+
+/// Prints `value` as pretty JSON.
+pub fn json<T: Serialize>(value: &T) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => println!("{text}"),
+        Err(e) => eprintln!("error: the output could not be written as JSON: {e}"),
+    }
+}
+
+pub fn folders(folders: &[Folder], as_json: bool) {
+    if as_json {
+        return json(&folders);
+    }
+    for f in folders {
+        println!("{}", f.path);
+    }
+}
+
+/// One line per document: short id, status, pages, name, folder.
+pub fn documents(docs: &[Document], folders: &[Folder], as_json: bool) {
+    if as_json {
+        return json(&docs);
+    }
+    let paths = folder_paths(folders);
+    if docs.is_empty() {
+        println!("no documents");
+    }
+    for d in docs {
+        println!(
+            "{}  {:<15} {:>5} p  {}  [{}]",
+            short_id(d),
+            status_text(d),
+            d.page_count.map_or("?".to_string(), |p| p.to_string()),
+            d.file_name,
+            paths.get(&d.folder).map_or("?", String::as_str),
+        );
+        if let Some(reason) = d.reason.as_deref().filter(|_| d.status != DocumentStatus::Ready) {
+            println!("          {reason}");
+        }
+    }
+}
+
+pub fn document_info(d: &Document, folders: &[Folder], as_json: bool) {
+    if as_json {
+        return json(d);
+    }
+    let paths = folder_paths(folders);
+    let field = |name: &str, value: String| println!("{name:<10} {value}");
+    field("id", d.id.to_string());
+    field("name", d.file_name.clone());
+    field("folder", paths.get(&d.folder).cloned().unwrap_or_default());
+    field("status", status_text(d));
+    if let Some(reason) = &d.reason {
+        field("reason", reason.clone());
+    }
+    field("title", d.title.clone().unwrap_or_default());
+    field("author", d.author.clone().unwrap_or_default());
+    field("created", d.pdf_created.clone().unwrap_or_default());
+    field("pages", d.page_count.map(|p| p.to_string()).unwrap_or_default());
+    field("chunks", d.chunk_count.map(|c| c.to_string()).unwrap_or_default());
+    field("chars", d.char_count.map(|c| c.to_string()).unwrap_or_default());
+    field("bytes", d.byte_size.to_string());
+    field("sha256", d.content_hash.clone());
+    field("added", format_time(d.added_at));
+}
+
+pub fn status(status: &LibraryStatus, as_json: bool) {
+    if as_json {
+        return json(status);
+    }
+    println!("{:<40} {:>5} {:>7} {:>7}  latest addition", "folder", "docs", "pages", "chunks");
+    for s in &status.folders {
+        println!(
+            "{:<40} {:>5} {:>7} {:>7}  {}",
+            s.folder.path,
+            s.documents,
+            s.pages,
+            s.chunks,
+            s.latest_added.map(format_time).unwrap_or_else(|| "-".into()),
+        );
+    }
+    if !status.in_progress.is_empty() {
+        println!("\nin progress:");
+        for d in &status.in_progress {
+            println!("  {}  {:<15} {}", short_id(d), status_text(d), d.file_name);
+        }
+    }
+    if !status.needing_attention.is_empty() {
+        println!("\nneeding attention:");
+        for d in &status.needing_attention {
+            println!("  {}  {:<15} {}", short_id(d), d.status.as_str(), d.file_name);
+            if let Some(reason) = &d.reason {
+                println!("            {reason}");
+            }
+        }
+    }
+}
+
+/// The status, with progress while indexing.
+pub fn status_text(d: &Document) -> String {
+    match d.status {
+        DocumentStatus::Indexing if d.progress_total > 0 => {
+            format!("indexing {}/{}", d.progress_done, d.progress_total)
+        }
+        s => s.as_str().to_string(),
+    }
+}
+
+pub fn short_id(d: &Document) -> String {
+    d.id.to_string()[..8].to_string()
+}
+
+fn folder_paths(folders: &[Folder]) -> HashMap<FolderId, String> {
+    folders.iter().map(|f| (f.id, f.path.clone())).collect()
+}
+
+/// Milliseconds since the epoch as `YYYY-MM-DD HH:MM` (UTC).
+pub fn format_time(millis: i64) -> String {
+    let secs = millis.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_time;
+
+    #[test]
+    fn times_format_as_utc_dates() {
+        assert_eq!(format_time(0), "1970-01-01 00:00 UTC");
+        assert_eq!(format_time(1_795_305_600_000), "2026-11-22 00:00 UTC");
+    }
+}

@@ -1,0 +1,23 @@
+//! Text embeddings behind one trait, with two implementations: all-MiniLM-L6-v2 in-process
+//! (candle) and an HTTP client for Ollama and OpenAI-compatible servers.
+
+mod error;
+mod http;
+mod minilm;
+
+pub use error::EmbedError;
+pub use http::{HttpApi, HttpEmbedder};
+pub use minilm::{tokenizer_for_batches, MiniLm, MAX_SEQUENCE};
+
+/// The name of the in-process model's directory under the models directory.
+pub const MINILM_DIR: &str = "all-MiniLM-L6-v2";
+
+/// Turns texts into vectors of one fixed dimension.
+pub trait Embedder: Send + Sync {
+    /// Names the model; recorded in each index so that vectors of two models are never mixed.
+    fn id(&self) -> String;
+    /// The length of every vector this embedder returns.
+    fn dimension(&self) -> usize;
+    /// One vector per text, in order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}

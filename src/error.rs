@@ -1,0 +1,122 @@
+//! The library's error: one variant per area, each keeping its source, plus a small code the
+//! desktop shell and `--json` output can branch on (`{code, message}` across the IPC boundary).
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::catalog::CatalogError;
+use crate::embed::EmbedError;
+use crate::index::IndexError;
+use crate::pdf::PdfError;
+
+/// Anything a [`crate::Library`] call can fail with.
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    #[error(transparent)]
+    Pdf(#[from] PdfError),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}: no such file or directory")]
+    NotFound(PathBuf),
+    #[error("another Lectern process is indexing this library; it picks up new documents by itself")]
+    IndexerBusy,
+    #[error("document {0} does not need a password")]
+    NotLocked(String),
+    #[error("invalid setting {name}: {reason}")]
+    Config { name: String, reason: String },
+    #[error("the indexing task stopped unexpectedly: {0}")]
+    Task(String),
+}
+
+/// What kind of failure an [`Error`] is, for a client to branch on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// A folder, document or file that does not exist.
+    NotFound,
+    /// Input the user can correct: a bad name, a non-PDF, a move into itself.
+    InvalidInput,
+    /// The request clashes with the library's state: a taken name, a non-empty folder.
+    Conflict,
+    /// The PDF needs a (correct) password.
+    NeedsPassword,
+    /// A model is not installed or a model server is not answering.
+    Unavailable,
+    /// Lectern's own fault or the machine's: disk, database, a bug.
+    Internal,
+}
+
+/// The error as the desktop shell sends it to the UI.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorPayload {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { path, source }
+    }
+
+    /// The code a client branches on.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::Catalog(e) => match e {
+                CatalogError::FolderNotFound(_) | CatalogError::DocumentNotFound(_) => ErrorCode::NotFound,
+                CatalogError::NameClash { .. } | CatalogError::FolderNotEmpty { .. } => ErrorCode::Conflict,
+                CatalogError::MoveIntoItself { .. } | CatalogError::NoParent(_) | CatalogError::InvalidName(_) => {
+                    ErrorCode::InvalidInput
+                }
+                CatalogError::Sqlite(_) | CatalogError::TooNew { .. } => ErrorCode::Internal,
+            },
+            Error::Pdf(PdfError::NeedsPassword | PdfError::WrongPassword) => ErrorCode::NeedsPassword,
+            Error::Pdf(PdfError::Io(_)) => ErrorCode::Internal,
+            Error::Pdf(_) => ErrorCode::InvalidInput,
+            Error::Embed(_) => ErrorCode::Unavailable,
+            Error::NotFound(_) => ErrorCode::NotFound,
+            Error::IndexerBusy => ErrorCode::Conflict,
+            Error::NotLocked(_) | Error::Config { .. } => ErrorCode::InvalidInput,
+            Error::Index(_) | Error::Io { .. } | Error::Task(_) => ErrorCode::Internal,
+        }
+    }
+
+    /// The `{code, message}` pair for the UI.
+    pub fn payload(&self) -> ErrorPayload {
+        ErrorPayload {
+            code: self.code(),
+            message: self.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payload_json_shape_is_stable() {
+        let error = Error::Catalog(CatalogError::FolderNotFound("Taxes".into()));
+        let json = serde_json::to_value(error.payload()).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "code": "not_found",
+                "message": "no folder named \"Taxes\"; `lectern folder ls` lists the folders"
+            })
+        );
+    }
+}

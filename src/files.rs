@@ -1,0 +1,119 @@
+//! `files/`: the imported PDFs, copied in and named by the SHA-256 of their content, so the same
+//! content is stored once however often it is added. The user's original is only ever read.
+
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use sha2::{Digest, Sha256};
+
+use crate::Error;
+
+const TEMP_PREFIX: &str = ".tmp-";
+
+/// The content-addressed file store.
+#[derive(Debug, Clone)]
+pub struct FileStore {
+    root: PathBuf,
+}
+
+/// A file copied into the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    pub content_hash: String,
+    pub byte_size: u64,
+}
+
+impl FileStore {
+    pub fn new(root: PathBuf) -> FileStore {
+        FileStore { root }
+    }
+
+    /// Where the file with this content hash is stored.
+    pub fn path(&self, content_hash: &str) -> PathBuf {
+        self.root.join(format!("{content_hash}.pdf"))
+    }
+
+    /// Copies `source` in while hashing it; content already present is not stored twice.
+    pub fn store(&self, source: &Path) -> Result<Stored, Error> {
+        let temp = self.root.join(format!("{TEMP_PREFIX}{}", uuid::Uuid::new_v4()));
+        let result = copy_hashing(source, &temp);
+        let stored = match result {
+            Ok(stored) => stored,
+            Err(e) => {
+                let _ = fs::remove_file(&temp);
+                return Err(e);
+            }
+        };
+        let target = self.path(&stored.content_hash);
+        if target.exists() {
+            fs::remove_file(&temp).map_err(Error::io(&temp))?;
+        } else {
+            fs::rename(&temp, &target).map_err(Error::io(&target))?;
+        }
+        Ok(stored)
+    }
+
+    /// Removes the stored file of this content.
+    pub fn remove(&self, content_hash: &str) -> Result<(), Error> {
+        let path = self.path(content_hash);
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(path)(e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Removes partial copies and files no document refers to, once they are older than `grace`
+    /// (a concurrent import may have copied a file and not yet recorded its document).
+    pub fn sweep(&self, referenced: &std::collections::HashSet<String>, grace: Duration) -> Result<usize, Error> {
+        let mut removed = 0;
+        let entries = match fs::read_dir(&self.root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(Error::io(&self.root)(e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(Error::io(&self.root))?;
+            let name = entry.file_name().to_string_lossy().to_string();
+            let hash = name.strip_suffix(".pdf").unwrap_or(&name);
+            if referenced.contains(hash) {
+                continue;
+            }
+            let age = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| SystemTime::now().duration_since(t).ok())
+                .unwrap_or_default();
+            if age >= grace {
+                fs::remove_file(entry.path()).map_err(Error::io(entry.path()))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+}
+
+/// Copies `source` to `target`, flushing it to disk, and returns its SHA-256 and size.
+fn copy_hashing(source: &Path, target: &Path) -> Result<Stored, Error> {
+    let mut input = File::open(source).map_err(Error::io(source))?;
+    let mut output = File::create(target).map_err(Error::io(target))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut size = 0u64;
+    loop {
+        let n = input.read(&mut buffer).map_err(Error::io(source))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+        output.write_all(&buffer[..n]).map_err(Error::io(target))?;
+        size += n as u64;
+    }
+    output.sync_all().map_err(Error::io(target))?;
+    Ok(Stored {
+        content_hash: hex::encode(hasher.finalize()),
+        byte_size: size,
+    })
+}

@@ -1,0 +1,171 @@
+//! Building one document's index: extract pages, chunk them, embed the chunks in batches, write
+//! the LanceDB table and the tantivy index in a temporary directory, then publish it atomically.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use thiserror::Error;
+use tokio::runtime::Handle;
+
+use super::dirs::IndexDirs;
+use super::keywords::KeywordWriter;
+use super::manifest::{Manifest, FORMAT_VERSION};
+use super::vectors::VectorWriter;
+use super::IndexError;
+use crate::catalog::{now_millis, DocumentId, PdfMetadata};
+use crate::chunk::{Chunk, Chunker};
+use crate::embed::{EmbedError, Embedder};
+use crate::pdf::{Extracted, Extraction, Limits, PdfError, TextQuality};
+
+/// Chunks embedded and written together.
+const BATCH: usize = 64;
+
+/// Everything one build needs.
+pub struct BuildInput<'a> {
+    pub id: DocumentId,
+    pub pdf: &'a Path,
+    pub password: Option<String>,
+    pub content_hash: &'a str,
+    pub embedder: &'a dyn Embedder,
+    pub chunker: &'a Chunker,
+    pub limits: Limits,
+    pub cancel: &'a AtomicBool,
+}
+
+/// Progress of a build, reported as it happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuildProgress {
+    pub pages_done: u64,
+    pub pages_total: u64,
+    pub chunks_embedded: u64,
+}
+
+/// How a build ended when nothing failed.
+#[derive(Debug)]
+pub enum Built {
+    /// The index is in place.
+    Ready(Manifest),
+    /// The PDF opened but has no usable text layer; no index was kept.
+    NoText(PdfMetadata),
+}
+
+/// Why a build failed.
+#[derive(Debug, Error)]
+pub enum BuildError {
+    #[error(transparent)]
+    Pdf(#[from] PdfError),
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error("indexing was cancelled")]
+    Cancelled,
+}
+
+/// Builds and publishes the index of `input.id`; on any failure the temporary directory is removed
+/// and no index appears.
+pub fn build(
+    dirs: &IndexDirs,
+    input: BuildInput<'_>,
+    runtime: &Handle,
+    on_progress: &mut dyn FnMut(BuildProgress),
+) -> Result<Built, BuildError> {
+    let temp = dirs.begin(input.id)?;
+    let result = build_in(&temp, &input, runtime, on_progress);
+    match result {
+        Ok(Built::Ready(manifest)) => {
+            dirs.commit(input.id, &temp)?;
+            Ok(Built::Ready(manifest))
+        }
+        other => {
+            let _ = std::fs::remove_dir_all(&temp);
+            other
+        }
+    }
+}
+
+fn build_in(
+    temp: &Path,
+    input: &BuildInput<'_>,
+    runtime: &Handle,
+    on_progress: &mut dyn FnMut(BuildProgress),
+) -> Result<Built, BuildError> {
+    let dimension = input.embedder.dimension();
+    let mut keywords = KeywordWriter::create(&temp.join("keywords"))?;
+    let mut vectors = runtime.block_on(VectorWriter::create(&temp.join("vectors"), dimension))?;
+    let mut extraction = Extraction::start(input.pdf, input.password.clone(), input.limits);
+    let mut meta = PdfMetadata::default();
+    let mut quality = TextQuality::default();
+    let mut pending: Vec<Chunk> = Vec::new();
+    let mut progress = BuildProgress {
+        pages_done: 0,
+        pages_total: 0,
+        chunks_embedded: 0,
+    };
+    let mut chars = 0u64;
+    let mut flush = |pending: &mut Vec<Chunk>, progress: &mut BuildProgress| -> Result<(), BuildError> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let texts: Vec<&str> = pending.iter().map(|c| c.text.as_str()).collect();
+        let embedded = input.embedder.embed(&texts)?;
+        if let Some(bad) = embedded.iter().find(|v| v.len() != dimension) {
+            return Err(EmbedError::Dimension {
+                expected: dimension,
+                got: bad.len(),
+            }
+            .into());
+        }
+        runtime.block_on(vectors.append(pending, &embedded))?;
+        keywords.add(pending)?;
+        progress.chunks_embedded += pending.len() as u64;
+        pending.clear();
+        Ok(())
+    };
+    while let Some(step) = extraction.next_step() {
+        if input.cancel.load(Ordering::Relaxed) {
+            return Err(BuildError::Cancelled);
+        }
+        match step? {
+            Extracted::Opened(m) => {
+                progress.pages_total = m.page_count;
+                meta = m;
+                on_progress(progress);
+            }
+            Extracted::Page { number, text } => {
+                quality.add(&text);
+                chars += text.chars().count() as u64;
+                pending.extend(input.chunker.chunk_page(input.content_hash, number, &text));
+                if pending.len() >= BATCH {
+                    flush(&mut pending, &mut progress)?;
+                }
+                progress.pages_done = u64::from(number);
+                on_progress(progress);
+            }
+        }
+    }
+    flush(&mut pending, &mut progress)?;
+    drop(flush);
+    on_progress(progress);
+    if !quality.is_usable() {
+        return Ok(Built::NoText(meta));
+    }
+    keywords.finish()?;
+    runtime.block_on(vectors.finish())?;
+    let manifest = Manifest {
+        format_version: FORMAT_VERSION,
+        content_hash: input.content_hash.to_string(),
+        embedder: input.embedder.id(),
+        dimension,
+        chunker: input.chunker.settings(),
+        page_count: meta.page_count,
+        chunk_count: progress.chunks_embedded,
+        char_count: chars,
+        title: meta.title,
+        author: meta.author,
+        pdf_created: meta.created,
+        created_at: now_millis(),
+    };
+    manifest.write(temp)?;
+    Ok(Built::Ready(manifest))
+}

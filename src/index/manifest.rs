@@ -1,0 +1,75 @@
+//! `manifest.json`: what an index holds and how it was made. Written last, so a directory with a
+//! readable manifest of the current format is a complete index.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::IndexError;
+use crate::catalog::PdfMetadata;
+use crate::chunk::ChunkerSettings;
+
+/// The on-disk format version of an index directory.
+pub const FORMAT_VERSION: u32 = 1;
+/// The manifest's file name inside an index directory.
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// The description of one document's index.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format_version: u32,
+    pub content_hash: String,
+    pub embedder: String,
+    pub dimension: usize,
+    pub chunker: ChunkerSettings,
+    pub page_count: u64,
+    pub chunk_count: u64,
+    pub char_count: u64,
+    pub title: Option<String>,
+    pub author: Option<String>,
+    pub pdf_created: Option<String>,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+impl Manifest {
+    /// The PDF metadata recorded with the index (lets a duplicate reuse it without extraction).
+    pub fn metadata(&self) -> PdfMetadata {
+        PdfMetadata {
+            title: self.title.clone(),
+            author: self.author.clone(),
+            created: self.pdf_created.clone(),
+            page_count: self.page_count,
+        }
+    }
+
+    /// Reads the manifest of the index in `dir`.
+    pub fn read(dir: &Path) -> Result<Manifest, IndexError> {
+        let path = dir.join(MANIFEST_FILE);
+        let text = std::fs::read_to_string(&path).map_err(IndexError::io(&path))?;
+        let manifest: Manifest = serde_json::from_str(&text).map_err(|e| IndexError::Manifest {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        if manifest.format_version != FORMAT_VERSION {
+            return Err(IndexError::Manifest {
+                path,
+                reason: format!("format version {} is not {FORMAT_VERSION}", manifest.format_version),
+            });
+        }
+        Ok(manifest)
+    }
+
+    /// Writes the manifest into `dir` and flushes it to disk.
+    pub fn write(&self, dir: &Path) -> Result<(), IndexError> {
+        let path = dir.join(MANIFEST_FILE);
+        let text = serde_json::to_string_pretty(self).map_err(|e| IndexError::Manifest {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        std::fs::write(&path, text).map_err(IndexError::io(&path))?;
+        std::fs::File::open(&path)
+            .and_then(|f| f.sync_all())
+            .map_err(IndexError::io(&path))
+    }
+}

@@ -1,0 +1,85 @@
+//! The indexing queue: a tokio loop that takes queued documents from the catalog and indexes up to
+//! `workers` of them at once on blocking threads (never two with the same content at once, so
+//! that the second reuses the first's index), until the queue is empty or for ever.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::runtime::Handle;
+use tokio::task::JoinSet;
+
+use super::lock::IndexerLock;
+use super::reconcile::{reconcile, Reconciled};
+use super::task::index_document;
+use crate::catalog::{DocumentId, DocumentStatus};
+use crate::{Error, Library};
+
+/// How often a long-running indexer looks for documents queued by other processes.
+const POLL: Duration = Duration::from_secs(2);
+
+/// When the indexer stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunMode {
+    /// When nothing is queued or running (the CLI).
+    UntilIdle,
+    /// Never; it waits for new documents (the desktop app).
+    Forever,
+}
+
+/// What one run of the indexer did.
+#[derive(Debug, Default, Serialize)]
+pub struct IndexRun {
+    pub reconciled: Reconciled,
+    /// Documents taken from the queue and brought to an end state.
+    pub processed: usize,
+}
+
+impl Library {
+    /// Becomes this library's indexer (or fails with [`Error::IndexerBusy`]), reconciles, and
+    /// indexes queued documents as `mode` says.
+    pub async fn run_indexer(&self, mode: RunMode) -> Result<IndexRun, Error> {
+        let lock_path = self.config().home.join("indexer.lock");
+        let Some(_lock) = IndexerLock::try_acquire(&lock_path)? else {
+            return Err(Error::IndexerBusy);
+        };
+        let mut run = IndexRun {
+            reconciled: reconcile(self)?,
+            processed: 0,
+        };
+        let runtime = Handle::current();
+        let mut running: JoinSet<(DocumentId, Result<(), Error>)> = JoinSet::new();
+        let mut in_flight: HashMap<DocumentId, String> = HashMap::new();
+        loop {
+            while running.len() < self.config().workers.max(1) {
+                let next = self
+                    .catalog()
+                    .documents_with_status(DocumentStatus::Queued)?
+                    .into_iter()
+                    .find(|d| !in_flight.contains_key(&d.id) && !in_flight.values().any(|h| *h == d.content_hash));
+                let Some(doc) = next else { break };
+                let models = self.models()?;
+                self.catalog().set_status(doc.id, DocumentStatus::Indexing, None)?;
+                in_flight.insert(doc.id, doc.content_hash.clone());
+                let library = self.clone();
+                let runtime = runtime.clone();
+                running.spawn_blocking(move || {
+                    let id = doc.id;
+                    (id, index_document(&library, &models, doc, &runtime))
+                });
+            }
+            if running.is_empty() && mode == RunMode::UntilIdle {
+                return Ok(run);
+            }
+            tokio::select! {
+                Some(joined) = running.join_next() => {
+                    let (id, result) = joined.map_err(|e| Error::Task(e.to_string()))?;
+                    in_flight.remove(&id);
+                    result?;
+                    run.processed += 1;
+                }
+                _ = tokio::time::timeout(POLL, self.wake().notified()) => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! Start-up reconciliation, run by the process that takes the indexer lock: whatever instant the
+//! previous indexer died at, the library returns to a state where every document is either ready
+//! with a complete index or queued to get one.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::catalog::{DocumentId, DocumentStatus};
+use crate::{Error, Library};
+
+/// Orphan files younger than this are left alone: another process may be importing them.
+const FILE_GRACE: Duration = Duration::from_secs(600);
+
+/// What reconciliation repaired.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
+pub struct Reconciled {
+    /// Documents that were being indexed when the last indexer stopped.
+    pub interrupted: usize,
+    /// Temporary (half-built or half-deleted) index directories removed.
+    pub temporary_removed: usize,
+    /// Index directories whose document no longer exists, removed.
+    pub orphans_removed: usize,
+    /// Ready documents whose index was missing, queued again.
+    pub requeued_missing: usize,
+    /// Documents whose stored file is gone.
+    pub files_missing: usize,
+}
+
+/// Brings catalog, `indexes/` and `files/` back in line with each other.
+pub fn reconcile(library: &Library) -> Result<Reconciled, Error> {
+    let mut done = Reconciled::default();
+    let catalog = library.catalog();
+    done.interrupted = catalog.requeue_interrupted()?;
+    let documents = catalog.list_documents(None)?;
+    let known: HashSet<DocumentId> = documents.iter().map(|d| d.id).collect();
+    let sweep = library.dirs().sweep(&known)?;
+    done.temporary_removed = sweep.temporary;
+    done.orphans_removed = sweep.orphans;
+    for doc in &documents {
+        if !library.files().path(&doc.content_hash).is_file() {
+            catalog.set_status(
+                doc.id,
+                DocumentStatus::Failed,
+                Some("the library's copy of this PDF is missing; delete the document and add the file again"),
+            )?;
+            done.files_missing += 1;
+        } else if doc.status == DocumentStatus::Ready && library.dirs().manifest(doc.id).is_none() {
+            catalog.set_status(doc.id, DocumentStatus::Queued, None)?;
+            done.requeued_missing += 1;
+        }
+    }
+    let referenced: HashSet<String> = documents.into_iter().map(|d| d.content_hash).collect();
+    drop(catalog);
+    library.files().sweep(&referenced, FILE_GRACE)?;
+    Ok(done)
+}

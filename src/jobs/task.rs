@@ -1,0 +1,136 @@
+//! Indexing one document, start to end state, on a blocking thread: reuse an index already in
+//! place or one of a document with the same content, else build one; then record the outcome.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::runtime::Handle;
+
+use super::IndexEvent;
+use crate::catalog::{Document, DocumentId, DocumentStatus, PdfMetadata};
+use crate::index::{self, BuildError, BuildInput, Built, Manifest};
+use crate::library::Models;
+use crate::pdf::PdfError;
+use crate::{Error, Library};
+
+/// How often progress is written to the catalog (events go out on every page).
+const PROGRESS_WRITE_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Indexes `doc`, registering a cancel flag for the duration.
+pub(super) fn index_document(library: &Library, models: &Models, doc: Document, runtime: &Handle) -> Result<(), Error> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    library.cancels().insert(doc.id, cancel.clone());
+    let result = run(library, models, &doc, runtime, &cancel);
+    library.cancels().remove(&doc.id);
+    result
+}
+
+fn run(library: &Library, models: &Models, doc: &Document, runtime: &Handle, cancel: &AtomicBool) -> Result<(), Error> {
+    library.emit(IndexEvent::Started { document: doc.id });
+    // The previous indexer may have died after publishing this index but before recording it.
+    if let Some(manifest) = library.dirs().manifest(doc.id).filter(|m| fits(m, doc, models)) {
+        if runtime.block_on(index::verify(&library.dirs().dir(doc.id))).is_ok() {
+            return finish_ready(library, doc.id, &manifest, None);
+        }
+    }
+    if let Some(twin) = twin_with_index(library, doc, models)? {
+        let manifest = library.dirs().clone_index(twin, doc.id)?;
+        return finish_ready(library, doc.id, &manifest, Some(twin));
+    }
+    let password = library.catalog().password_for(&doc.content_hash)?;
+    let pdf = library.files().path(&doc.content_hash);
+    let mut last_write: Option<Instant> = None;
+    let mut on_progress = |p: index::BuildProgress| {
+        library.emit(IndexEvent::Progress {
+            document: doc.id,
+            pages_done: p.pages_done,
+            pages_total: p.pages_total,
+            chunks_embedded: p.chunks_embedded,
+        });
+        if last_write.is_none_or(|t| t.elapsed() >= PROGRESS_WRITE_INTERVAL) {
+            last_write = Some(Instant::now());
+            // Progress is advisory; a failed write must not fail the document.
+            let _ = library.catalog().set_progress(doc.id, p.pages_done, p.pages_total);
+        }
+    };
+    let input = BuildInput {
+        id: doc.id,
+        pdf: &pdf,
+        password,
+        content_hash: &doc.content_hash,
+        embedder: models.embedder.as_ref(),
+        chunker: &models.chunker,
+        limits: library.config().limits,
+        cancel,
+    };
+    match index::build(library.dirs(), input, runtime, &mut on_progress) {
+        Ok(Built::Ready(manifest)) => finish_ready(library, doc.id, &manifest, None),
+        Ok(Built::NoText(meta)) => {
+            library.catalog().set_metadata(doc.id, &meta)?;
+            settle(
+                library,
+                doc.id,
+                DocumentStatus::NeedsOcr,
+                "no text layer: the pages are images (a scan) or their fonts carry no text; this PDF needs OCR",
+            )
+        }
+        Err(BuildError::Cancelled) => settle(
+            library,
+            doc.id,
+            DocumentStatus::Failed,
+            "indexing was cancelled; `lectern doc reindex` starts it again",
+        ),
+        Err(BuildError::Pdf(e @ (PdfError::NeedsPassword | PdfError::WrongPassword))) => {
+            settle(library, doc.id, DocumentStatus::NeedsPassword, &e.to_string())
+        }
+        Err(e) => settle(library, doc.id, DocumentStatus::Failed, &e.to_string()),
+    }
+}
+
+/// True when `manifest` indexes this document's content with the current model.
+fn fits(manifest: &Manifest, doc: &Document, models: &Models) -> bool {
+    manifest.content_hash == doc.content_hash
+        && manifest.embedder == models.embedder.id()
+        && manifest.dimension == models.embedder.dimension()
+}
+
+/// A ready document with the same content whose index was made by the current model.
+fn twin_with_index(library: &Library, doc: &Document, models: &Models) -> Result<Option<DocumentId>, Error> {
+    let twins = library.catalog().documents_with_hash(&doc.content_hash)?;
+    Ok(twins
+        .into_iter()
+        .filter(|d| d.id != doc.id && d.status == DocumentStatus::Ready)
+        .find(|d| library.dirs().manifest(d.id).is_some_and(|m| fits(&m, doc, models)))
+        .map(|d| d.id))
+}
+
+/// Records a published index; if the document was deleted meanwhile, removes the index instead.
+fn finish_ready(library: &Library, id: DocumentId, manifest: &Manifest, reused_from: Option<DocumentId>) -> Result<(), Error> {
+    let meta: PdfMetadata = manifest.metadata();
+    let recorded = library
+        .catalog()
+        .set_ready(id, &meta, manifest.char_count, manifest.chunk_count)?;
+    if !recorded {
+        library.dirs().remove(id)?;
+        return Ok(());
+    }
+    library.emit(IndexEvent::Finished {
+        document: id,
+        status: DocumentStatus::Ready,
+        reason: None,
+        reused_from,
+    });
+    Ok(())
+}
+
+fn settle(library: &Library, id: DocumentId, status: DocumentStatus, reason: &str) -> Result<(), Error> {
+    library.catalog().set_status(id, status, Some(reason))?;
+    library.emit(IndexEvent::Finished {
+        document: id,
+        status,
+        reason: Some(reason.to_string()),
+        reused_from: None,
+    });
+    Ok(())
+}

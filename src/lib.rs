@@ -1,0 +1,20 @@
+//! Lectern's core: a library of PDFs in nested folders, each document indexed on its own (LanceDB
+//! vectors and a tantivy keyword index), indexed in the background, with no user interface in it.
+//! [`Library`] is the facade the CLI and the desktop shell call; `ARCHITECTURE.md` walks the
+//! modules in order.
+
+pub mod catalog;
+pub mod chunk;
+mod config;
+pub mod embed;
+mod error;
+mod files;
+pub mod index;
+pub mod jobs;
+mod library;
+pub mod pdf;
+
+pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
+pub use config::{EmbedderConfig, LibraryConfig};
+pub use error::{Error, ErrorCode, ErrorPayload};
+pub use library::{ImportFailure, ImportReport, Library, LibraryStatus, Models};

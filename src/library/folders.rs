@@ -1,0 +1,79 @@
+//! Folder operations of the library, addressed by slash-separated paths.
+
+use super::Library;
+use crate::catalog::{DeleteMode, Folder};
+use crate::Error;
+
+impl Library {
+    /// Every folder, ordered by path.
+    pub fn folders(&self) -> Result<Vec<Folder>, Error> {
+        Ok(self.catalog().list_folders()?)
+    }
+
+    /// The folder at `path`.
+    pub fn folder(&self, path: &str) -> Result<Folder, Error> {
+        Ok(self.catalog().folder_by_path(path)?)
+    }
+
+    /// Creates the folder at `path`; its parent must exist (`Work/Taxes` needs `Work`).
+    pub fn create_folder(&self, path: &str) -> Result<Folder, Error> {
+        let catalog = self.catalog();
+        let (parent, name) = split_path(path);
+        let parent = match parent {
+            Some(p) => Some(catalog.folder_by_path(p)?.id),
+            None => None,
+        };
+        Ok(catalog.create_folder(parent, name)?)
+    }
+
+    /// Renames the folder at `path` to `name`, in place.
+    pub fn rename_folder(&self, path: &str, name: &str) -> Result<Folder, Error> {
+        let catalog = self.catalog();
+        let folder = catalog.folder_by_path(path)?;
+        Ok(catalog.rename_folder(folder.id, name)?)
+    }
+
+    /// Moves the folder at `path`, with its subtree, into `new_parent` (`None`: the top level).
+    pub fn move_folder(&self, path: &str, new_parent: Option<&str>) -> Result<Folder, Error> {
+        let catalog = self.catalog();
+        let folder = catalog.folder_by_path(path)?;
+        let parent = match new_parent {
+            Some(p) => Some(catalog.folder_by_path(p)?.id),
+            None => None,
+        };
+        Ok(catalog.move_folder(folder.id, parent)?)
+    }
+
+    /// Deletes the folder at `path` as `mode` says, with the files and indexes of any documents
+    /// deleted along with it. Returns how many documents were deleted.
+    pub fn delete_folder(&self, path: &str, mode: DeleteMode) -> Result<usize, Error> {
+        let (deleted, hashes) = {
+            let mut catalog = self.catalog();
+            let folder = catalog.folder_by_path(path)?;
+            let subtree = catalog.subtree(folder.id)?;
+            let hashes: Vec<String> = catalog
+                .list_documents(Some(&subtree))?
+                .into_iter()
+                .map(|d| d.content_hash)
+                .collect();
+            (catalog.delete_folder(folder.id, mode)?, hashes)
+        };
+        for id in &deleted {
+            self.cancel(*id);
+            self.dirs().remove(*id)?;
+        }
+        for hash in &hashes {
+            self.remove_file_if_unreferenced(hash)?;
+        }
+        Ok(deleted.len())
+    }
+}
+
+/// Splits `a/b/c` into (`Some("a/b")`, `"c"`).
+fn split_path(path: &str) -> (Option<&str>, &str) {
+    let path = path.trim().trim_matches('/');
+    match path.rsplit_once('/') {
+        Some((parent, name)) => (Some(parent), name),
+        None => (None, path),
+    }
+}

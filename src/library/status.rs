@@ -1,0 +1,36 @@
+//! The state of the library at a glance: per folder the documents, pages, chunks and latest
+//! addition; the documents waiting or needing attention.
+
+use serde::Serialize;
+
+use super::Library;
+use crate::catalog::{Document, DocumentStatus, FolderStats};
+use crate::Error;
+
+/// What `lectern status` shows.
+#[derive(Debug, Serialize)]
+pub struct LibraryStatus {
+    pub folders: Vec<FolderStats>,
+    /// Documents queued or being indexed, with their progress.
+    pub in_progress: Vec<Document>,
+    /// Documents that need OCR, a password, or failed, with the reason.
+    pub needing_attention: Vec<Document>,
+}
+
+impl Library {
+    /// The library's state now.
+    pub fn status(&self) -> Result<LibraryStatus, Error> {
+        let catalog = self.catalog();
+        let documents = catalog.list_documents(None)?;
+        let (in_progress, rest): (Vec<Document>, Vec<Document>) =
+            documents.into_iter().partition(|d| !d.status.is_settled());
+        Ok(LibraryStatus {
+            folders: catalog.folder_stats()?,
+            in_progress,
+            needing_attention: rest
+                .into_iter()
+                .filter(|d| d.status != DocumentStatus::Ready)
+                .collect(),
+        })
+    }
+}

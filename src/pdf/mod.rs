@@ -1,0 +1,13 @@
+//! PDF recognition and per-page text extraction (lopdf), with the judgement of whether a document
+//! has a usable text layer at all.
+
+mod error;
+mod extract;
+mod info;
+mod quality;
+mod sniff;
+
+pub use error::PdfError;
+pub use extract::{normalise, Extracted, Extraction, Limits};
+pub use quality::TextQuality;
+pub use sniff::{check_pdf, has_pdf_header};

@@ -1,0 +1,89 @@
+//! Shared fixtures: temporary libraries, the corpus, and the installed model.
+
+use std::path::PathBuf;
+
+use lectern::jobs::RunMode;
+use lectern::{Library, LibraryConfig};
+use serde::Deserialize;
+use tempfile::TempDir;
+
+/// A library in its own temporary directory, removed when dropped.
+pub struct TestLibrary {
+    pub library: Library,
+    pub home: TempDir,
+}
+
+impl std::ops::Deref for TestLibrary {
+    type Target = Library;
+    fn deref(&self) -> &Library {
+        &self.library
+    }
+}
+
+/// The directory the test setup installed the model into.
+pub fn models_dir() -> PathBuf {
+    let dir = std::env::var_os("LECTERN_TEST_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".models"));
+    assert!(
+        dir.join("all-MiniLM-L6-v2/model.safetensors").is_file(),
+        "the embedding model is not installed in {}; run scripts/setup-models.sh {}",
+        dir.display(),
+        dir.display()
+    );
+    dir
+}
+
+/// The configuration of a fresh library in `home`, using the installed model.
+pub fn config(home: &std::path::Path) -> LibraryConfig {
+    let mut config = LibraryConfig::new(home.to_path_buf());
+    config.models_dir = models_dir();
+    config.workers = 2;
+    config
+}
+
+pub fn library() -> TestLibrary {
+    let home = tempfile::tempdir().unwrap();
+    let library = Library::open(config(home.path())).unwrap();
+    TestLibrary { library, home }
+}
+
+/// `../shared/corpus` (or `$LECTERN_CORPUS`).
+pub fn corpus_dir() -> PathBuf {
+    std::env::var_os("LECTERN_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
+}
+
+pub fn corpus_pdf(name: &str) -> PathBuf {
+    corpus_dir().join("pdfs").join(name)
+}
+
+/// One entry of the corpus manifest.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CorpusEntry {
+    pub file: String,
+    pub category: String,
+    pub encrypted: bool,
+    pub expect: String,
+    pub pages: Option<u64>,
+    pub user_password: Option<String>,
+}
+
+pub fn corpus_manifest() -> Vec<CorpusEntry> {
+    let text = std::fs::read_to_string(corpus_dir().join("manifest.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Runs the indexer until the queue is empty.
+pub fn index_all(library: &Library) -> lectern::jobs::IndexRun {
+    runtime().block_on(library.run_indexer(RunMode::UntilIdle)).unwrap()
+}
+
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}

@@ -1,0 +1,101 @@
+//! Every corpus file ends in the status its manifest implies; none panics or hangs; passwords
+//! unlock what they should.
+
+use std::collections::HashMap;
+use std::sync::Once;
+
+use lectern::catalog::DEFAULT_FOLDER;
+use lectern::{DocumentStatus, ErrorCode};
+
+use crate::common::{corpus_dir, corpus_manifest, corpus_pdf, index_all, library, CorpusEntry};
+
+/// The end states the manifest's `expect` allows for a file.
+fn allowed(entry: &CorpusEntry) -> Vec<DocumentStatus> {
+    use DocumentStatus::*;
+    match (entry.expect.as_str(), entry.encrypted) {
+        ("text", _) => vec![Ready],
+        // "error is also an acceptable outcome" (manifest notes of bad-missing-xref-entry.pdf).
+        ("no_text", _) if entry.category == "malformed" => vec![NeedsOcr, Failed],
+        ("no_text", _) => vec![NeedsOcr],
+        ("error", true) => vec![NeedsPassword],
+        // For malformed files `error` follows poppler; "a more lenient parser that recovers text is
+        // also fine" (corpus README), so recovering some text is allowed, a password prompt is not.
+        ("error", false) => vec![Failed, Ready, NeedsOcr],
+        (other, _) => panic!("unknown expect {other:?} for {}", entry.file),
+    }
+}
+
+fn quiet_panics() {
+    static ONCE: Once = Once::new();
+    // Parser panics are caught and reported as `failed`; keep their backtraces out of the log.
+    ONCE.call_once(|| std::panic::set_hook(Box::new(|_| {})));
+}
+
+#[test]
+fn every_corpus_file_ends_in_the_status_its_manifest_implies() {
+    quiet_panics();
+    let lib = library();
+    let report = lib.add(&[corpus_dir().join("pdfs")], DEFAULT_FOLDER).unwrap();
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    let manifest = corpus_manifest();
+    assert_eq!(report.added.len(), manifest.len());
+    index_all(&lib);
+
+    let by_name: HashMap<String, lectern::Document> = lib
+        .documents(None, false)
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.file_name.clone(), d))
+        .collect();
+    let mut wrong = Vec::new();
+    for entry in &manifest {
+        let doc = &by_name[&entry.file];
+        let allowed = allowed(entry);
+        if !allowed.contains(&doc.status) {
+            wrong.push(format!("{}: {:?} ({:?}), expected one of {allowed:?}", entry.file, doc.status, doc.reason));
+        }
+        if doc.status != DocumentStatus::Ready {
+            let reason = doc.reason.as_deref().unwrap_or("");
+            assert!(reason.len() > 10, "{} has no reason a person understands: {reason:?}", entry.file);
+        }
+        if doc.status == DocumentStatus::Ready && entry.expect == "text" {
+            assert_eq!(doc.page_count, entry.pages, "page count of {}", entry.file);
+            assert!(doc.chunk_count.unwrap() > 0, "{} has no chunks", entry.file);
+        }
+    }
+    assert!(wrong.is_empty(), "{} file(s) in the wrong state:\n{}", wrong.len(), wrong.join("\n"));
+
+    let status = |name: &str| by_name[name].status;
+    assert_eq!(status("enc-owner-only-us-dmca-18p.pdf"), DocumentStatus::Ready, "empty user password opens");
+    assert!(by_name["enc-unknown-user-password.pdf"]
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("protected by a password"));
+    assert!(by_name["scan-ccitt-g4.pdf"].reason.as_deref().unwrap().contains("needs OCR"));
+}
+
+#[test]
+fn a_password_unlocks_a_protected_pdf_and_a_wrong_one_changes_nothing() {
+    quiet_panics();
+    let lib = library();
+    let file = "enc-libreoffice-user-openpassword.pdf";
+    let entry = corpus_manifest().into_iter().find(|e| e.file == file).unwrap();
+    let doc = lib.add(&[corpus_pdf(file)], DEFAULT_FOLDER).unwrap().added.remove(0);
+    index_all(&lib);
+    assert_eq!(lib.document(&doc.id.to_string()).unwrap().status, DocumentStatus::NeedsPassword);
+
+    let err = lib.unlock(doc.id, "not the password").unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NeedsPassword);
+    assert!(err.to_string().contains("password was not accepted"), "{err}");
+    assert_eq!(lib.document(&doc.id.to_string()).unwrap().status, DocumentStatus::NeedsPassword);
+
+    lib.unlock(doc.id, entry.user_password.as_deref().unwrap()).unwrap();
+    index_all(&lib);
+    let unlocked = lib.document(&doc.id.to_string()).unwrap();
+    assert_eq!(unlocked.status, DocumentStatus::Ready, "{:?}", unlocked.reason);
+    assert_eq!(unlocked.page_count, entry.pages);
+
+    let err = lib.unlock(doc.id, "again").unwrap_err();
+    assert!(err.to_string().contains("does not need a password"), "{err}");
+}

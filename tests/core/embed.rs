@@ -1,0 +1,173 @@
+//! Embedders: the in-process model matches sentence-transformers, and the HTTP clients speak the
+//! Ollama and OpenAI wire formats (against a local server), with errors a person can act on.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::thread::JoinHandle;
+
+use lectern::embed::{EmbedError, Embedder, HttpApi, HttpEmbedder, MiniLm, MINILM_DIR};
+
+use crate::common::models_dir;
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[test]
+fn minilm_matches_sentence_transformers() {
+    let model = MiniLm::load(&models_dir().join(MINILM_DIR)).unwrap();
+    assert_eq!(model.dimension(), 384);
+    let vectors = model
+        .embed(&["Lectern answers questions about your own PDFs.", "The cat sat on the mat."])
+        .unwrap();
+    // Reference values: sentence-transformers 6.2 with torch 2.15 on the same files
+    // (scripts/bench_sentence_transformers.py prints the head of the first vector).
+    let reference = [
+        [-0.05228f32, -0.03415, -0.06114, 0.00912, 0.0498, -0.00416],
+        [0.13024, -0.01577, -0.03672, 0.05799, -0.05979, 0.03305],
+    ];
+    for (vector, expected) in vectors.iter().zip(reference) {
+        assert_eq!(vector.len(), 384);
+        assert!((cosine(vector, vector) - 1.0).abs() < 1e-4, "not normalised");
+        for (got, want) in vector.iter().zip(expected) {
+            assert!((got - want).abs() < 2e-4, "{got} != {want}");
+        }
+    }
+}
+
+#[test]
+fn minilm_batches_keep_order_and_ignore_padding() {
+    let model = MiniLm::load(&models_dir().join(MINILM_DIR)).unwrap();
+    let long = "a much longer sentence about tax returns and the documents they require ".repeat(5);
+    let texts = ["short text", long.as_str(), "kittens are young cats"];
+    let together = model.embed(&texts).unwrap();
+    for (i, text) in texts.iter().enumerate() {
+        let alone = model.embed(&[text]).unwrap();
+        assert!(cosine(&together[i], &alone[0]) > 0.9999, "text {i} changed with its batch");
+    }
+    let cat = model.embed(&["a cat"]).unwrap();
+    assert!(cosine(&cat[0], &together[2]) > cosine(&cat[0], &together[1]));
+}
+
+#[test]
+fn a_missing_model_says_how_to_install_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = MiniLm::load(dir.path()).err().unwrap();
+    assert!(matches!(err, EmbedError::ModelMissing { .. }));
+    assert!(err.to_string().contains("scripts/setup-models.sh"), "{err}");
+}
+
+/// A one-connection-at-a-time HTTP server answering `replies` requests with `handler`.
+fn serve(
+    replies: usize,
+    handler: impl Fn(&str, &str, &serde_json::Value) -> (u16, String) + Send + 'static,
+) -> (String, JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        for stream in listener.incoming().take(replies) {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line).unwrap();
+            let path = request_line.split_whitespace().nth(1).unwrap_or("").to_string();
+            let mut length = 0;
+            let mut auth = String::new();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                let lower = line.to_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+                if lower.starts_with("authorization:") {
+                    auth = line["authorization:".len()..].trim().to_string();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let json: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            let (status, reply) = handler(&path, &auth, &json);
+            write!(
+                stream,
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            )
+            .unwrap();
+        }
+    });
+    (url, handle)
+}
+
+fn fake_vectors(input: &serde_json::Value, dimension: usize) -> Vec<Vec<f32>> {
+    input["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| vec![t.as_str().unwrap().len() as f32; dimension])
+        .collect()
+}
+
+#[test]
+fn ollama_embed_wire_format() {
+    let (url, server) = serve(2, |path, _, body| {
+        assert_eq!(path, "/api/embed");
+        assert_eq!(body["model"], "nomic-embed-text");
+        let reply = serde_json::json!({ "model": "nomic-embed-text", "embeddings": fake_vectors(body, 768) });
+        (200, reply.to_string())
+    });
+    let embedder = HttpEmbedder::connect(HttpApi::Ollama, &url, "nomic-embed-text", None, None).unwrap();
+    assert_eq!(embedder.dimension(), 768);
+    assert_eq!(embedder.id(), "ollama:nomic-embed-text");
+    let vectors = embedder.embed(&["ab", "abcd"]).unwrap();
+    assert_eq!(vectors[1][0], 4.0);
+    server.join().unwrap();
+}
+
+#[test]
+fn openai_embeddings_wire_format_reorders_by_index_and_sends_the_key() {
+    let (url, server) = serve(2, |path, auth, body| {
+        assert_eq!(path, "/v1/embeddings");
+        assert_eq!(auth, "Bearer sk-test");
+        let data: Vec<serde_json::Value> = fake_vectors(body, 3)
+            .into_iter()
+            .enumerate()
+            .rev()
+            .map(|(i, v)| serde_json::json!({ "object": "embedding", "index": i, "embedding": v }))
+            .collect();
+        (200, serde_json::json!({ "object": "list", "data": data }).to_string())
+    });
+    let embedder = HttpEmbedder::connect(HttpApi::OpenAi, &url, "text-embedding-3-small", Some("sk-test".into()), Some(3))
+        .unwrap();
+    let vectors = embedder.embed(&["a", "abc"]).unwrap();
+    assert_eq!(vectors, vec![vec![1.0; 3], vec![3.0; 3]]);
+    server.join().unwrap();
+}
+
+#[test]
+fn http_errors_say_what_to_do() {
+    let (url, server) = serve(1, |_, _, _| (404, r#"{"error":"model \"nope\" not found, try pulling it first"}"#.into()));
+    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "nope", None, None).err().unwrap();
+    assert!(err.to_string().contains("does not know the model \"nope\""), "{err}");
+    server.join().unwrap();
+
+    let (url, server) = serve(1, |_, _, _| (401, r#"{"error":"invalid key"}"#.into()));
+    let err = HttpEmbedder::connect(HttpApi::OpenAi, &url, "m", Some("bad".into()), None).err().unwrap();
+    assert!(err.to_string().contains("refused the API key"), "{err}");
+    server.join().unwrap();
+
+    let (url, server) = serve(1, |_, _, body| (200, serde_json::json!({ "embeddings": fake_vectors(body, 5) }).to_string()));
+    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "m", None, Some(384)).err().unwrap();
+    assert!(matches!(err, EmbedError::Dimension { expected: 384, got: 5 }), "{err}");
+    server.join().unwrap();
+
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "m", None, None).err().unwrap();
+    assert!(err.to_string().contains("is it running?"), "{err}");
+}

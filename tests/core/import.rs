@@ -1,0 +1,96 @@
+//! Import: PDFs recognised by their header, a clear refusal for everything else, directories
+//! walked, originals untouched, content stored once.
+
+use std::path::PathBuf;
+
+use lectern::catalog::DEFAULT_FOLDER;
+use lectern::{DocumentStatus, ErrorCode};
+
+use crate::common::{corpus_pdf, library};
+
+#[test]
+fn each_bad_input_gets_its_own_clear_reason_and_the_rest_is_imported() {
+    let lib = library();
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.pdf");
+    std::fs::write(&text, "just some notes, not a PDF").unwrap();
+    let missing = dir.path().join("missing.pdf");
+    let good = corpus_pdf("text-pdfspec-simple1-handwritten.pdf");
+
+    let report = lib.add(&[text.clone(), missing.clone(), good.clone()], DEFAULT_FOLDER).unwrap();
+    assert_eq!(report.added.len(), 1);
+    assert_eq!(report.added[0].status, DocumentStatus::Queued);
+    let reasons: Vec<(PathBuf, String)> = report.failed.into_iter().map(|f| (f.path, f.reason)).collect();
+    assert_eq!(
+        reasons,
+        vec![
+            (
+                text.clone(),
+                format!(
+                    "{} is not a PDF (it starts with \"just some notes,\"); only PDF files can be added",
+                    text.display()
+                )
+            ),
+            (missing.clone(), format!("{}: no such file or directory", missing.display())),
+        ]
+    );
+}
+
+#[test]
+fn a_pdf_is_recognised_by_its_header_not_its_name() {
+    let lib = library();
+    let dir = tempfile::tempdir().unwrap();
+    let renamed = dir.path().join("scan.dat");
+    std::fs::copy(corpus_pdf("text-libreoffice-writer-1p.pdf"), &renamed).unwrap();
+    let report = lib.add(&[renamed], DEFAULT_FOLDER).unwrap();
+    assert_eq!(report.added.len(), 1);
+    assert_eq!(report.added[0].file_name, "scan.dat");
+}
+
+#[test]
+fn an_unknown_folder_is_an_error_before_anything_is_copied() {
+    let lib = library();
+    let err = lib.add(&[corpus_pdf("text-xelatex-4p.pdf")], "No Such Folder").unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NotFound);
+    assert_eq!(std::fs::read_dir(lib.home.path().join("files")).unwrap().count(), 0);
+}
+
+#[test]
+fn directories_are_walked_and_non_pdfs_inside_are_passed_over() {
+    let lib = library();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+    std::fs::copy(corpus_pdf("text-xelatex-4p.pdf"), dir.path().join("a/one.pdf")).unwrap();
+    std::fs::copy(corpus_pdf("text-pdflatex-4-pages.pdf"), dir.path().join("a/b/two.pdf")).unwrap();
+    std::fs::write(dir.path().join("a/readme.txt"), "hello").unwrap();
+    let report = lib.add(&[dir.path().to_path_buf()], DEFAULT_FOLDER).unwrap();
+    let names: Vec<&str> = report.added.iter().map(|d| d.file_name.as_str()).collect();
+    assert_eq!(names, vec!["two.pdf", "one.pdf"]);
+    assert_eq!(report.ignored, 1);
+    assert!(report.failed.is_empty());
+}
+
+#[test]
+fn the_original_is_copied_content_addressed_and_never_modified() {
+    let lib = library();
+    let original = corpus_pdf("text-word-mac-lorem-ipsum-2p.pdf");
+    let before = std::fs::read(&original).unwrap();
+    let doc = lib.add(&[original.clone()], DEFAULT_FOLDER).unwrap().added.remove(0);
+    let stored = lib.home.path().join("files").join(format!("{}.pdf", doc.content_hash));
+    assert_eq!(std::fs::read(&stored).unwrap(), before);
+    assert_eq!(std::fs::read(&original).unwrap(), before);
+    assert_eq!(doc.byte_size, before.len() as u64);
+    use sha2::Digest;
+    assert_eq!(doc.content_hash, hex::encode(sha2::Sha256::digest(&before)));
+}
+
+#[test]
+fn the_same_content_twice_in_one_folder_is_recognised() {
+    let lib = library();
+    let pdf = corpus_pdf("text-xelatex-4p.pdf");
+    let first = lib.add(&[pdf.clone()], DEFAULT_FOLDER).unwrap();
+    let second = lib.add(&[pdf], DEFAULT_FOLDER).unwrap();
+    assert_eq!(first.added.len(), 1);
+    assert!(second.added.is_empty());
+    assert_eq!(second.already_present[0].id, first.added[0].id);
+}

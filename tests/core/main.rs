@@ -1,0 +1,11 @@
+//! Integration tests of the core library; the modules mirror `src/`.
+//! Fixtures: the real PDFs of `../shared/corpus` and files the tests write themselves.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod catalog;
+mod common;
+mod corpus;
+mod crash;
+mod embed;
+mod import;
+mod index;
