@@ -12,17 +12,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "error: Rust (cargo 1.94 or newer) is needed; install it with rustup, then run this again" >&2
   exit 1
 fi
-packages=(protobuf-compiler libprotobuf-dev build-essential pkg-config python3 python3-pip)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
-fi
+scripts/install-packages.sh
 
 export LECTERN_HOME="${LECTERN_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/lectern}"
 scripts/setup-models.sh "$LECTERN_HOME/models"

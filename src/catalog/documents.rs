@@ -30,9 +30,9 @@ pub struct PdfMetadata {
 
 fn read_document(r: &Row<'_>) -> rusqlite::Result<Document> {
     let id: String = r.get(0)?;
-    let id = id.parse::<DocumentId>().map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-    })?;
+    let id = id
+        .parse::<DocumentId>()
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?;
     Ok(Document {
         id,
         folder: FolderId(r.get(1)?),
@@ -188,7 +188,15 @@ impl Catalog {
             "UPDATE documents SET status = 'ready', reason = NULL, title = ?1, author = ?2, pdf_created = ?3,
                  page_count = ?4, progress_done = ?4, progress_total = ?4, char_count = ?5, chunk_count = ?6
              WHERE id = ?7",
-            params![meta.title, meta.author, meta.created, meta.page_count, chars, chunks, id.to_string()],
+            params![
+                meta.title,
+                meta.author,
+                meta.created,
+                meta.page_count,
+                chars,
+                chunks,
+                id.to_string()
+            ],
         )?;
         Ok(changed == 1)
     }
@@ -260,5 +268,4 @@ impl Catalog {
             [],
         )?)
     }
-
 }

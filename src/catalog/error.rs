@@ -16,7 +16,11 @@ pub enum CatalogError {
     #[error("cannot move folder \"{folder}\" into \"{target}\", which is inside it")]
     MoveIntoItself { folder: String, target: String },
     #[error("folder \"{name}\" holds {documents} document(s) and {subfolders} subfolder(s); choose whether to delete the documents or move them to the parent folder")]
-    FolderNotEmpty { name: String, documents: u64, subfolders: u64 },
+    FolderNotEmpty {
+        name: String,
+        documents: u64,
+        subfolders: u64,
+    },
     #[error("folder \"{0}\" is at the top level, so its documents cannot move to a parent; delete them or move them elsewhere first")]
     NoParent(String),
     #[error("invalid name {0:?}: a name must not be empty, contain '/', or be longer than 255 characters")]

@@ -116,11 +116,9 @@ impl Catalog {
         let folder = self.folder(id)?;
         let subtree = self.subtree(id)?;
         self.transaction(|tx| {
-            let documents: u64 = tx.query_row(
-                "SELECT COUNT(*) FROM documents WHERE folder_id = ?1",
-                [id.0],
-                |r| r.get(0),
-            )?;
+            let documents: u64 = tx.query_row("SELECT COUNT(*) FROM documents WHERE folder_id = ?1", [id.0], |r| {
+                r.get(0)
+            })?;
             let subfolders = (subtree.len() - 1) as u64;
             match mode {
                 DeleteMode::OnlyIfEmpty if documents > 0 || subfolders > 0 => Err(CatalogError::FolderNotEmpty {
@@ -141,7 +139,10 @@ impl Catalog {
                         return Ok(Vec::new());
                     };
                     move_children_up(tx, id, parent)?;
-                    tx.execute("UPDATE documents SET folder_id = ?1 WHERE folder_id = ?2", params![parent.0, id.0])?;
+                    tx.execute(
+                        "UPDATE documents SET folder_id = ?1 WHERE folder_id = ?2",
+                        params![parent.0, id.0],
+                    )?;
                     tx.execute("DELETE FROM folders WHERE id = ?1", [id.0])?;
                     Ok(Vec::new())
                 }
@@ -185,12 +186,21 @@ impl Catalog {
     }
 
     /// Fails with `NameClash` when a sibling other than `except` already has this name.
-    fn ensure_free_name(&self, parent: Option<FolderId>, name: &str, except: Option<FolderId>) -> Result<(), CatalogError> {
+    fn ensure_free_name(
+        &self,
+        parent: Option<FolderId>,
+        name: &str,
+        except: Option<FolderId>,
+    ) -> Result<(), CatalogError> {
         let clash: Option<i64> = self
             .conn
             .query_row(
                 "SELECT id FROM folders WHERE IFNULL(parent_id, 0) = ?1 AND name = ?2 COLLATE NOCASE AND id != ?3",
-                params![parent.map(|p| p.0).unwrap_or(0), name, except.map(|e| e.0).unwrap_or(-1)],
+                params![
+                    parent.map(|p| p.0).unwrap_or(0),
+                    name,
+                    except.map(|e| e.0).unwrap_or(-1)
+                ],
                 |r| r.get(0),
             )
             .optional()?;
@@ -223,7 +233,10 @@ fn move_children_up(tx: &Transaction<'_>, id: FolderId, parent: FolderId) -> Res
             parent: "the parent folder".to_string(),
         });
     }
-    tx.execute("UPDATE folders SET parent_id = ?1 WHERE parent_id = ?2", params![parent.0, id.0])?;
+    tx.execute(
+        "UPDATE folders SET parent_id = ?1 WHERE parent_id = ?2",
+        params![parent.0, id.0],
+    )?;
     Ok(())
 }
 

@@ -69,7 +69,12 @@ pub fn apply_up_to(conn: &mut Connection, target: i64) -> Result<(), CatalogErro
             supported: latest(),
         });
     }
-    for (index, sql) in MIGRATIONS.iter().enumerate().take(target as usize).skip(current as usize) {
+    for (index, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .take(target as usize)
+        .skip(current as usize)
+    {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", (index + 1) as i64)?;

@@ -37,7 +37,12 @@ pub async fn run(config: LibraryConfig, args: &BenchArgs) -> Result<ExitCode, Er
     let files = corpus_files(&corpus, args.corpus.is_none())?;
     let scratch = Scratch(std::env::temp_dir().join(format!("lectern-bench-{}", uuid::Uuid::new_v4())));
     std::fs::create_dir_all(&scratch.0).map_err(Error::io(&scratch.0))?;
-    println!("lectern bench: {} PDFs from {}, {} worker(s)\n", files.len(), corpus.display(), config.workers);
+    println!(
+        "lectern bench: {} PDFs from {}, {} worker(s)\n",
+        files.len(),
+        corpus.display(),
+        config.workers
+    );
 
     let pages = extraction(&files)?;
     embedding(&config, &files, args.chunks, &scratch.0)?;
@@ -95,9 +100,19 @@ fn extraction(files: &[PathBuf]) -> Result<u64, Error> {
     let poppler = pages as f64 / start.elapsed().as_secs_f64();
     header("extraction", "pdftotext (poppler)");
     if poppler_ok {
-        row("pages per second", format!("{ours:.0}"), format!("{poppler:.0}"), Some(ours / poppler));
+        row(
+            "pages per second",
+            format!("{ours:.0}"),
+            format!("{poppler:.0}"),
+            Some(ours / poppler),
+        );
     } else {
-        row("pages per second", format!("{ours:.0}"), "pdftotext missing".into(), None);
+        row(
+            "pages per second",
+            format!("{ours:.0}"),
+            "pdftotext missing".into(),
+            None,
+        );
     }
     println!();
     Ok(pages)
@@ -148,17 +163,29 @@ fn embedding(config: &LibraryConfig, files: &[PathBuf], wanted: usize, scratch: 
     );
     let mut runtime_name = None;
     for threads in [1usize, 2] {
-        // Read by candle before each matrix product; nothing else runs the model now.
+        // candle reads the variable before each matrix product and runs it on the current rayon
+        // pool; nothing else runs the model now.
         std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
-        model.embed(&refs[..refs.len().min(16)])?;
-        let start = Instant::now();
-        model.embed(&refs)?;
-        let ours = texts.len() as f64 / start.elapsed().as_secs_f64();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| Error::Task(e.to_string()))?;
+        let ours = pool.install(|| -> Result<f64, Error> {
+            model.embed(&refs[..refs.len().min(16)])?;
+            let start = Instant::now();
+            model.embed(&refs)?;
+            Ok(texts.len() as f64 / start.elapsed().as_secs_f64())
+        })?;
         let baseline = python_baseline(&model_dir, &inputs, threads);
         let label = format!("chunks per second, {threads} thread(s)");
         match baseline {
             Ok(b) => {
-                row(&label, format!("{ours:.1}"), format!("{:.1}", b.chunks_per_second), Some(ours / b.chunks_per_second));
+                row(
+                    &label,
+                    format!("{ours:.1}"),
+                    format!("{:.1}", b.chunks_per_second),
+                    Some(ours / b.chunks_per_second),
+                );
                 runtime_name = Some(b.runtime);
             }
             Err(reason) => row(&label, format!("{ours:.1}"), reason, None),
@@ -200,10 +227,30 @@ async fn end_to_end(config: &LibraryConfig, files: &[PathBuf], pages: u64, scrat
     let docs = library.documents(None, false)?;
     let chunks: u64 = docs.iter().filter_map(|d| d.chunk_count).sum();
     header("indexing end to end (extract, chunk, embed, write)", "");
-    row("documents per minute", format!("{:.1}", docs.len() as f64 * 60.0 / seconds), String::new(), None);
-    row("pages per second", format!("{:.1}", pages as f64 / seconds), String::new(), None);
-    row("chunks per second", format!("{:.1}", chunks as f64 / seconds), String::new(), None);
-    row("total", format!("{seconds:.1} s"), format!("{} docs, {chunks} chunks", docs.len()), None);
+    row(
+        "documents per minute",
+        format!("{:.1}", docs.len() as f64 * 60.0 / seconds),
+        String::new(),
+        None,
+    );
+    row(
+        "pages per second",
+        format!("{:.1}", pages as f64 / seconds),
+        String::new(),
+        None,
+    );
+    row(
+        "chunks per second",
+        format!("{:.1}", chunks as f64 / seconds),
+        String::new(),
+        None,
+    );
+    row(
+        "total",
+        format!("{seconds:.1} s"),
+        format!("{} docs, {chunks} chunks", docs.len()),
+        None,
+    );
     println!();
     Ok(())
 }
@@ -230,7 +277,12 @@ fn peak_memory(config: &LibraryConfig, big: &Path, scratch: &Path) -> Result<(),
     let waited = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
     header(&format!("memory while indexing {BIG_FILE}"), "");
     if waited > 0 {
-        row("peak RSS", format!("{} MB", usage.ru_maxrss / 1024), String::new(), None);
+        row(
+            "peak RSS",
+            format!("{} MB", usage.ru_maxrss / 1024),
+            String::new(),
+            None,
+        );
     } else {
         row("peak RSS", "not measured".into(), String::new(), None);
     }
@@ -257,7 +309,12 @@ async fn moves(config: &LibraryConfig, corpus: &Path, scratch: &Path) -> Result<
             .collect::<Result<_, _>>()?;
         times.sort();
         let pages = doc.page_count.unwrap_or(0);
-        row(&format!("{pages}-page document"), format!("{:.3} ms", times[50].as_secs_f64() * 1000.0), String::new(), None);
+        row(
+            &format!("{pages}-page document"),
+            format!("{:.3} ms", times[50].as_secs_f64() * 1000.0),
+            String::new(),
+            None,
+        );
     }
     Ok(())
 }

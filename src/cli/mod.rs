@@ -63,7 +63,11 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::Doc(command) => return doc(&library, command).await,
         Command::Index(args) => {
-            let mode = if args.watch { RunMode::Forever } else { RunMode::UntilIdle };
+            let mode = if args.watch {
+                RunMode::Forever
+            } else {
+                RunMode::UntilIdle
+            };
             match library.run_indexer(mode).await {
                 Ok(run) => println!("indexed {} document(s)", run.processed),
                 Err(Error::IndexerBusy) => println!("{}", Error::IndexerBusy),

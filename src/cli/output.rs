@@ -74,7 +74,10 @@ pub fn status(status: &LibraryStatus, as_json: bool) {
     if as_json {
         return json(status);
     }
-    println!("{:<40} {:>5} {:>7} {:>7}  latest addition", "folder", "docs", "pages", "chunks");
+    println!(
+        "{:<40} {:>5} {:>7} {:>7}  latest addition",
+        "folder", "docs", "pages", "chunks"
+    );
     for s in &status.folders {
         println!(
             "{:<40} {:>5} {:>7} {:>7}  {}",
@@ -135,7 +138,11 @@ pub fn format_time(millis: i64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60
+    )
 }
 
 #[cfg(test)]

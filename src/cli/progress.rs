@@ -99,7 +99,10 @@ async fn index_and_follow(library: &Library, docs: &[Document], show: bool) -> R
         Ok(_) => {}
         Err(Error::IndexerBusy) => loop {
             // Another process indexes; follow it through the catalog.
-            let current: Vec<Document> = docs.iter().filter_map(|d| library.document(&d.id.to_string()).ok()).collect();
+            let current: Vec<Document> = docs
+                .iter()
+                .filter_map(|d| library.document(&d.id.to_string()).ok())
+                .collect();
             for d in &current {
                 bars.on_catalog(d);
             }
@@ -113,7 +116,10 @@ async fn index_and_follow(library: &Library, docs: &[Document], show: bool) -> R
             return Err(e);
         }
     }
-    let finished: Vec<Document> = docs.iter().filter_map(|d| library.document(&d.id.to_string()).ok()).collect();
+    let finished: Vec<Document> = docs
+        .iter()
+        .filter_map(|d| library.document(&d.id.to_string()).ok())
+        .collect();
     for d in &finished {
         bars.on_catalog(d);
     }
@@ -156,7 +162,9 @@ impl Bars {
     }
 
     fn on_event(&self, event: &IndexEvent) {
-        let Some(bar) = self.bars.get(&event.document()) else { return };
+        let Some(bar) = self.bars.get(&event.document()) else {
+            return;
+        };
         match event {
             IndexEvent::Queued { .. } => bar.set_message("queued"),
             IndexEvent::Started { .. } => bar.set_message("indexing"),
@@ -170,8 +178,14 @@ impl Bars {
                 bar.set_position(*pages_done);
                 bar.set_message(format!("{chunks_embedded} chunks"));
             }
-            IndexEvent::Finished { status, reused_from, .. } => {
-                let note = if reused_from.is_some() { " (same content as another document: reused)" } else { "" };
+            IndexEvent::Finished {
+                status, reused_from, ..
+            } => {
+                let note = if reused_from.is_some() {
+                    " (same content as another document: reused)"
+                } else {
+                    ""
+                };
                 bar.finish_with_message(format!("{}{note}", status.as_str()));
             }
         }

@@ -7,7 +7,9 @@ use thiserror::Error;
 /// Why text could not be embedded.
 #[derive(Debug, Error)]
 pub enum EmbedError {
-    #[error("the embedding model is not installed in {dir} (missing {file}); run `scripts/setup-models.sh` to install it")]
+    #[error(
+        "the embedding model is not installed in {dir} (missing {file}); run `scripts/setup-models.sh` to install it"
+    )]
     ModelMissing { dir: PathBuf, file: String },
     #[error("the embedding model in {dir} could not be loaded: {reason}")]
     ModelBroken { dir: PathBuf, reason: String },

@@ -1,13 +1,14 @@
-//! all-MiniLM-L6-v2 run in-process with candle: BERT, mean pooling over the attention mask,
+//! all-MiniLM-L6-v2 run in-process with candle (`bert.rs`): BERT, mean pooling over the attention mask,
 //! L2-normalised 384-dimensional vectors (what sentence-transformers computes for this model).
 
 use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
+use super::bert::{mean_pool_normalised, Bert};
 use super::{EmbedError, Embedder};
 
 /// The model's maximum input, in tokens, as its sentence-transformers config says.
@@ -17,7 +18,7 @@ const BATCH: usize = 16;
 
 /// The in-process MiniLM embedder.
 pub struct MiniLm {
-    model: BertModel,
+    model: Bert,
     tokenizer: Tokenizer,
     dimension: usize,
 }
@@ -48,7 +49,7 @@ impl MiniLm {
         // it is loaded (the setup replaces it only by renaming a new file into place).
         let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[weights], DType::F32, &Device::Cpu) }
             .map_err(|e| broken(e.to_string()))?;
-        let model = BertModel::load(vb, &config).map_err(|e| broken(e.to_string()))?;
+        let model = Bert::load(vb, &config).map_err(|e| broken(e.to_string()))?;
         let tokenizer = tokenizer_for_batches(&file("tokenizer.json")?)?;
         Ok(MiniLm {
             model,
@@ -72,14 +73,8 @@ impl MiniLm {
         }
         let ids = Tensor::from_vec(ids, (rows, len), &Device::Cpu)?;
         let mask = Tensor::from_vec(mask, (rows, len), &Device::Cpu)?;
-        let types = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
-        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-        let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-        let counts = mask.sum(1)?.clamp(1e-9, f64::MAX)?;
-        let mean = summed.broadcast_div(&counts)?;
-        let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f64::MAX)?;
-        Ok(mean.broadcast_div(&norm)?.to_vec2::<f32>()?)
+        let hidden = self.model.forward(&ids, &mask)?;
+        Ok(mean_pool_normalised(&hidden, &mask)?.to_vec2::<f32>()?)
     }
 }
 

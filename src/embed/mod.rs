@@ -1,6 +1,7 @@
 //! Text embeddings behind one trait, with two implementations: all-MiniLM-L6-v2 in-process
 //! (candle) and an HTTP client for Ollama and OpenAI-compatible servers.
 
+mod bert;
 mod error;
 mod http;
 mod minilm;

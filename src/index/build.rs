@@ -145,7 +145,6 @@ fn build_in(
         }
     }
     flush(&mut pending, &mut progress)?;
-    drop(flush);
     on_progress(progress);
     if !quality.is_usable() {
         return Ok(Built::NoText(meta));

@@ -71,17 +71,16 @@ impl VectorWriter {
     /// Makes sure the table exists even for a document without chunks.
     pub async fn finish(self) -> Result<(), IndexError> {
         if self.table.is_none() {
-            self.db
-                .create_empty_table(TABLE, self.schema.clone())
-                .execute()
-                .await?;
+            self.db.create_empty_table(TABLE, self.schema.clone()).execute().await?;
         }
         Ok(())
     }
 
     fn batch(&self, chunks: &[Chunk], vectors: &[Vec<f32>]) -> Result<RecordBatch, IndexError> {
         let vectors = FixedSizeListArray::from_iter_primitive::<Float32Type, _, _>(
-            vectors.iter().map(|v| Some(v.iter().copied().map(Some).collect::<Vec<_>>())),
+            vectors
+                .iter()
+                .map(|v| Some(v.iter().copied().map(Some).collect::<Vec<_>>())),
             self.dimension as i32,
         );
         Ok(RecordBatch::try_new(

@@ -58,7 +58,11 @@ impl Library {
                     .into_iter()
                     .find(|d| !in_flight.contains_key(&d.id) && !in_flight.values().any(|h| *h == d.content_hash));
                 let Some(doc) = next else { break };
-                let models = self.models()?;
+                // Loading may block (file reads, an HTTP embedder's probe call).
+                let library = self.clone();
+                let models = tokio::task::spawn_blocking(move || library.models())
+                    .await
+                    .map_err(|e| Error::Task(e.to_string()))??;
                 self.catalog().set_status(doc.id, DocumentStatus::Indexing, None)?;
                 in_flight.insert(doc.id, doc.content_hash.clone());
                 let library = self.clone();

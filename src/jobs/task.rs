@@ -106,7 +106,12 @@ fn twin_with_index(library: &Library, doc: &Document, models: &Models) -> Result
 }
 
 /// Records a published index; if the document was deleted meanwhile, removes the index instead.
-fn finish_ready(library: &Library, id: DocumentId, manifest: &Manifest, reused_from: Option<DocumentId>) -> Result<(), Error> {
+fn finish_ready(
+    library: &Library,
+    id: DocumentId,
+    manifest: &Manifest,
+    reused_from: Option<DocumentId>,
+) -> Result<(), Error> {
     let meta: PdfMetadata = manifest.metadata();
     let recorded = library
         .catalog()

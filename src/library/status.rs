@@ -27,10 +27,7 @@ impl Library {
         Ok(LibraryStatus {
             folders: catalog.folder_stats()?,
             in_progress,
-            needing_attention: rest
-                .into_iter()
-                .filter(|d| d.status != DocumentStatus::Ready)
-                .collect(),
+            needing_attention: rest.into_iter().filter(|d| d.status != DocumentStatus::Ready).collect(),
         })
     }
 }

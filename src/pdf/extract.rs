@@ -172,8 +172,10 @@ fn open(path: &Path, password: Option<&str>, limits: Limits) -> Result<Document,
         Err(e) => return Err(PdfError::Parse(e.to_string())),
     };
     // lopdf tries the empty user password itself; an encrypted file it could not decrypt loads
-    // with its objects still encrypted, which reads as zero pages or garbage.
-    if doc.is_encrypted() && !doc.was_encrypted() {
+    // with its objects still encrypted, which reads as zero pages or garbage. `is_encrypted` only
+    // sees an `/Encrypt` given by reference; some writers (cpdf) put the dictionary inline.
+    let encrypted = doc.is_encrypted() || doc.trailer.has(b"Encrypt");
+    if encrypted && !doc.was_encrypted() {
         return Err(match password {
             Some(_) => PdfError::WrongPassword,
             None => PdfError::NeedsPassword,
@@ -228,6 +230,9 @@ mod tests {
 
     #[test]
     fn normalise_collapses_spaces_and_ligatures() {
-        assert_eq!(normalise("  the \u{FB01}rst\t\tline  \n\n  second\u{0}line "), "the first line\nsecond line");
+        assert_eq!(
+            normalise("  the \u{FB01}rst\t\tline  \n\n  second\u{0}line "),
+            "the first line\nsecond line"
+        );
     }
 }

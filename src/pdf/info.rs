@@ -30,17 +30,19 @@ pub fn read_info(doc: &Document) -> (Option<String>, Option<String>, Option<Stri
 /// (read as Latin-1, which agrees with it on every printable character that matters here).
 pub fn decode_text_string(bytes: &[u8]) -> String {
     let decoded = if let Some(rest) = bytes.strip_prefix(&[0xFE, 0xFF]) {
-        let units: Vec<u16> = rest
-            .chunks_exact(2)
-            .map(|c| u16::from_be_bytes([c[0], c[1]]))
-            .collect();
+        let units: Vec<u16> = rest.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
         String::from_utf16_lossy(&units)
     } else if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
         String::from_utf8_lossy(rest).into_owned()
     } else {
         bytes.iter().map(|&b| b as char).collect()
     };
-    decoded.chars().filter(|c| !c.is_control()).collect::<String>().trim().to_string()
+    decoded
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 /// Parses `D:YYYYMMDDHHmmSSOHH'mm'` (every part after the year optional) into ISO 8601.
@@ -80,9 +82,15 @@ mod tests {
 
     #[test]
     fn pdf_dates_become_iso() {
-        assert_eq!(parse_pdf_date("D:20090303120000+01'00'").as_deref(), Some("2009-03-03T12:00:00+01:00"));
+        assert_eq!(
+            parse_pdf_date("D:20090303120000+01'00'").as_deref(),
+            Some("2009-03-03T12:00:00+01:00")
+        );
         assert_eq!(parse_pdf_date("D:2001").as_deref(), Some("2001-01-01T00:00:00Z"));
-        assert_eq!(parse_pdf_date("D:20211231235959Z").as_deref(), Some("2021-12-31T23:59:59Z"));
+        assert_eq!(
+            parse_pdf_date("D:20211231235959Z").as_deref(),
+            Some("2021-12-31T23:59:59Z")
+        );
         assert_eq!(parse_pdf_date("yesterday"), None);
         assert_eq!(parse_pdf_date("D:20211399"), None);
     }

@@ -18,9 +18,7 @@ pub fn has_pdf_header(bytes: &[u8]) -> bool {
 /// Checks that the file at `path` is a PDF, with an error that shows what the file starts with.
 pub fn check_pdf(path: &Path) -> Result<(), PdfError> {
     let mut head = Vec::with_capacity(HEADER_WINDOW);
-    File::open(path)?
-        .take(HEADER_WINDOW as u64)
-        .read_to_end(&mut head)?;
+    File::open(path)?.take(HEADER_WINDOW as u64).read_to_end(&mut head)?;
     if has_pdf_header(&head) {
         return Ok(());
     }

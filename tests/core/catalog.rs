@@ -21,7 +21,10 @@ fn folders_nest_rename_and_move_with_their_subtree() {
     lib.create_folder("Work/Taxes").unwrap();
     lib.create_folder("Work/Taxes/2024").unwrap();
     lib.rename_folder("Work/Taxes", "Tax returns").unwrap();
-    assert_eq!(lib.folder("work/tax returns/2024").unwrap().path, "Work/Tax returns/2024");
+    assert_eq!(
+        lib.folder("work/tax returns/2024").unwrap().path,
+        "Work/Tax returns/2024"
+    );
     lib.move_folder("Work/Tax returns", Some(DEFAULT_FOLDER)).unwrap();
     let paths: Vec<String> = lib.folders().unwrap().into_iter().map(|f| f.path).collect();
     assert_eq!(
@@ -51,7 +54,9 @@ fn names_are_unique_among_siblings_only() {
     assert!(clash.is_ok(), "renaming to the same name in another case is allowed");
     let clash = lib.move_folder("Home/Notes", Some("Work")).unwrap_err();
     assert!(
-        clash.to_string().contains("\"notes\" already exists in folder \"Work\""),
+        clash
+            .to_string()
+            .contains("\"notes\" already exists in folder \"Work\""),
         "{clash}"
     );
 }
@@ -75,7 +80,10 @@ fn bad_names_and_unknown_folders_are_refused_clearly() {
     let lib = library();
     for bad in ["", "  ", "a/b", &"x".repeat(256)] {
         let err = lib.rename_folder(DEFAULT_FOLDER, bad).err();
-        assert!(matches!(err, Some(Error::Catalog(CatalogError::InvalidName(_)))), "{bad:?}");
+        assert!(
+            matches!(err, Some(Error::Catalog(CatalogError::InvalidName(_)))),
+            "{bad:?}"
+        );
     }
     assert!(matches!(
         lib.create_folder(" / ").err(),
@@ -95,16 +103,22 @@ fn deleting_a_non_empty_folder_needs_a_choice() {
     lib.create_folder("Work").unwrap();
     lib.create_folder("Work/Sub").unwrap();
     let pdf = crate::common::corpus_pdf("text-pdfspec-simple1-handwritten.pdf");
-    let added = lib.add(&[pdf.clone()], "Work/Sub").unwrap();
+    let added = lib.add(std::slice::from_ref(&pdf), "Work/Sub").unwrap();
     let doc = added.added[0].clone();
 
     let err = lib.delete_folder("Work", DeleteMode::OnlyIfEmpty).unwrap_err();
     assert_eq!(err.code(), ErrorCode::Conflict);
-    assert!(err.to_string().contains("holds 0 document(s) and 1 subfolder(s)"), "{err}");
+    assert!(
+        err.to_string().contains("holds 0 document(s) and 1 subfolder(s)"),
+        "{err}"
+    );
 
     // Moving up keeps the document, now in Work.
     lib.delete_folder("Work/Sub", DeleteMode::MoveToParent).unwrap();
-    assert_eq!(lib.document(&doc.id.to_string()).unwrap().folder, lib.folder("Work").unwrap().id);
+    assert_eq!(
+        lib.document(&doc.id.to_string()).unwrap().folder,
+        lib.folder("Work").unwrap().id
+    );
 
     // A top-level folder has no parent to move documents to.
     let err = lib.delete_folder("Work", DeleteMode::MoveToParent).unwrap_err();
@@ -124,7 +138,10 @@ fn moving_a_document_changes_its_folder_only() {
     let lib = library();
     lib.create_folder("Elsewhere").unwrap();
     let added = lib
-        .add(&[crate::common::corpus_pdf("text-libreoffice-writer-1p.pdf")], DEFAULT_FOLDER)
+        .add(
+            &[crate::common::corpus_pdf("text-libreoffice-writer-1p.pdf")],
+            DEFAULT_FOLDER,
+        )
         .unwrap();
     let before = added.added[0].clone();
     let moved = lib.move_document(before.id, "Elsewhere").unwrap();

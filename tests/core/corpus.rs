@@ -27,8 +27,16 @@ fn allowed(entry: &CorpusEntry) -> Vec<DocumentStatus> {
 
 fn quiet_panics() {
     static ONCE: Once = Once::new();
-    // Parser panics are caught and reported as `failed`; keep their backtraces out of the log.
-    ONCE.call_once(|| std::panic::set_hook(Box::new(|_| {})));
+    // Parser panics are caught and reported as `failed`; keep their backtraces out of the log,
+    // and report every other panic (the test's own assertions) as usual.
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if std::thread::current().name() != Some("lectern-extract") {
+                default(info);
+            }
+        }));
+    });
 }
 
 #[test]
@@ -52,27 +60,47 @@ fn every_corpus_file_ends_in_the_status_its_manifest_implies() {
         let doc = &by_name[&entry.file];
         let allowed = allowed(entry);
         if !allowed.contains(&doc.status) {
-            wrong.push(format!("{}: {:?} ({:?}), expected one of {allowed:?}", entry.file, doc.status, doc.reason));
+            wrong.push(format!(
+                "{}: {:?} ({:?}), expected one of {allowed:?}",
+                entry.file, doc.status, doc.reason
+            ));
         }
         if doc.status != DocumentStatus::Ready {
             let reason = doc.reason.as_deref().unwrap_or("");
-            assert!(reason.len() > 10, "{} has no reason a person understands: {reason:?}", entry.file);
+            assert!(
+                reason.len() > 10,
+                "{} has no reason a person understands: {reason:?}",
+                entry.file
+            );
         }
         if doc.status == DocumentStatus::Ready && entry.expect == "text" {
             assert_eq!(doc.page_count, entry.pages, "page count of {}", entry.file);
             assert!(doc.chunk_count.unwrap() > 0, "{} has no chunks", entry.file);
         }
     }
-    assert!(wrong.is_empty(), "{} file(s) in the wrong state:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} file(s) in the wrong state:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 
     let status = |name: &str| by_name[name].status;
-    assert_eq!(status("enc-owner-only-us-dmca-18p.pdf"), DocumentStatus::Ready, "empty user password opens");
+    assert_eq!(
+        status("enc-owner-only-us-dmca-18p.pdf"),
+        DocumentStatus::Ready,
+        "empty user password opens"
+    );
     assert!(by_name["enc-unknown-user-password.pdf"]
         .reason
         .as_deref()
         .unwrap()
         .contains("protected by a password"));
-    assert!(by_name["scan-ccitt-g4.pdf"].reason.as_deref().unwrap().contains("needs OCR"));
+    assert!(by_name["scan-ccitt-g4.pdf"]
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("needs OCR"));
 }
 
 #[test]
@@ -83,12 +111,18 @@ fn a_password_unlocks_a_protected_pdf_and_a_wrong_one_changes_nothing() {
     let entry = corpus_manifest().into_iter().find(|e| e.file == file).unwrap();
     let doc = lib.add(&[corpus_pdf(file)], DEFAULT_FOLDER).unwrap().added.remove(0);
     index_all(&lib);
-    assert_eq!(lib.document(&doc.id.to_string()).unwrap().status, DocumentStatus::NeedsPassword);
+    assert_eq!(
+        lib.document(&doc.id.to_string()).unwrap().status,
+        DocumentStatus::NeedsPassword
+    );
 
     let err = lib.unlock(doc.id, "not the password").unwrap_err();
     assert_eq!(err.code(), ErrorCode::NeedsPassword);
     assert!(err.to_string().contains("password was not accepted"), "{err}");
-    assert_eq!(lib.document(&doc.id.to_string()).unwrap().status, DocumentStatus::NeedsPassword);
+    assert_eq!(
+        lib.document(&doc.id.to_string()).unwrap().status,
+        DocumentStatus::NeedsPassword
+    );
 
     lib.unlock(doc.id, entry.user_password.as_deref().unwrap()).unwrap();
     index_all(&lib);

@@ -26,7 +26,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
 }
@@ -64,7 +67,10 @@ fn check(home: &Path, ids: &[DocumentId], round: usize) -> usize {
     for doc in &docs {
         assert!(ids.contains(&doc.id));
         assert!(
-            matches!(doc.status, DocumentStatus::Queued | DocumentStatus::Indexing | DocumentStatus::Ready),
+            matches!(
+                doc.status,
+                DocumentStatus::Queued | DocumentStatus::Indexing | DocumentStatus::Ready
+            ),
             "round {round}: {} is {:?}: {:?}",
             doc.file_name,
             doc.status,
@@ -85,10 +91,19 @@ fn indexing_survives_sigkill_at_random_moments() {
     let ids: Vec<DocumentId> = {
         let library = Library::open(config(home.path())).unwrap();
         let paths: Vec<_> = FILES.iter().map(|f| corpus_pdf(f)).collect();
-        library.add(&paths, DEFAULT_FOLDER).unwrap().added.iter().map(|d| d.id).collect()
+        library
+            .add(&paths, DEFAULT_FOLDER)
+            .unwrap()
+            .added
+            .iter()
+            .map(|d| d.id)
+            .collect()
     };
     assert_eq!(ids.len(), FILES.len());
-    let seed = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let seed = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
     eprintln!("crash test seed: {seed}");
     let mut rng = Lcg(seed);
     let mut kills = 0;
@@ -104,7 +119,11 @@ fn indexing_survives_sigkill_at_random_moments() {
             kills += 1;
         }
         let ready = check(home.path(), &ids, round);
-        eprintln!("round {round}: killed={} ready={ready}/{}", status.code().is_none(), ids.len());
+        eprintln!(
+            "round {round}: killed={} ready={ready}/{}",
+            status.code().is_none(),
+            ids.len()
+        );
         if ready == ids.len() {
             // Everything finished before the kill: give the next indexer work again.
             let library = Library::open(config(home.path())).unwrap();
@@ -117,7 +136,11 @@ fn indexing_survives_sigkill_at_random_moments() {
 
     let status = indexer(home.path()).status().unwrap();
     assert!(status.success());
-    assert_eq!(check(home.path(), &ids, usize::MAX), ids.len(), "not every document ended ready");
+    assert_eq!(
+        check(home.path(), &ids, usize::MAX),
+        ids.len(),
+        "not every document ended ready"
+    );
     let leftovers: Vec<String> = std::fs::read_dir(home.path().join("indexes"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())

@@ -18,7 +18,10 @@ fn minilm_matches_sentence_transformers() {
     let model = MiniLm::load(&models_dir().join(MINILM_DIR)).unwrap();
     assert_eq!(model.dimension(), 384);
     let vectors = model
-        .embed(&["Lectern answers questions about your own PDFs.", "The cat sat on the mat."])
+        .embed(&[
+            "Lectern answers questions about your own PDFs.",
+            "The cat sat on the mat.",
+        ])
         .unwrap();
     // Reference values: sentence-transformers 6.2 with torch 2.15 on the same files
     // (scripts/bench_sentence_transformers.py prints the head of the first vector).
@@ -43,7 +46,10 @@ fn minilm_batches_keep_order_and_ignore_padding() {
     let together = model.embed(&texts).unwrap();
     for (i, text) in texts.iter().enumerate() {
         let alone = model.embed(&[text]).unwrap();
-        assert!(cosine(&together[i], &alone[0]) > 0.9999, "text {i} changed with its batch");
+        assert!(
+            cosine(&together[i], &alone[0]) > 0.9999,
+            "text {i} changed with its batch"
+        );
     }
     let cat = model.embed(&["a cat"]).unwrap();
     assert!(cosine(&cat[0], &together[2]) > cosine(&cat[0], &together[1]));
@@ -141,8 +147,14 @@ fn openai_embeddings_wire_format_reorders_by_index_and_sends_the_key() {
             .collect();
         (200, serde_json::json!({ "object": "list", "data": data }).to_string())
     });
-    let embedder = HttpEmbedder::connect(HttpApi::OpenAi, &url, "text-embedding-3-small", Some("sk-test".into()), Some(3))
-        .unwrap();
+    let embedder = HttpEmbedder::connect(
+        HttpApi::OpenAi,
+        &url,
+        "text-embedding-3-small",
+        Some("sk-test".into()),
+        Some(3),
+    )
+    .unwrap();
     let vectors = embedder.embed(&["a", "abc"]).unwrap();
     assert_eq!(vectors, vec![vec![1.0; 3], vec![3.0; 3]]);
     server.join().unwrap();
@@ -150,24 +162,42 @@ fn openai_embeddings_wire_format_reorders_by_index_and_sends_the_key() {
 
 #[test]
 fn http_errors_say_what_to_do() {
-    let (url, server) = serve(1, |_, _, _| (404, r#"{"error":"model \"nope\" not found, try pulling it first"}"#.into()));
-    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "nope", None, None).err().unwrap();
+    let (url, server) = serve(1, |_, _, _| {
+        (
+            404,
+            r#"{"error":"model \"nope\" not found, try pulling it first"}"#.into(),
+        )
+    });
+    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "nope", None, None)
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("does not know the model \"nope\""), "{err}");
     server.join().unwrap();
 
     let (url, server) = serve(1, |_, _, _| (401, r#"{"error":"invalid key"}"#.into()));
-    let err = HttpEmbedder::connect(HttpApi::OpenAi, &url, "m", Some("bad".into()), None).err().unwrap();
+    let err = HttpEmbedder::connect(HttpApi::OpenAi, &url, "m", Some("bad".into()), None)
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("refused the API key"), "{err}");
     server.join().unwrap();
 
-    let (url, server) = serve(1, |_, _, body| (200, serde_json::json!({ "embeddings": fake_vectors(body, 5) }).to_string()));
-    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "m", None, Some(384)).err().unwrap();
+    let (url, server) = serve(1, |_, _, body| {
+        (
+            200,
+            serde_json::json!({ "embeddings": fake_vectors(body, 5) }).to_string(),
+        )
+    });
+    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "m", None, Some(384))
+        .err()
+        .unwrap();
     assert!(matches!(err, EmbedError::Dimension { expected: 384, got: 5 }), "{err}");
     server.join().unwrap();
 
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "m", None, None).err().unwrap();
+    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "m", None, None)
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("is it running?"), "{err}");
 }

@@ -17,7 +17,9 @@ fn each_bad_input_gets_its_own_clear_reason_and_the_rest_is_imported() {
     let missing = dir.path().join("missing.pdf");
     let good = corpus_pdf("text-pdfspec-simple1-handwritten.pdf");
 
-    let report = lib.add(&[text.clone(), missing.clone(), good.clone()], DEFAULT_FOLDER).unwrap();
+    let report = lib
+        .add(&[text.clone(), missing.clone(), good.clone()], DEFAULT_FOLDER)
+        .unwrap();
     assert_eq!(report.added.len(), 1);
     assert_eq!(report.added[0].status, DocumentStatus::Queued);
     let reasons: Vec<(PathBuf, String)> = report.failed.into_iter().map(|f| (f.path, f.reason)).collect();
@@ -31,7 +33,10 @@ fn each_bad_input_gets_its_own_clear_reason_and_the_rest_is_imported() {
                     text.display()
                 )
             ),
-            (missing.clone(), format!("{}: no such file or directory", missing.display())),
+            (
+                missing.clone(),
+                format!("{}: no such file or directory", missing.display())
+            ),
         ]
     );
 }
@@ -50,7 +55,9 @@ fn a_pdf_is_recognised_by_its_header_not_its_name() {
 #[test]
 fn an_unknown_folder_is_an_error_before_anything_is_copied() {
     let lib = library();
-    let err = lib.add(&[corpus_pdf("text-xelatex-4p.pdf")], "No Such Folder").unwrap_err();
+    let err = lib
+        .add(&[corpus_pdf("text-xelatex-4p.pdf")], "No Such Folder")
+        .unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
     assert_eq!(std::fs::read_dir(lib.home.path().join("files")).unwrap().count(), 0);
 }
@@ -75,7 +82,11 @@ fn the_original_is_copied_content_addressed_and_never_modified() {
     let lib = library();
     let original = corpus_pdf("text-word-mac-lorem-ipsum-2p.pdf");
     let before = std::fs::read(&original).unwrap();
-    let doc = lib.add(&[original.clone()], DEFAULT_FOLDER).unwrap().added.remove(0);
+    let doc = lib
+        .add(std::slice::from_ref(&original), DEFAULT_FOLDER)
+        .unwrap()
+        .added
+        .remove(0);
     let stored = lib.home.path().join("files").join(format!("{}.pdf", doc.content_hash));
     assert_eq!(std::fs::read(&stored).unwrap(), before);
     assert_eq!(std::fs::read(&original).unwrap(), before);
@@ -88,7 +99,7 @@ fn the_original_is_copied_content_addressed_and_never_modified() {
 fn the_same_content_twice_in_one_folder_is_recognised() {
     let lib = library();
     let pdf = corpus_pdf("text-xelatex-4p.pdf");
-    let first = lib.add(&[pdf.clone()], DEFAULT_FOLDER).unwrap();
+    let first = lib.add(std::slice::from_ref(&pdf), DEFAULT_FOLDER).unwrap();
     let second = lib.add(&[pdf], DEFAULT_FOLDER).unwrap();
     assert_eq!(first.added.len(), 1);
     assert!(second.added.is_empty());

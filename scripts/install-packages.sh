@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Lectern builds and runs with, if any is missing (apt-get, as root
+# or through sudo): protobuf for LanceDB, a C toolchain, python3 with pip for the model setup.
+set -euo pipefail
+
+packages=(protobuf-compiler libprotobuf-dev build-essential pkg-config python3 python3-pip)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+fi
