@@ -173,8 +173,9 @@ fn open(path: &Path, password: Option<&str>, limits: Limits) -> Result<Document,
     };
     // lopdf tries the empty user password itself; an encrypted file it could not decrypt loads
     // with its objects still encrypted, which reads as zero pages or garbage. `is_encrypted` only
-    // sees an `/Encrypt` given by reference; some writers (cpdf) put the dictionary inline.
-    let encrypted = doc.is_encrypted() || doc.trailer.has(b"Encrypt");
+    // sees an `/Encrypt` given by reference; some writers (cpdf) put the dictionary inline. A
+    // reference to a missing object (a damaged file) is no encryption.
+    let encrypted = doc.is_encrypted() || matches!(doc.trailer.get(b"Encrypt"), Ok(lopdf::Object::Dictionary(_)));
     if encrypted && !doc.was_encrypted() {
         return Err(match password {
             Some(_) => PdfError::WrongPassword,
