@@ -20,7 +20,15 @@ cargo build --bin lectern
 target="${CARGO_TARGET_DIR:-target}"
 lectern="$target/debug/lectern"
 
-samples="${LECTERN_SAMPLES:-../shared/corpus/pdfs}"
+# A sample of the corpus that shows every outcome: text PDFs, a form, a scan (needs OCR), a
+# password-protected file and a broken one. LECTERN_SAMPLES=DIR adds a directory instead.
+corpus=../shared/corpus/pdfs
+if [ -n "${LECTERN_SAMPLES:-}" ]; then
+  samples=("$LECTERN_SAMPLES")
+else
+  samples=("$corpus"/text-*.pdf "$corpus/form-libreoffice-acroform.pdf" "$corpus/scan-ccitt-g4.pdf"
+    "$corpus/enc-aes-128-user-baz.pdf" "$corpus/bad-header-then-eof-only.pdf")
+fi
 "$lectern" folder ls | grep -qx "Samples" || "$lectern" folder create "Samples"
-"$lectern" add "$samples" --folder "Samples" || true
+"$lectern" add "${samples[@]}" --folder "Samples" || true
 "$lectern" status

@@ -15,7 +15,7 @@ use tokio::sync::{broadcast, Notify};
 use crate::catalog::{Catalog, DocumentId};
 use crate::chunk::Chunker;
 use crate::config::{EmbedderConfig, LibraryConfig};
-use crate::embed::{tokenizer_for_batches, Embedder, HttpEmbedder, MiniLm, MINILM_DIR};
+use crate::embed::{tokenizer_for_batches, EmbedError, Embedder, HttpEmbedder, MiniLm, MINILM_DIR};
 use crate::files::FileStore;
 use crate::index::IndexDirs;
 use crate::jobs::IndexEvent;
@@ -87,12 +87,16 @@ impl Library {
         }
         let config = &self.shared.config;
         let minilm_dir = config.models_dir.join(MINILM_DIR);
-        let tokenizer = tokenizer_for_batches(&minilm_dir.join("tokenizer.json")).map_err(|_| {
-            crate::embed::EmbedError::ModelMissing {
-                dir: minilm_dir.clone(),
+        // Chunks are counted in MiniLM tokens whichever model embeds them.
+        let tokenizer_path = minilm_dir.join("tokenizer.json");
+        if !tokenizer_path.is_file() {
+            return Err(EmbedError::ModelMissing {
+                dir: minilm_dir,
                 file: "tokenizer.json".into(),
             }
-        })?;
+            .into());
+        }
+        let tokenizer = tokenizer_for_batches(&tokenizer_path)?;
         let embedder: Box<dyn Embedder> = match &config.embedder {
             EmbedderConfig::MiniLm => Box::new(MiniLm::load(&minilm_dir)?),
             EmbedderConfig::Http {

@@ -72,19 +72,19 @@ impl Extraction {
                 };
                 let _ = tx.send(Err(error));
             });
-        let (rx, finished) = match spawned {
-            Ok(_) => (rx, false),
-            Err(_) => {
+        let rx = match spawned {
+            Ok(_) => rx,
+            Err(e) => {
                 let (tx, rx) = sync_channel(1);
-                let _ = tx.send(Err(PdfError::Parse("no thread could be started for extraction".into())));
-                (rx, false)
+                let _ = tx.send(Err(PdfError::Io(e)));
+                rx
             }
         };
         Extraction {
             rx,
             deadline: Instant::now() + limits.timeout,
             timeout: limits.timeout,
-            finished,
+            finished: false,
         }
     }
 
