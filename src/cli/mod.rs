@@ -134,12 +134,12 @@ async fn doc(library: &Library, command: DocCommand) -> Result<ExitCode, Error> 
             let doc = library.document(&id)?;
             library.unlock(doc.id, &password)?;
             println!("unlocked {}", doc.file_name);
-            return progress::index_and_show(library, &[doc], false).await;
+            return progress::index_and_show(library, &[doc]).await;
         }
         DocCommand::Reindex { id } => {
             let doc = library.document(&id)?;
             let doc = library.reindex(doc.id)?;
-            return progress::index_and_show(library, &[doc], false).await;
+            return progress::index_and_show(library, &[doc]).await;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -66,11 +66,8 @@ pub async fn add(library: &Library, args: AddArgs) -> Result<ExitCode, Error> {
 }
 
 /// Indexes (or follows the indexing of) `docs` with progress bars, then prints why any is not ready.
-pub async fn index_and_show(library: &Library, docs: &[Document], json: bool) -> Result<ExitCode, Error> {
-    let finished = index_and_follow(library, docs, !json).await?;
-    if json {
-        output::json(&finished);
-    }
+pub async fn index_and_show(library: &Library, docs: &[Document]) -> Result<ExitCode, Error> {
+    index_and_follow(library, docs, true).await?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -50,12 +50,17 @@ impl Library {
         let (deleted, hashes) = {
             let mut catalog = self.catalog();
             let folder = catalog.folder_by_path(path)?;
-            let subtree = catalog.subtree(folder.id)?;
-            let hashes: Vec<String> = catalog
-                .list_documents(Some(&subtree))?
-                .into_iter()
-                .map(|d| d.content_hash)
-                .collect();
+            // Only a delete that takes documents with it can leave stored files unreferenced.
+            let hashes: Vec<String> = if mode == DeleteMode::DeleteDocuments {
+                let subtree = catalog.subtree(folder.id)?;
+                catalog
+                    .list_documents(Some(&subtree))?
+                    .into_iter()
+                    .map(|d| d.content_hash)
+                    .collect()
+            } else {
+                Vec::new()
+            };
             (catalog.delete_folder(folder.id, mode)?, hashes)
         };
         for id in &deleted {

@@ -8,6 +8,6 @@ mod quality;
 mod sniff;
 
 pub use error::PdfError;
-pub use extract::{normalise, Extracted, Extraction, Limits};
+pub use extract::{Extracted, Extraction, Limits};
 pub use quality::TextQuality;
 pub use sniff::{check_pdf, has_pdf_header};
