@@ -13,5 +13,5 @@ scripts/setup-models.sh "$LECTERN_TEST_MODELS"
 command -v cargo-nextest >/dev/null 2>&1 || cargo install --locked cargo-nextest
 
 cargo fmt --all --check
-cargo clippy --all-targets --locked -- -D warnings
-cargo nextest run --locked --no-fail-fast
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo nextest run --workspace --locked --no-fail-fast

@@ -13,6 +13,7 @@ pub mod index;
 pub mod jobs;
 mod library;
 pub mod pdf;
+pub mod search;
 
 pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
 pub use config::{EmbedderConfig, LibraryConfig};

@@ -186,7 +186,8 @@ impl Catalog {
     pub fn set_ready(&self, id: DocumentId, meta: &PdfMetadata, chars: u64, chunks: u64) -> Result<bool, CatalogError> {
         let changed = self.conn.execute(
             "UPDATE documents SET status = 'ready', reason = NULL, title = ?1, author = ?2, pdf_created = ?3,
-                 page_count = ?4, progress_done = ?4, progress_total = ?4, char_count = ?5, chunk_count = ?6
+                 page_count = ?4, progress_done = ?4, progress_total = ?4, char_count = ?5, chunk_count = ?6,
+                 index_generation = index_generation + 1
              WHERE id = ?7",
             params![
                 meta.title,

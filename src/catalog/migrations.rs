@@ -48,6 +48,11 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX documents_hash ON documents (content_hash);
     "#,
+    // 3: a counter bumped each time a document's index is (re)published, so that query-side caches
+    //    of an index can tell a rebuilt index from the one they hold.
+    r#"
+    ALTER TABLE documents ADD COLUMN index_generation INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -9,6 +9,7 @@ mod error;
 mod folders;
 mod ids;
 pub mod migrations;
+mod scope;
 
 use std::path::Path;
 use std::time::Duration;
@@ -20,6 +21,7 @@ pub use documents::{NewDocument, PdfMetadata};
 pub use error::CatalogError;
 pub use folders::DeleteMode;
 pub use ids::{ChunkId, DocumentId, FolderId};
+pub use scope::{Scope, ScopeFilters, ScopedDocument};
 
 /// The folder a new library starts with.
 pub const DEFAULT_FOLDER: &str = "Personal Knowledge";

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Ask questions about your own PDFs, offline.
 #[derive(Debug, Parser)]
@@ -31,8 +31,75 @@ pub enum Command {
     Index(IndexArgs),
     /// Folders with their documents, pages and chunks; documents in progress or needing attention.
     Status(JsonFlag),
-    /// Measure indexing speed on a directory of PDFs.
+    /// Find the passages that best match a question, across a folder's documents.
+    Search(SearchArgs),
+    /// Measure retrieval quality on questions with known answers, for every search mode.
+    Eval(EvalArgs),
+    /// Measure indexing speed on a directory of PDFs (`bench search`: query speed).
     Bench(BenchArgs),
+}
+
+/// Retrieval modes, as the command line spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    Hybrid,
+    Vector,
+    Keyword,
+}
+
+#[derive(Debug, Args)]
+pub struct ScopeArgs {
+    /// A folder to search, with its subfolders (repeat for several; default: the whole library).
+    #[arg(long = "folder", value_name = "FOLDER")]
+    pub folders: Vec<String>,
+    /// A document to search, by id or id prefix (repeat for several).
+    #[arg(long = "doc", value_name = "ID")]
+    pub documents: Vec<String>,
+    /// Only documents whose PDF author contains this text.
+    #[arg(long)]
+    pub author: Option<String>,
+    /// Only documents whose title or file name contains this text.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Only PDFs created on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).
+    #[arg(long, value_name = "DATE")]
+    pub created_from: Option<String>,
+    /// Only PDFs created on or before this date (YYYY, YYYY-MM or YYYY-MM-DD).
+    #[arg(long, value_name = "DATE")]
+    pub created_to: Option<String>,
+    /// Only documents added on or after this day (YYYY-MM-DD, UTC).
+    #[arg(long, value_name = "DATE")]
+    pub added_after: Option<String>,
+    /// Only documents added before this day (YYYY-MM-DD, UTC).
+    #[arg(long, value_name = "DATE")]
+    pub added_before: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The question or keywords.
+    pub query: String,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// How many passages to show.
+    #[arg(long, default_value_t = 10)]
+    pub k: usize,
+    #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
+    pub mode: ModeArg,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// A JSON Lines file of `{"question", "doc", "pages"}` (doc: file name; pages: 1-based).
+    pub questions: PathBuf,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// List every question each mode misses at page level.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Args)]
@@ -140,7 +207,10 @@ pub struct IndexArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct BenchArgs {
+    #[command(subcommand)]
+    pub what: Option<BenchCommand>,
     /// The directory of PDFs to index (default: the shared corpus's `text-` files).
     #[arg(long)]
     pub corpus: Option<PathBuf>,
@@ -150,4 +220,36 @@ pub struct BenchArgs {
     /// Chunks embedded for the embedding-speed figure.
     #[arg(long, default_value_t = 256)]
     pub chunks: usize,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Query speed and memory on synthetic libraries of 10 to 3,000 documents, against one LanceDB
+    /// table holding the same chunks; and on a real library if one is given.
+    Search(SearchBenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SearchBenchArgs {
+    /// Where the synthetic library is generated (kept for later runs).
+    #[arg(long, default_value = "/var/tmp/lectern-bench-search")]
+    pub data: PathBuf,
+    /// Folder sizes, in documents, of the curve.
+    #[arg(long, value_delimiter = ',', default_value = "10,100,1000,3000")]
+    pub sizes: Vec<usize>,
+    /// Chunks per synthetic document.
+    #[arg(long, default_value_t = 300)]
+    pub chunks: usize,
+    /// Timed queries per size.
+    #[arg(long, default_value_t = 200)]
+    pub queries: usize,
+    /// Also time the questions of this file on the real library (`--home`), in `--folder`.
+    #[arg(long)]
+    pub questions: Option<PathBuf>,
+    /// The folder of the real library the questions are asked in.
+    #[arg(long)]
+    pub folder: Option<String>,
+    /// Run one measurement in this process and print it as JSON (used by the benchmark itself).
+    #[arg(long, hide = true)]
+    pub probe: Option<usize>,
 }

@@ -3,8 +3,10 @@
 
 mod args;
 mod bench;
+mod bench_search;
 mod output;
 mod progress;
+mod search;
 
 use std::process::ExitCode;
 
@@ -50,7 +52,10 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         config.home = home;
     }
     if let Command::Bench(args) = &cli.command {
-        return bench::run(config, args).await;
+        return match &args.what {
+            Some(args::BenchCommand::Search(search)) => bench_search::run(config, search).await,
+            None => bench::run(config, args).await,
+        };
     }
     let library = Library::open(config)?;
     match cli.command {
@@ -75,6 +80,8 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
             }
         }
         Command::Status(flag) => output::status(&library.status()?, flag.json),
+        Command::Search(args) => return search::search(&library, args).await,
+        Command::Eval(args) => return search::eval(&library, args).await,
         Command::Bench(_) => unreachable!("handled above"),
     }
     Ok(ExitCode::SUCCESS)

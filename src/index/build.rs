@@ -151,6 +151,7 @@ fn build_in(
     }
     keywords.finish()?;
     runtime.block_on(vectors.finish())?;
+    runtime.block_on(super::block::write_from_table(temp, dimension))?;
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
         content_hash: input.content_hash.to_string(),

@@ -21,6 +21,8 @@ pub enum IndexError {
     Tantivy(#[from] tantivy::TantivyError),
     #[error("the index manifest {path} cannot be read: {reason}")]
     Manifest { path: PathBuf, reason: String },
+    #[error("{path} is damaged: {reason}")]
+    Damaged { path: PathBuf, reason: String },
 }
 
 impl IndexError {

@@ -1,11 +1,13 @@
 //! Per-document indexes on disk: `indexes/<doc-id>/` holds `manifest.json`, a LanceDB table
 //! (`vectors/`) and a tantivy index (`keywords/`) of the same chunks.
 
+pub mod block;
 mod build;
 mod dirs;
 mod error;
 pub mod keywords;
 mod manifest;
+mod publish;
 pub mod vectors;
 
 use std::path::Path;
@@ -14,6 +16,7 @@ pub use build::{build, BuildError, BuildInput, BuildProgress, Built};
 pub use dirs::{IndexDirs, Sweep};
 pub use error::IndexError;
 pub use manifest::{Manifest, FORMAT_VERSION, MANIFEST_FILE};
+pub use publish::{publish, Provenance};
 
 /// Checks that the index in `dir` is complete and whole: a readable manifest, and a vector table
 /// and keyword index that both hold exactly the chunks the manifest counts.

@@ -157,6 +157,7 @@ impl Library {
     pub fn delete_document(&self, id: DocumentId) -> Result<Document, Error> {
         self.cancel(id);
         let doc = self.catalog().delete_document(id)?;
+        self.search_cache().evict(id);
         self.dirs().remove(id)?;
         self.remove_file_if_unreferenced(&doc.content_hash)?;
         Ok(doc)
@@ -186,6 +187,7 @@ impl Library {
     /// Queues a document to be indexed again from its stored file; its old index is removed first.
     pub fn reindex(&self, id: DocumentId) -> Result<Document, Error> {
         self.cancel(id);
+        self.search_cache().evict(id);
         let catalog = self.catalog();
         catalog.document(id)?;
         catalog.set_status(id, DocumentStatus::Queued, None)?;

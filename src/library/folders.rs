@@ -65,6 +65,7 @@ impl Library {
         };
         for id in &deleted {
             self.cancel(*id);
+            self.search_cache().evict(*id);
             self.dirs().remove(*id)?;
         }
         for hash in &hashes {

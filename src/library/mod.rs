@@ -4,6 +4,7 @@
 
 mod documents;
 mod folders;
+mod search;
 mod status;
 
 use std::collections::HashMap;
@@ -19,6 +20,7 @@ use crate::embed::{tokenizer_for_batches, EmbedError, Embedder, HttpEmbedder, Mi
 use crate::files::FileStore;
 use crate::index::IndexDirs;
 use crate::jobs::IndexEvent;
+use crate::search::{Fields, IndexCache};
 use crate::Error;
 
 pub use documents::{ImportFailure, ImportReport};
@@ -45,6 +47,9 @@ struct Shared {
     cancels: Mutex<HashMap<DocumentId, Arc<AtomicBool>>>,
     wake: Notify,
     models: Mutex<Option<Arc<Models>>>,
+    search_cache: IndexCache,
+    fields: Fields,
+    search_threads: usize,
 }
 
 impl Library {
@@ -66,6 +71,9 @@ impl Library {
                 cancels: Mutex::new(HashMap::new()),
                 wake: Notify::new(),
                 models: Mutex::new(None),
+                search_cache: IndexCache::default(),
+                fields: Fields::new()?,
+                search_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
             }),
         })
     }
@@ -112,6 +120,11 @@ impl Library {
         });
         *slot = Some(models.clone());
         Ok(models)
+    }
+
+    /// The indexes kept open for search.
+    pub fn search_cache(&self) -> &IndexCache {
+        &self.shared.search_cache
     }
 
     pub(crate) fn catalog(&self) -> MutexGuard<'_, Catalog> {

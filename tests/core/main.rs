@@ -9,3 +9,4 @@ mod crash;
 mod embed;
 mod import;
 mod index;
+mod search;

@@ -1,0 +1,159 @@
+//! Which documents a question is asked of: folders (each with its subfolders) and chosen
+//! documents, narrowed by metadata filters, and of those only the ones that are ready.
+
+use std::collections::HashMap;
+
+use rusqlite::types::Value;
+use serde::{Deserialize, Serialize};
+
+use super::{Catalog, CatalogError, DocumentId, FolderId};
+
+/// The documents a search covers. Empty folders and documents mean the whole library.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Scope {
+    /// Folders, each with all its subfolders.
+    pub folders: Vec<FolderId>,
+    /// Documents chosen one by one, wherever they are.
+    pub documents: Vec<DocumentId>,
+    pub filters: ScopeFilters,
+}
+
+/// Metadata filters; every one given must hold.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScopeFilters {
+    /// A substring of the PDF's author (case-insensitive).
+    pub author: Option<String>,
+    /// A substring of the PDF's title or of the file name (case-insensitive).
+    pub name: Option<String>,
+    /// The PDF's creation date is on or after this ISO date (`2020` or `2020-05-01`).
+    pub created_from: Option<String>,
+    /// The PDF's creation date is before the end of this ISO date (`2021` covers all of 2021).
+    pub created_to: Option<String>,
+    /// Added to the library at or after this instant (milliseconds since the Unix epoch).
+    pub added_after: Option<i64>,
+    /// Added to the library before this instant (milliseconds since the Unix epoch).
+    pub added_before: Option<i64>,
+}
+
+/// A ready document in scope, with what a search needs to know of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopedDocument {
+    pub id: DocumentId,
+    pub folder: FolderId,
+    /// The folder's slash-separated path.
+    pub folder_path: String,
+    pub file_name: String,
+    pub title: Option<String>,
+    /// Bumped each time the document's index is published.
+    pub index_generation: i64,
+}
+
+impl Catalog {
+    /// The ready documents in `scope`, ordered by id, read in one statement (one snapshot).
+    pub fn documents_in_scope(&self, scope: &Scope) -> Result<Vec<ScopedDocument>, CatalogError> {
+        let mut params: Vec<Value> = Vec::new();
+        let mut bind = |v: Value| {
+            params.push(v);
+            format!("?{}", params.len())
+        };
+        let mut selected = Vec::new();
+        let mut cte = String::new();
+        if !scope.folders.is_empty() {
+            let roots: Vec<String> = scope.folders.iter().map(|f| bind(Value::Integer(f.0))).collect();
+            cte = subtree_cte(&roots);
+            selected.push("d.folder_id IN (SELECT id FROM sub)".to_string());
+        }
+        if !scope.documents.is_empty() {
+            let ids: Vec<String> = scope
+                .documents
+                .iter()
+                .map(|d| bind(Value::Text(d.to_string())))
+                .collect();
+            selected.push(format!("d.id IN ({})", ids.join(", ")));
+        }
+        let mut conditions = vec!["d.status = 'ready'".to_string()];
+        if !selected.is_empty() {
+            conditions.push(format!("({})", selected.join(" OR ")));
+        }
+        let f = &scope.filters;
+        if let Some(author) = &f.author {
+            let p = bind(Value::Text(like_pattern(author)));
+            conditions.push(format!("d.author LIKE {p} ESCAPE '\\'"));
+        }
+        if let Some(name) = &f.name {
+            let p = bind(Value::Text(like_pattern(name)));
+            conditions.push(format!(
+                "(d.title LIKE {p} ESCAPE '\\' OR d.file_name LIKE {p} ESCAPE '\\')"
+            ));
+        }
+        if let Some(from) = &f.created_from {
+            let p = bind(Value::Text(from.clone()));
+            conditions.push(format!("d.pdf_created >= {p}"));
+        }
+        if let Some(to) = &f.created_to {
+            // `2021` must include `2021-12-31T10:00`: compare against the prefix's successor.
+            let p = bind(Value::Text(format!("{to}\u{10FFFF}")));
+            conditions.push(format!("d.pdf_created < {p}"));
+        }
+        if let Some(after) = f.added_after {
+            let p = bind(Value::Integer(after));
+            conditions.push(format!("d.added_at >= {p}"));
+        }
+        if let Some(before) = f.added_before {
+            let p = bind(Value::Integer(before));
+            conditions.push(format!("d.added_at < {p}"));
+        }
+        let sql = format!(
+            "{cte} SELECT d.id, d.folder_id, d.file_name, d.title, d.index_generation
+             FROM documents d WHERE {} ORDER BY d.id",
+            conditions.join(" AND ")
+        );
+        let paths: HashMap<FolderId, String> = self.list_folders()?.into_iter().map(|f| (f.id, f.path)).collect();
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(params.iter()), |r| {
+            let id: String = r.get(0)?;
+            let id = id
+                .parse::<DocumentId>()
+                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?;
+            Ok((id, FolderId(r.get(1)?), r.get(2)?, r.get(3)?, r.get(4)?))
+        })?;
+        let mut docs = Vec::new();
+        for row in rows {
+            let (id, folder, file_name, title, index_generation) = row?;
+            docs.push(ScopedDocument {
+                id,
+                folder,
+                folder_path: paths.get(&folder).cloned().unwrap_or_default(),
+                file_name,
+                title,
+                index_generation,
+            });
+        }
+        Ok(docs)
+    }
+}
+
+/// `WITH RECURSIVE sub` holding the folders bound as `roots` and all their descendants.
+fn subtree_cte(roots: &[String]) -> String {
+    format!(
+        "WITH RECURSIVE sub(id) AS (
+             SELECT id FROM folders WHERE id IN ({})
+             UNION
+             SELECT f.id FROM folders f JOIN sub ON f.parent_id = sub.id
+         )",
+        roots.join(", ")
+    )
+}
+
+/// A LIKE pattern matching `needle` anywhere, with LIKE's own characters escaped.
+fn like_pattern(needle: &str) -> String {
+    let mut p = String::from("%");
+    for c in needle.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    p
+}

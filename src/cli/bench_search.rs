@@ -1,0 +1,576 @@
+//! `lectern bench search`: query latency and memory of the fan-out on synthetic libraries of
+//! real per-document indexes (LanceDB table, tantivy index, vector block) at several folder
+//! sizes, side by side with one LanceDB table holding the same chunks, scanned flat; and,
+//! optionally, on a real library with real questions.
+//!
+//! The synthetic library is generated once under `--data` and reused. Each size is measured in
+//! a fresh child process (`--probe`), so that the memory it reports is the query path's own.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow_array::types::Float32Type;
+use arrow_array::{FixedSizeListArray, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use futures::TryStreamExt;
+use lancedb::query::{ExecutableQuery, QueryBase};
+use lectern::catalog::{Catalog, ChunkId, NewDocument, PdfMetadata, Scope};
+use lectern::chunk::{Chunk, ChunkerSettings};
+use lectern::index::{block, publish, IndexDirs, Provenance};
+use lectern::search::eval::read_questions;
+use lectern::search::{SearchMode, SearchRequest};
+use lectern::{Error, Library, LibraryConfig};
+use serde::{Deserialize, Serialize};
+
+use super::args::SearchBenchArgs;
+
+const DIMENSION: usize = 384;
+const K: usize = 10;
+const VOCABULARY: usize = 30_000;
+const WORDS_PER_CHUNK: usize = 180;
+const TOPICS: u64 = 64;
+
+/// What the generated data directory holds, so a later run can reuse it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct DataSpec {
+    sizes: Vec<usize>,
+    chunks: usize,
+}
+
+/// One size's figures, as a probe prints them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Probe {
+    documents: usize,
+    chunks: usize,
+    cold_ms: f64,
+    hybrid: Latency,
+    vector: Latency,
+    keyword: Latency,
+    lancedb_flat: Latency,
+    rss_before_mb: f64,
+    rss_after_mb: f64,
+    vector_blocks_mb: f64,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct Latency {
+    p50: f64,
+    p99: f64,
+}
+
+impl Latency {
+    fn of(mut ms: Vec<f64>) -> Latency {
+        ms.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            ms.get(((ms.len() as f64 - 1.0) * q).round() as usize)
+                .copied()
+                .unwrap_or(0.0)
+        };
+        Latency {
+            p50: at(0.5),
+            p99: at(0.99),
+        }
+    }
+}
+
+pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> Result<ExitCode, Error> {
+    let mut sizes = args.sizes.clone();
+    sizes.sort_unstable();
+    sizes.dedup();
+    if let Some(size) = args.probe {
+        let probe = probe(args, &sizes, size).await?;
+        println!("{}", serde_json::to_string(&probe).unwrap_or_default());
+        return Ok(ExitCode::SUCCESS);
+    }
+    ensure_data(args, &sizes).await?;
+    println!(
+        "query latency (ms, k = {K}, question embedding not counted), {} chunks of {DIMENSION}-d per document, \
+         {} queries per size",
+        args.chunks, args.queries
+    );
+    println!(
+        "{:>6} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>9}",
+        "docs",
+        "chunks",
+        "hybrid p50/p99",
+        "vector p50/p99",
+        "keyword p50/p99",
+        "LanceDB 1-table",
+        "hybrid/Lance",
+        "cold",
+        "+RSS MB"
+    );
+    let exe = std::env::current_exe().map_err(Error::io("current executable"))?;
+    for &size in &sizes {
+        let output = Command::new(&exe)
+            .args(["bench", "search", "--data"])
+            .arg(&args.data)
+            .args(["--sizes", &join(&sizes), "--chunks", &args.chunks.to_string()])
+            .args(["--queries", &args.queries.to_string(), "--probe", &size.to_string()])
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(Error::io(&exe))?;
+        let line = String::from_utf8_lossy(&output.stdout);
+        let p: Probe = serde_json::from_str(line.lines().last().unwrap_or_default()).map_err(|e| {
+            Error::Task(format!(
+                "the probe for {size} documents failed ({}): {e}",
+                output.status
+            ))
+        })?;
+        let pair = |l: Latency| format!("{:.1} / {:.1}", l.p50, l.p99);
+        println!(
+            "{:>6} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>9.0}",
+            p.documents,
+            p.chunks,
+            pair(p.hybrid),
+            pair(p.vector),
+            pair(p.keyword),
+            pair(p.lancedb_flat),
+            format!(
+                "{:.2}x / {:.2}x",
+                p.hybrid.p50 / p.lancedb_flat.p50,
+                p.hybrid.p99 / p.lancedb_flat.p99
+            ),
+            format!("{:.0} ms", p.cold_ms),
+            p.rss_after_mb - p.rss_before_mb,
+        );
+    }
+    println!(
+        "cold: the first query, which opens every index of the scope; +RSS: resident memory after the timed \
+         queries minus before the first"
+    );
+    if let (Some(questions), Some(folder)) = (&args.questions, &args.folder) {
+        real_run(config, questions, folder, args.queries).await?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn join(sizes: &[usize]) -> String {
+    sizes.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+}
+
+fn home(data: &Path) -> PathBuf {
+    data.join("library")
+}
+
+/// The folder holding the documents that take the library from the previous size to `sizes[i]`.
+fn part_name(i: usize) -> String {
+    format!("part-{}", i + 1)
+}
+
+/// Generates the synthetic library and the baseline tables unless `--data` already has them.
+async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> Result<(), Error> {
+    let spec = DataSpec {
+        sizes: sizes.to_vec(),
+        chunks: args.chunks,
+    };
+    let spec_path = args.data.join("spec.json");
+    if std::fs::read_to_string(&spec_path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<DataSpec>(&t).ok())
+        .is_some_and(|s| s == spec)
+    {
+        return Ok(());
+    }
+    if args.data.exists() {
+        std::fs::remove_dir_all(&args.data).map_err(Error::io(&args.data))?;
+    }
+    let home = home(&args.data);
+    let mut config = LibraryConfig::from_env()?;
+    config.home = home.clone();
+    let library = Library::open(config)?;
+    let catalog = Catalog::open(&home.join("library.sqlite"))?;
+    let dirs = IndexDirs::new(home.join("indexes"));
+    let vocabulary = Zipf::new(VOCABULARY);
+    let started = Instant::now();
+    let mut made = 0;
+    for (i, &size) in sizes.iter().enumerate() {
+        let folder = library.create_folder(&part_name(i))?;
+        for doc in made..size {
+            write_document(&catalog, &dirs, folder.id, doc, args.chunks, &vocabulary).await?;
+            if doc % 100 == 99 {
+                eprintln!(
+                    "generated {} documents ({:.0} s)",
+                    doc + 1,
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        }
+        made = size;
+        write_baseline(
+            &args.data.join(format!("baseline-{size}")),
+            size,
+            args.chunks,
+            &vocabulary,
+        )
+        .await?;
+        eprintln!("baseline table of {} chunks written", size * args.chunks);
+    }
+    let text = serde_json::to_string(&spec).unwrap_or_default();
+    std::fs::write(&spec_path, text).map_err(Error::io(&spec_path))
+}
+
+/// The chunks and vectors of synthetic document `doc`: the same for every run.
+fn synthetic(doc: usize, chunks: usize, vocabulary: &Zipf) -> (Vec<Chunk>, Vec<Vec<f32>>) {
+    let mut rng = Rng(doc as u64 * 7919 + 1);
+    let topic = topic_centre(doc as u64 % TOPICS);
+    let mut out_chunks = Vec::with_capacity(chunks);
+    let mut vectors = Vec::with_capacity(chunks);
+    for c in 0..chunks {
+        let words: Vec<String> = (0..WORDS_PER_CHUNK)
+            .map(|_| word(vocabulary.sample(&mut rng)))
+            .collect();
+        let text = words.join(" ");
+        let page = (c / 3) as u32 + 1;
+        let start = (c % 3) as u32 * 1000;
+        out_chunks.push(Chunk {
+            id: ChunkId(format!(
+                "{:024x}",
+                u128::from(rng.next()) << 32 | u128::from(rng.next() as u32)
+            )),
+            page,
+            char_start: start,
+            char_end: start + text.chars().count() as u32,
+            text,
+        });
+        let mut v: Vec<f32> = topic.iter().map(|t| t * 0.6 + rng.gaussian() * 0.05).collect();
+        block::normalize(&mut v);
+        vectors.push(v);
+    }
+    (out_chunks, vectors)
+}
+
+fn topic_centre(topic: u64) -> Vec<f32> {
+    let mut rng = Rng(topic * 104_729 + 17);
+    let mut v: Vec<f32> = (0..DIMENSION).map(|_| rng.gaussian()).collect();
+    block::normalize(&mut v);
+    v
+}
+
+fn word(rank: usize) -> String {
+    // Pronounceable, distinct, and one token for tantivy's default tokenizer.
+    const SYLLABLES: [&str; 16] = [
+        "ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "be", "da", "fu", "go", "hi", "ja", "pe", "zo",
+    ];
+    let mut n = rank;
+    let mut w = String::new();
+    loop {
+        w.push_str(SYLLABLES[n % 16]);
+        n /= 16;
+        if n == 0 {
+            break;
+        }
+    }
+    w
+}
+
+async fn write_document(
+    catalog: &Catalog,
+    dirs: &IndexDirs,
+    folder: lectern::FolderId,
+    doc: usize,
+    chunks: usize,
+    vocabulary: &Zipf,
+) -> Result<(), Error> {
+    let (chunk_list, vectors) = synthetic(doc, chunks, vocabulary);
+    let row = catalog.insert_document(&NewDocument {
+        folder,
+        file_name: format!("synthetic-{doc:05}.pdf"),
+        byte_size: 0,
+        content_hash: format!("{doc:064x}"),
+    })?;
+    let meta = PdfMetadata {
+        page_count: chunk_list.last().map_or(0, |c| u64::from(c.page)),
+        ..PdfMetadata::default()
+    };
+    let provenance = Provenance {
+        content_hash: &row.content_hash,
+        embedder: "synthetic",
+        chunker: ChunkerSettings::default(),
+        metadata: &meta,
+    };
+    let manifest = publish(dirs, row.id, &chunk_list, &vectors, DIMENSION, &provenance).await?;
+    catalog.set_ready(row.id, &meta, manifest.char_count, manifest.chunk_count)?;
+    Ok(())
+}
+
+/// One LanceDB table holding every chunk of the first `size` documents.
+async fn write_baseline(dir: &Path, size: usize, chunks: usize, vocabulary: &Zipf) -> Result<(), Error> {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("chunk_id", DataType::Utf8, false),
+        Field::new(
+            "vector",
+            DataType::FixedSizeList(Arc::new(Field::new("item", DataType::Float32, true)), DIMENSION as i32),
+            false,
+        ),
+    ]));
+    let db = lancedb::connect(&dir.to_string_lossy())
+        .execute()
+        .await
+        .map_err(lectern::index::IndexError::from)?;
+    let mut table = None;
+    for start in (0..size).step_by(50) {
+        let mut ids = Vec::new();
+        let mut vectors = Vec::new();
+        for doc in start..(start + 50).min(size) {
+            let (c, v) = synthetic(doc, chunks, vocabulary);
+            ids.extend(c.into_iter().map(|c| format!("{doc}:{}", c.id.0)));
+            vectors.extend(v);
+        }
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(StringArray::from(ids)),
+                Arc::new(FixedSizeListArray::from_iter_primitive::<Float32Type, _, _>(
+                    vectors
+                        .into_iter()
+                        .map(|v| Some(v.into_iter().map(Some).collect::<Vec<_>>())),
+                    DIMENSION as i32,
+                )),
+            ],
+        )
+        .map_err(lectern::index::IndexError::from)?;
+        match &table {
+            None => {
+                table = Some(
+                    db.create_table("chunks", batch)
+                        .execute()
+                        .await
+                        .map_err(lectern::index::IndexError::from)?,
+                )
+            }
+            Some(t) => {
+                t.add(batch).execute().await.map_err(lectern::index::IndexError::from)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The synthetic questions: a vector near a random chunk, and a few words of mixed frequency.
+fn questions(count: usize, documents: usize, chunks: usize, vocabulary: &Zipf) -> Vec<(String, Vec<f32>)> {
+    let mut rng = Rng(424_242);
+    (0..count)
+        .map(|_| {
+            let doc = (rng.next() % documents as u64) as usize;
+            let (c, v) = synthetic(doc, chunks, vocabulary);
+            let pick = (rng.next() % c.len().max(1) as u64) as usize;
+            let mut q: Vec<f32> = v[pick].iter().map(|x| x + rng.gaussian() * 0.03).collect();
+            block::normalize(&mut q);
+            let text_words: Vec<&str> = c[pick].text.split(' ').collect();
+            let mut words: Vec<String> = (0..3).map(|_| word(vocabulary.sample(&mut rng))).collect();
+            for _ in 0..3 {
+                words.push(text_words[(rng.next() % text_words.len() as u64) as usize].to_string());
+            }
+            (words.join(" "), q)
+        })
+        .collect()
+}
+
+/// Measures one size in this process.
+async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> Result<Probe, Error> {
+    let parts = sizes.iter().position(|s| *s == size).ok_or_else(|| Error::Config {
+        name: "--probe".into(),
+        reason: format!("{size} is not one of the sizes"),
+    })?;
+    let mut config = LibraryConfig::from_env()?;
+    config.home = home(&args.data);
+    let library = Library::open(config)?;
+    let folders = (0..=parts)
+        .map(|i| library.folder(&part_name(i)).map(|f| f.id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let scope = Scope {
+        folders,
+        ..Scope::default()
+    };
+    let vocabulary = Zipf::new(VOCABULARY);
+    let qs = questions(args.queries + 10, size, args.chunks, &vocabulary);
+    let rss_before = rss_mb();
+
+    let request = |q: &str, mode| SearchRequest {
+        query: q.to_string(),
+        scope: scope.clone(),
+        k: K,
+        mode,
+    };
+    let started = Instant::now();
+    let first = library
+        .search_with_vector(&request(&qs[0].0, SearchMode::Hybrid), Some(qs[0].1.clone()))
+        .await?;
+    let cold_ms = started.elapsed().as_secs_f64() * 1000.0;
+    if first.documents_searched != size || !first.skipped.is_empty() {
+        return Err(Error::Task(format!(
+            "searched {} documents and skipped {}, expected {size} and none",
+            first.documents_searched,
+            first.skipped.len()
+        )));
+    }
+    let (warm, timed) = qs.split_at(10);
+    for (text, vector) in warm {
+        library
+            .search_with_vector(&request(text, SearchMode::Hybrid), Some(vector.clone()))
+            .await?;
+    }
+    let mut latency = Vec::new();
+    for mode in [SearchMode::Hybrid, SearchMode::Vector, SearchMode::Keyword] {
+        let mut ms = Vec::with_capacity(timed.len());
+        for (text, vector) in timed {
+            let vector = (mode != SearchMode::Keyword).then(|| vector.clone());
+            let started = Instant::now();
+            library.search_with_vector(&request(text, mode), vector).await?;
+            ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+        latency.push(Latency::of(ms));
+    }
+    let rss_after = rss_mb();
+    let (_, block_bytes) = library.search_cache().usage();
+
+    let db = lancedb::connect(&args.data.join(format!("baseline-{size}")).to_string_lossy())
+        .execute()
+        .await
+        .map_err(lectern::index::IndexError::from)?;
+    let table = db
+        .open_table("chunks")
+        .execute()
+        .await
+        .map_err(lectern::index::IndexError::from)?;
+    let mut ms = Vec::with_capacity(timed.len());
+    for (i, (_, vector)) in warm.iter().chain(timed).enumerate() {
+        let started = Instant::now();
+        let batches: Vec<RecordBatch> = table
+            .query()
+            .nearest_to(vector.as_slice())
+            .map_err(lectern::index::IndexError::from)?
+            .distance_type(lancedb::DistanceType::Cosine)
+            .bypass_vector_index()
+            .limit(K)
+            .execute()
+            .await
+            .map_err(lectern::index::IndexError::from)?
+            .try_collect()
+            .await
+            .map_err(lectern::index::IndexError::from)?;
+        if i >= warm.len() {
+            ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+        if batches.iter().map(RecordBatch::num_rows).sum::<usize>() != K {
+            return Err(Error::Task("the baseline table returned fewer rows than asked".into()));
+        }
+    }
+    Ok(Probe {
+        documents: size,
+        chunks: size * args.chunks,
+        cold_ms,
+        hybrid: latency[0],
+        vector: latency[1],
+        keyword: latency[2],
+        lancedb_flat: Latency::of(ms),
+        rss_before_mb: rss_before,
+        rss_after_mb: rss_after,
+        vector_blocks_mb: block_bytes as f64 / 1e6,
+    })
+}
+
+/// Latency of real questions on a real library (`--home`), question embedding not counted.
+async fn real_run(config: LibraryConfig, questions: &Path, folder: &str, rounds: usize) -> Result<(), Error> {
+    let library = Library::open(config)?;
+    let scope = Scope {
+        folders: vec![library.folder(folder)?.id],
+        ..Scope::default()
+    };
+    let docs = library.documents_in_scope(&scope)?;
+    let qs = read_questions(questions)?;
+    let mut embedded = Vec::new();
+    for q in &qs {
+        embedded.push((q.question.clone(), library.embed_query(&q.question).await?));
+    }
+    let chunks: u64 = docs.len() as u64;
+    println!(
+        "\nreal library: {} ready documents in {folder}, {} questions from {}",
+        chunks,
+        qs.len(),
+        questions.display()
+    );
+    let repeat = (rounds / qs.len().max(1)).max(1);
+    for mode in SearchMode::ALL {
+        let mut ms = Vec::new();
+        for round in 0..=repeat {
+            for (text, vector) in &embedded {
+                let request = SearchRequest {
+                    query: text.clone(),
+                    scope: scope.clone(),
+                    k: K,
+                    mode,
+                };
+                let started = Instant::now();
+                library.search_with_vector(&request, Some(vector.clone())).await?;
+                if round > 0 {
+                    ms.push(started.elapsed().as_secs_f64() * 1000.0);
+                }
+            }
+        }
+        let l = Latency::of(ms);
+        println!("  {:<8} p50 {:.1} ms, p99 {:.1} ms", mode.as_str(), l.p50, l.p99);
+    }
+    Ok(())
+}
+
+/// Resident memory of this process, in MB.
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// SplitMix64: a small deterministic generator, enough for synthetic data.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn uniform(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn gaussian(&mut self) -> f32 {
+        let (u, v) = (self.uniform().max(1e-12), self.uniform());
+        ((-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()) as f32
+    }
+}
+
+/// Word ranks drawn with Zipf's law, as words are in text.
+struct Zipf {
+    cumulative: Vec<f64>,
+}
+
+impl Zipf {
+    fn new(n: usize) -> Zipf {
+        let mut total = 0.0;
+        let cumulative = (1..=n)
+            .map(|r| {
+                total += 1.0 / r as f64;
+                total
+            })
+            .collect();
+        Zipf { cumulative }
+    }
+
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let total = self.cumulative.last().copied().unwrap_or(1.0);
+        let x = rng.uniform() * total;
+        self.cumulative.partition_point(|c| *c < x)
+    }
+}

@@ -1,0 +1,300 @@
+//! `vectors.block`: a document's vectors laid out for the query path, next to the LanceDB table
+//! they are derived from (which stays the store of record: a missing or damaged block is rebuilt
+//! from it).
+//!
+//! Layout, little-endian: a header (`LCVB`, format, dimension, row count, a random stamp that
+//! changes with every build), then per row the chunk id (24 ASCII hex digits), page, start and end
+//! character; then one `f32` scale per row and the `i8` codes of every row (what a query keeps
+//! resident and scans); then the exact `f32` rows, read back only for the few candidates that
+//! are rescored.
+
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float32Type, UInt32Type};
+use arrow_array::{Array, RecordBatch};
+use futures::TryStreamExt;
+use lancedb::query::ExecutableQuery;
+use lectern_scan::QuantizedBlock;
+
+use super::vectors::TABLE;
+use super::IndexError;
+
+/// The block's file name inside an index directory.
+pub const BLOCK_FILE: &str = "vectors.block";
+const MAGIC: &[u8; 4] = b"LCVB";
+const FORMAT: u32 = 1;
+const HEADER_LEN: u64 = 4 + 4 + 4 + 4 + 8;
+/// Chunk ids are 24 hex digits (12 bytes of a SHA-256).
+pub const CHUNK_ID_LEN: usize = 24;
+const ROW_META_LEN: u64 = CHUNK_ID_LEN as u64 + 12;
+
+/// Where a row's chunk is in the PDF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowMeta {
+    pub chunk_id: [u8; CHUNK_ID_LEN],
+    pub page: u32,
+    pub char_start: u32,
+    pub char_end: u32,
+}
+
+impl RowMeta {
+    /// The chunk id as text.
+    pub fn chunk_id(&self) -> &str {
+        std::str::from_utf8(&self.chunk_id).unwrap_or("")
+    }
+}
+
+/// The resident part of a block: row positions and the quantised vectors.
+#[derive(Debug, Clone)]
+pub struct ResidentBlock {
+    pub stamp: u64,
+    pub rows: Vec<RowMeta>,
+    pub vectors: QuantizedBlock,
+}
+
+impl ResidentBlock {
+    /// Bytes held on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.rows.capacity() * std::mem::size_of::<RowMeta>() + self.vectors.heap_bytes()
+    }
+}
+
+/// Writes the block of the LanceDB table in `index_dir/vectors` into `index_dir`.
+pub async fn write_from_table(index_dir: &Path, dimension: usize) -> Result<(), IndexError> {
+    let (rows, vectors) = read_table(&index_dir.join("vectors"), dimension).await?;
+    write(index_dir, dimension, &rows, &vectors)
+}
+
+/// Reads every row of the chunk table: positions and the flat row-major vectors.
+async fn read_table(dir: &Path, dimension: usize) -> Result<(Vec<RowMeta>, Vec<f32>), IndexError> {
+    let db = lancedb::connect(&dir.to_string_lossy()).execute().await?;
+    let table = db.open_table(TABLE).execute().await?;
+    let batches: Vec<RecordBatch> = table.query().execute().await?.try_collect().await?;
+    let mut rows = Vec::new();
+    let mut vectors = Vec::new();
+    for batch in &batches {
+        let column = |name: &str| {
+            batch
+                .column_by_name(name)
+                .ok_or_else(|| malformed(dir, format!("no column {name}")))
+        };
+        let ids = column("chunk_id")?
+            .as_string_opt::<i32>()
+            .ok_or_else(|| malformed(dir, "chunk_id"))?;
+        let page = column("page")?
+            .as_primitive_opt::<UInt32Type>()
+            .ok_or_else(|| malformed(dir, "page"))?;
+        let start = column("char_start")?
+            .as_primitive_opt::<UInt32Type>()
+            .ok_or_else(|| malformed(dir, "char_start"))?;
+        let end = column("char_end")?
+            .as_primitive_opt::<UInt32Type>()
+            .ok_or_else(|| malformed(dir, "char_end"))?;
+        let vector = column("vector")?
+            .as_fixed_size_list_opt()
+            .ok_or_else(|| malformed(dir, "vector"))?;
+        if vector.value_length() as usize != dimension {
+            return Err(malformed(
+                dir,
+                format!("vectors have {} dimensions", vector.value_length()),
+            ));
+        }
+        let values = vector
+            .values()
+            .as_primitive_opt::<Float32Type>()
+            .ok_or_else(|| malformed(dir, "vector values"))?;
+        let offset = vector.offset() * dimension;
+        vectors.extend_from_slice(&values.values()[offset..offset + vector.len() * dimension]);
+        for i in 0..batch.num_rows() {
+            let id = ids.value(i).as_bytes();
+            let chunk_id: [u8; CHUNK_ID_LEN] = id
+                .try_into()
+                .map_err(|_| malformed(dir, format!("chunk id {:?}", ids.value(i))))?;
+            rows.push(RowMeta {
+                chunk_id,
+                page: page.value(i),
+                char_start: start.value(i),
+                char_end: end.value(i),
+            });
+        }
+    }
+    Ok((rows, vectors))
+}
+
+fn malformed(dir: &Path, what: impl std::fmt::Display) -> IndexError {
+    IndexError::Damaged {
+        path: dir.to_path_buf(),
+        reason: format!("the vector table is malformed: {what}"),
+    }
+}
+
+/// Writes a block file (through a temporary name, then renamed, so readers never see half a file).
+///
+/// Vectors are stored at unit length, so that a dot product is the cosine similarity.
+pub fn write(index_dir: &Path, dimension: usize, rows: &[RowMeta], vectors: &[f32]) -> Result<(), IndexError> {
+    let mut vectors = vectors.to_vec();
+    vectors.chunks_exact_mut(dimension.max(1)).for_each(normalize);
+    let quantized = QuantizedBlock::from_rows(&vectors, dimension);
+    let mut out = Vec::with_capacity(HEADER_LEN as usize + rows.len() * (24 + 4 + dimension * 5));
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT.to_le_bytes());
+    out.extend_from_slice(&(dimension as u32).to_le_bytes());
+    out.extend_from_slice(&(rows.len() as u32).to_le_bytes());
+    out.extend_from_slice(&uuid::Uuid::new_v4().as_u64_pair().0.to_le_bytes());
+    for r in rows {
+        out.extend_from_slice(&r.chunk_id);
+        for v in [r.page, r.char_start, r.char_end] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    for s in quantized.scales() {
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    out.extend(quantized.codes().iter().map(|c| c.to_le_bytes()[0]));
+    for v in &vectors {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    let temp = index_dir.join(format!("{BLOCK_FILE}.tmp"));
+    let path = index_dir.join(BLOCK_FILE);
+    let mut file = File::create(&temp).map_err(IndexError::io(&temp))?;
+    file.write_all(&out)
+        .and_then(|_| file.sync_all())
+        .map_err(IndexError::io(&temp))?;
+    std::fs::rename(&temp, &path).map_err(IndexError::io(&path))
+}
+
+struct Header {
+    dimension: usize,
+    count: usize,
+    stamp: u64,
+}
+
+impl Header {
+    fn f32_offset(&self) -> u64 {
+        HEADER_LEN + self.count as u64 * (ROW_META_LEN + 4) + (self.count * self.dimension) as u64
+    }
+
+    fn file_len(&self) -> u64 {
+        self.f32_offset() + (self.count * self.dimension * 4) as u64
+    }
+}
+
+fn read_header(file: &File, path: &Path) -> Result<Header, IndexError> {
+    let mut bytes = [0u8; HEADER_LEN as usize];
+    file.read_exact_at(&mut bytes, 0).map_err(IndexError::io(path))?;
+    let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+    if &bytes[..4] != MAGIC || u32_at(4) != FORMAT {
+        return Err(damaged(path, "not a vector block of this format"));
+    }
+    let mut stamp = [0u8; 8];
+    stamp.copy_from_slice(&bytes[16..24]);
+    let header = Header {
+        dimension: u32_at(8) as usize,
+        count: u32_at(12) as usize,
+        stamp: u64::from_le_bytes(stamp),
+    };
+    let len = file.metadata().map_err(IndexError::io(path))?.len();
+    if len != header.file_len() {
+        return Err(damaged(
+            path,
+            format!("{len} bytes where {} were expected", header.file_len()),
+        ));
+    }
+    Ok(header)
+}
+
+fn damaged(path: &Path, reason: impl std::fmt::Display) -> IndexError {
+    IndexError::Damaged {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Reads the resident part of the block in `index_dir`: positions, scales and codes.
+pub fn read_resident(index_dir: &Path, dimension: usize) -> Result<ResidentBlock, IndexError> {
+    let path = index_dir.join(BLOCK_FILE);
+    // The handle is dropped at the end: a library of thousands of documents would run out of
+    // file descriptors if every block kept one.
+    let file = File::open(&path).map_err(IndexError::io(&path))?;
+    let header = read_header(&file, &path)?;
+    if header.dimension != dimension {
+        return Err(damaged(
+            &path,
+            format!("{} dimensions, the index has {dimension}", header.dimension),
+        ));
+    }
+    let mut bytes = vec![0u8; (header.f32_offset() - HEADER_LEN) as usize];
+    file.read_exact_at(&mut bytes, HEADER_LEN)
+        .map_err(IndexError::io(&path))?;
+    let (meta, rest) = bytes.split_at(header.count * ROW_META_LEN as usize);
+    let (scales, codes) = rest.split_at(header.count * 4);
+    let u32_at = |b: &[u8], i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let rows = meta
+        .chunks_exact(ROW_META_LEN as usize)
+        .map(|m| {
+            let mut chunk_id = [0u8; CHUNK_ID_LEN];
+            chunk_id.copy_from_slice(&m[..CHUNK_ID_LEN]);
+            RowMeta {
+                chunk_id,
+                page: u32_at(m, CHUNK_ID_LEN),
+                char_start: u32_at(m, CHUNK_ID_LEN + 4),
+                char_end: u32_at(m, CHUNK_ID_LEN + 8),
+            }
+        })
+        .collect();
+    let scales = scales
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let codes = codes.iter().map(|b| i8::from_le_bytes([*b])).collect();
+    let vectors = QuantizedBlock::from_parts(dimension, scales, codes)
+        .ok_or_else(|| damaged(&path, "the quantised rows do not match the row count"))?;
+    Ok(ResidentBlock {
+        stamp: header.stamp,
+        rows,
+        vectors,
+    })
+}
+
+/// Reads the exact vectors of `rows` from the block in `index_dir`, if it is still the block
+/// stamped `stamp` (`None` when the index was rebuilt since it was loaded).
+pub fn read_exact(index_dir: &Path, stamp: u64, rows: &[u32]) -> Result<Option<Vec<Vec<f32>>>, IndexError> {
+    let path = index_dir.join(BLOCK_FILE);
+    let file = match File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(IndexError::io(&path)(e)),
+    };
+    let header = read_header(&file, &path)?;
+    if header.stamp != stamp {
+        return Ok(None);
+    }
+    let mut bytes = vec![0u8; header.dimension * 4];
+    let mut out = Vec::with_capacity(rows.len());
+    for &row in rows {
+        if row as usize >= header.count {
+            return Err(damaged(&path, format!("row {row} of {}", header.count)));
+        }
+        let offset = header.f32_offset() + (row as usize * header.dimension * 4) as u64;
+        file.read_exact_at(&mut bytes, offset).map_err(IndexError::io(&path))?;
+        out.push(
+            bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+        );
+    }
+    Ok(Some(out))
+}
+
+/// Scales `v` to unit length (a zero vector stays zero).
+pub fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 && norm.is_finite() {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}

@@ -1,0 +1,448 @@
+//! The fan-out: every document in scope is searched on a few threads (per-document collect),
+//! then the per-thread results are merged (vector candidates rescored exactly, keyword hits
+//! scored with scope-wide statistics) and fused into one ranked list.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use lectern_scan::{dot_f32, QuantizedQuery, TopK};
+use tantivy::{DocAddress, Term};
+use tokio::runtime::Handle;
+
+use super::cache::{DocIndex, IndexCache};
+use super::keyword::{query_of, query_terms, Fields, ScopeStatistics, StoredChunk};
+use super::SearchMode;
+use crate::catalog::ScopedDocument;
+use crate::index::block::{self, RowMeta};
+use crate::index::{IndexDirs, IndexError};
+
+/// The weight of the vector score in hybrid fusion (the keyword score gets the rest). Chosen on
+/// `eval/`: hybrid beats or equals both single modes on every metric of the three sets for
+/// weights from 0.5 to 0.6 (see ARCHITECTURE.md).
+pub const VECTOR_WEIGHT: f32 = 0.5;
+
+/// What the fan-out is asked.
+pub struct Question<'a> {
+    pub text: &'a str,
+    /// The question's embedding, unit length; `None` for keyword-only search.
+    pub vector: Option<&'a [f32]>,
+    pub mode: SearchMode,
+    /// How deep each ranked list goes before fusion.
+    pub depth: usize,
+}
+
+/// One ranked passage, before its text is read.
+#[derive(Debug, Clone)]
+pub struct Ranked {
+    /// Position of the document in the scope list.
+    pub doc: usize,
+    pub chunk_id: String,
+    pub page: u32,
+    pub char_start: u32,
+    pub char_end: u32,
+    pub score: f32,
+    pub vector: Option<f32>,
+    pub keyword: Option<f32>,
+    pub vector_rank: Option<u32>,
+    pub keyword_rank: Option<u32>,
+    /// The text, when the keyword index already returned it.
+    pub text: Option<String>,
+}
+
+/// The fused ranking of one question over a scope.
+pub struct Ranking {
+    /// Best first: score descending, then chunk id ascending, then document position.
+    pub ranked: Vec<Ranked>,
+    /// Open indexes of the documents searched, by scope position.
+    pub opened: HashMap<usize, Arc<DocIndex>>,
+    /// Documents that could not be searched, by scope position.
+    pub skipped: Vec<(usize, IndexError)>,
+}
+
+/// The fan-out's shared inputs.
+pub struct Engine<'a> {
+    pub cache: &'a IndexCache,
+    pub dirs: &'a IndexDirs,
+    pub fields: &'a Fields,
+    pub runtime: &'a Handle,
+    pub threads: usize,
+}
+
+struct PartOne {
+    opened: Vec<(usize, Arc<DocIndex>)>,
+    skipped: Vec<(usize, IndexError)>,
+    stats: ScopeStatistics,
+    vectors: TopK,
+}
+
+impl Engine<'_> {
+    /// Ranks the passages of `docs` for `question`.
+    pub fn rank(&self, docs: &[ScopedDocument], question: &Question<'_>) -> Ranking {
+        let wants_vectors = question.mode != SearchMode::Keyword && question.vector.is_some();
+        let wants_keywords = question.mode != SearchMode::Vector;
+        let terms = if wants_keywords {
+            query_terms(question.text, self.fields)
+        } else {
+            Vec::new()
+        };
+        let quantized = question.vector.filter(|_| wants_vectors).map(QuantizedQuery::new);
+        // Candidates are picked on quantised scores, then rescored exactly: pick generously.
+        let vector_pool = question.depth * 2 + 16;
+
+        // Pass 1, per thread: open (or find) each index, sum keyword statistics, scan vectors.
+        let parts = self.fan_out(docs, |slice, offset| {
+            let mut part = PartOne {
+                opened: Vec::with_capacity(slice.len()),
+                skipped: Vec::new(),
+                stats: ScopeStatistics::default(),
+                vectors: TopK::new(vector_pool),
+            };
+            for (i, doc) in slice.iter().enumerate() {
+                let pos = offset + i;
+                let index = match self.open(doc, question.vector.map(<[f32]>::len)) {
+                    Ok(index) => index,
+                    Err(e) => {
+                        part.skipped.push((pos, e));
+                        continue;
+                    }
+                };
+                if !terms.is_empty() {
+                    if let Err(e) = part.stats.add(&index.keywords, &terms) {
+                        part.skipped.push((pos, e));
+                        continue;
+                    }
+                }
+                if let Some(q) = &quantized {
+                    index.block.vectors.scan(q, pos as u32, &mut part.vectors);
+                }
+                part.opened.push((pos, index));
+            }
+            part
+        });
+        let mut opened = HashMap::new();
+        let mut skipped = Vec::new();
+        let mut stats = ScopeStatistics::default();
+        let mut pool = TopK::new(vector_pool);
+        for part in parts {
+            opened.extend(part.opened);
+            skipped.extend(part.skipped);
+            stats.merge(part.stats);
+            pool.merge(part.vectors);
+        }
+
+        let vector_list = match question.vector.filter(|_| wants_vectors) {
+            Some(q) => self.rescore(&opened, pool, q, question.depth, &mut skipped),
+            None => Vec::new(),
+        };
+        let keyword_list = if terms.is_empty() {
+            Vec::new()
+        } else {
+            self.keyword_list(&opened, &terms, &stats, question.depth, &mut skipped)
+        };
+        let mut ranked = match question.mode {
+            SearchMode::Vector => vector_list,
+            SearchMode::Keyword => keyword_list,
+            SearchMode::Hybrid => {
+                let mut union = union(vector_list, keyword_list);
+                if let Some(q) = question.vector {
+                    self.fill_vector_scores(&mut union, &opened, q);
+                }
+                fuse(union, stats.score_bound(&terms))
+            }
+        };
+        ranked.sort_by(rank_order);
+        skipped.sort_by_key(|(pos, _)| *pos);
+        skipped.dedup_by_key(|(pos, _)| *pos);
+        for (pos, _) in &skipped {
+            opened.remove(pos);
+        }
+        ranked.retain(|r| opened.contains_key(&r.doc));
+        Ranking {
+            ranked,
+            opened,
+            skipped,
+        }
+    }
+
+    /// Runs `work` on contiguous slices of `items` (with the offset of each slice), one slice per
+    /// thread, and returns each slice's result.
+    fn fan_out<I: Sync, T: Send>(&self, items: &[I], work: impl Fn(&[I], usize) -> T + Sync) -> Vec<T> {
+        let threads = self.threads.clamp(1, items.len().max(1));
+        if threads == 1 {
+            return vec![work(items, 0)];
+        }
+        let per = items.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = items
+                .chunks(per)
+                .enumerate()
+                .map(|(i, slice)| {
+                    let work = &work;
+                    s.spawn(move || work(slice, i * per))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        })
+    }
+
+    fn open(&self, doc: &ScopedDocument, dimension: Option<usize>) -> Result<Arc<DocIndex>, IndexError> {
+        if let Some(index) = self.cache.get(doc) {
+            return Ok(index);
+        }
+        let dir = self.dirs.dir(doc.id);
+        let dimension = match dimension {
+            Some(d) => d,
+            None => crate::index::Manifest::read(&dir)?.dimension,
+        };
+        let index = Arc::new(DocIndex::open(
+            &dir,
+            doc.index_generation,
+            dimension,
+            self.fields,
+            self.runtime,
+        )?);
+        self.cache.insert(doc.id, index.clone());
+        Ok(index)
+    }
+
+    /// Exact cosine scores of the quantised scan's candidates; the best `depth` of them.
+    fn rescore(
+        &self,
+        opened: &HashMap<usize, Arc<DocIndex>>,
+        pool: TopK,
+        query: &[f32],
+        depth: usize,
+        skipped: &mut Vec<(usize, IndexError)>,
+    ) -> Vec<Ranked> {
+        let mut by_doc: HashMap<usize, Vec<u32>> = HashMap::new();
+        for c in pool.into_sorted() {
+            by_doc.entry(c.block as usize).or_default().push(c.row);
+        }
+        let mut list = Vec::new();
+        for (pos, rows) in by_doc {
+            let Some(index) = opened.get(&pos) else { continue };
+            match exact_scores(index, &rows, query) {
+                Ok(Some(scores)) => {
+                    for (row, score) in rows.iter().zip(scores) {
+                        let meta = index.block.rows[*row as usize];
+                        list.push(ranked_row(pos, &meta, score));
+                    }
+                }
+                Ok(None) => skipped.push((pos, changed_under_us(index))),
+                Err(e) => skipped.push((pos, e)),
+            }
+        }
+        top_of(list, depth, |r, rank| {
+            r.vector = Some(r.score);
+            r.vector_rank = Some(rank);
+        })
+    }
+
+    /// The best `depth` keyword hits of the scope, scored with the scope's statistics.
+    fn keyword_list(
+        &self,
+        opened: &HashMap<usize, Arc<DocIndex>>,
+        terms: &[Term],
+        stats: &ScopeStatistics,
+        depth: usize,
+        skipped: &mut Vec<(usize, IndexError)>,
+    ) -> Vec<Ranked> {
+        let query = query_of(terms);
+        let mut docs: Vec<(usize, Arc<DocIndex>)> = opened.iter().map(|(p, i)| (*p, i.clone())).collect();
+        docs.sort_by_key(|(p, _)| *p);
+        type Found = (Vec<(f32, usize, DocAddress)>, Vec<(usize, IndexError)>);
+        let parts: Vec<Found> = self.fan_out(&docs, |slice, _| {
+            let mut found = Vec::new();
+            let mut failed = Vec::new();
+            for (pos, index) in slice {
+                match index.keywords.search(&query, stats, depth) {
+                    Ok(hits) => found.extend(hits.into_iter().map(|(s, a)| (s, *pos, a))),
+                    Err(e) => failed.push((*pos, e)),
+                }
+            }
+            (found, failed)
+        });
+        let mut found = Vec::new();
+        for (f, failed) in parts {
+            found.extend(f);
+            skipped.extend(failed);
+        }
+        found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        // Keep every hit tied with the last one kept, so the chunk-id tie-break below decides.
+        if let Some(cut) = found.get(depth.saturating_sub(1)).map(|f| f.0) {
+            let end = found.iter().position(|f| f.0 < cut).unwrap_or(found.len());
+            found.truncate(end.max(depth));
+        }
+        let mut list = Vec::with_capacity(found.len());
+        for (score, pos, address) in found {
+            let Some(index) = opened.get(&pos) else { continue };
+            match index.keywords.stored(address, self.fields) {
+                Ok(chunk) => list.push(ranked_stored(pos, chunk, score)),
+                Err(e) => skipped.push((pos, e)),
+            }
+        }
+        top_of(list, depth, |r, rank| {
+            r.keyword = Some(r.score);
+            r.keyword_rank = Some(rank);
+        })
+    }
+
+    /// Computes the exact cosine of every passage that lacks one.
+    fn fill_vector_scores(&self, hits: &mut [Ranked], opened: &HashMap<usize, Arc<DocIndex>>, query: &[f32]) {
+        let mut wanted: HashMap<usize, Vec<(usize, u32)>> = HashMap::new();
+        for (i, hit) in hits.iter().enumerate() {
+            if hit.vector.is_some() {
+                continue;
+            }
+            let Some(index) = opened.get(&hit.doc) else { continue };
+            if let Some(row) = index
+                .block
+                .rows
+                .iter()
+                .position(|m| m.chunk_id() == hit.chunk_id && m.page == hit.page && m.char_start == hit.char_start)
+            {
+                wanted.entry(hit.doc).or_default().push((i, row as u32));
+            }
+        }
+        for (doc, rows) in wanted {
+            let Some(index) = opened.get(&doc) else { continue };
+            let ids: Vec<u32> = rows.iter().map(|(_, r)| *r).collect();
+            if let Ok(Some(scores)) = exact_scores(index, &ids, query) {
+                for ((i, _), score) in rows.iter().zip(scores) {
+                    hits[*i].vector = Some(score);
+                }
+            }
+        }
+    }
+
+    /// Fills in what the top hits still lack: the text of passages found by vector only, and
+    /// the exact vector score of passages found by keyword only.
+    pub fn complete(&self, hits: &mut [Ranked], opened: &HashMap<usize, Arc<DocIndex>>, query: Option<&[f32]>) {
+        for hit in hits.iter_mut() {
+            let Some(index) = opened.get(&hit.doc) else { continue };
+            if hit.text.is_none() {
+                hit.text = index
+                    .keywords
+                    .by_chunk_id(&hit.chunk_id, self.fields)
+                    .ok()
+                    .flatten()
+                    .map(|c: StoredChunk| c.text);
+            }
+        }
+        if let Some(q) = query {
+            self.fill_vector_scores(hits, opened, q);
+        }
+    }
+}
+
+fn exact_scores(index: &DocIndex, rows: &[u32], query: &[f32]) -> Result<Option<Vec<f32>>, IndexError> {
+    Ok(block::read_exact(&index.dir, index.block.stamp, rows)?
+        .map(|vectors| vectors.iter().map(|v| dot_f32(query, v)).collect()))
+}
+
+fn changed_under_us(index: &DocIndex) -> IndexError {
+    IndexError::Damaged {
+        path: index.dir.join(block::BLOCK_FILE),
+        reason: "the index was rebuilt while it was being searched".into(),
+    }
+}
+
+fn ranked_row(doc: usize, meta: &RowMeta, score: f32) -> Ranked {
+    Ranked {
+        doc,
+        chunk_id: meta.chunk_id().to_string(),
+        page: meta.page,
+        char_start: meta.char_start,
+        char_end: meta.char_end,
+        score,
+        vector: None,
+        keyword: None,
+        vector_rank: None,
+        keyword_rank: None,
+        text: None,
+    }
+}
+
+fn ranked_stored(doc: usize, chunk: StoredChunk, score: f32) -> Ranked {
+    Ranked {
+        doc,
+        chunk_id: chunk.chunk_id,
+        page: chunk.page,
+        char_start: chunk.char_start,
+        char_end: chunk.char_end,
+        score,
+        vector: None,
+        keyword: None,
+        vector_rank: None,
+        keyword_rank: None,
+        text: Some(chunk.text),
+    }
+}
+
+/// The best `depth` of `list` in rank order, each told its 1-based rank.
+fn top_of(mut list: Vec<Ranked>, depth: usize, mut set_rank: impl FnMut(&mut Ranked, u32)) -> Vec<Ranked> {
+    list.sort_by(rank_order);
+    list.truncate(depth);
+    for (i, r) in list.iter_mut().enumerate() {
+        set_rank(r, i as u32 + 1);
+    }
+    list
+}
+
+/// The one order of results: score descending, then chunk id ascending, then scope position
+/// (two copies of one PDF share chunk ids).
+pub fn rank_order(a: &Ranked, b: &Ranked) -> Ordering {
+    b.score
+        .total_cmp(&a.score)
+        .then_with(|| a.chunk_id.cmp(&b.chunk_id))
+        .then(a.doc.cmp(&b.doc))
+}
+
+/// The passages of both lists, each once, with the components of both.
+fn union(vector: Vec<Ranked>, keyword: Vec<Ranked>) -> Vec<Ranked> {
+    let mut merged: HashMap<(usize, String), Ranked> = HashMap::new();
+    for hit in vector.into_iter().chain(keyword) {
+        match merged.entry((hit.doc, hit.chunk_id.clone())) {
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                let kept = e.get_mut();
+                kept.keyword = kept.keyword.or(hit.keyword);
+                kept.keyword_rank = kept.keyword_rank.or(hit.keyword_rank);
+                kept.vector = kept.vector.or(hit.vector);
+                kept.vector_rank = kept.vector_rank.or(hit.vector_rank);
+                kept.text = kept.text.take().or(hit.text);
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(hit);
+            }
+        }
+    }
+    merged.into_values().collect()
+}
+
+/// Hybrid fusion of passages that carry both components: the cosine scaled to [0, 1] by min-max
+/// over the candidates, BM25 as a fraction of `bound` (the most the question's terms could
+/// score, so a list of weak matches of common words stays weak), then weighted by
+/// [`VECTOR_WEIGHT`]. A passage missing from the keyword list counts 0 there.
+fn fuse(mut hits: Vec<Ranked>, bound: f32) -> Vec<Ranked> {
+    let cos: Vec<f32> = hits.iter().filter_map(|h| h.vector).collect();
+    let (cmin, cmax) = cos.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), c| {
+        (lo.min(*c), hi.max(*c))
+    });
+    for hit in &mut hits {
+        let v = match hit.vector {
+            Some(c) if cmax > cmin => (c - cmin) / (cmax - cmin),
+            Some(_) => 1.0,
+            None => 0.0,
+        };
+        let k = match hit.keyword {
+            Some(b) if bound > 0.0 => (b / bound).min(1.0),
+            _ => 0.0,
+        };
+        hit.score = VECTOR_WEIGHT * v + (1.0 - VECTOR_WEIGHT) * k;
+    }
+    hits
+}

@@ -1,0 +1,161 @@
+//! The query path: a question fans out over the index of every ready document in scope, and the
+//! best passages are merged into one ranking.
+//!
+//! - `cache.rs` keeps each searched document's index open: its vector block resident (int8
+//!   codes, a quarter of the `f32` size) and its tantivy reader, keyed by index generation.
+//! - `engine.rs` runs the fan-out on a few threads: an int8 scan picks vector candidates that are
+//!   rescored exactly from the block file; BM25 runs in every keyword index with statistics
+//!   summed over the scope (`keyword.rs`); hybrid weighs the scaled cosine and BM25 of every
+//!   passage of either list.
+//! - `eval.rs` measures retrieval quality on a set of questions with known answers.
+//!
+//! The catalog decides what is in scope (`catalog::Scope`); [`crate::Library::search`] ties the
+//! pieces together and keeps results consistent with concurrent moves and deletes.
+
+mod cache;
+mod engine;
+pub mod eval;
+mod keyword;
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::{DocumentId, FolderId, Scope};
+
+pub use cache::IndexCache;
+pub(crate) use engine::{Engine, Question, Ranked};
+pub(crate) use keyword::Fields;
+
+/// How passages are retrieved.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchMode {
+    /// Cosine and BM25 of the passages of both rankings, scaled and weighed.
+    #[default]
+    Hybrid,
+    /// Cosine similarity of embeddings.
+    Vector,
+    /// BM25 over words.
+    Keyword,
+}
+
+impl SearchMode {
+    /// Every mode, in the order reports list them.
+    pub const ALL: [SearchMode; 3] = [SearchMode::Vector, SearchMode::Keyword, SearchMode::Hybrid];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchMode::Hybrid => "hybrid",
+            SearchMode::Vector => "vector",
+            SearchMode::Keyword => "keyword",
+        }
+    }
+}
+
+/// A question over a scope.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchRequest {
+    pub query: String,
+    pub scope: Scope,
+    /// How many passages to return.
+    pub k: usize,
+    pub mode: SearchMode,
+}
+
+/// The parts of a hit's score.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct ScoreComponents {
+    /// Cosine similarity to the question, when computed.
+    pub vector: Option<f32>,
+    /// BM25 with the scope's statistics, when the passage was among the keyword hits.
+    pub keyword: Option<f32>,
+    /// 1-based rank in the vector list, if it made the list.
+    pub vector_rank: Option<u32>,
+    /// 1-based rank in the keyword list, if it made the list.
+    pub keyword_rank: Option<u32>,
+}
+
+/// One retrieved passage.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    pub document: DocumentId,
+    pub document_name: String,
+    pub folder: FolderId,
+    pub folder_path: String,
+    pub chunk_id: String,
+    /// 1-based page number.
+    pub page: u32,
+    /// Character range of the passage in the page's text.
+    pub char_start: u32,
+    pub char_end: u32,
+    pub text: String,
+    /// The score the ranking used (cosine, BM25 or fused, by mode).
+    pub score: f32,
+    pub components: ScoreComponents,
+}
+
+/// The hits of one document, for a "sources" view.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Source {
+    pub document: DocumentId,
+    pub document_name: String,
+    pub folder: FolderId,
+    pub folder_path: String,
+    pub best_score: f32,
+    /// Indexes into [`SearchResults::hits`], best first.
+    pub hits: Vec<usize>,
+    /// The pages of those hits, ascending, without repeats.
+    pub pages: Vec<u32>,
+}
+
+/// A document in scope that could not be searched.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    pub document: DocumentId,
+    pub document_name: String,
+    pub reason: String,
+    /// Whether it was queued for re-indexing.
+    pub requeued: bool,
+}
+
+/// What a search found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchResults {
+    pub query: String,
+    pub mode: SearchMode,
+    /// Best first: score descending, then chunk id ascending.
+    pub hits: Vec<Hit>,
+    /// The same hits grouped by document, documents ordered by their best hit.
+    pub sources: Vec<Source>,
+    pub skipped: Vec<Skipped>,
+    /// How many documents were in scope.
+    pub documents_searched: usize,
+}
+
+/// Groups `hits` (already in rank order) per document, keeping the order of each document's
+/// best hit.
+pub fn sources_of(hits: &[Hit]) -> Vec<Source> {
+    let mut sources: Vec<Source> = Vec::new();
+    for (i, hit) in hits.iter().enumerate() {
+        match sources.iter_mut().find(|s| s.document == hit.document) {
+            Some(source) => {
+                source.hits.push(i);
+                if !source.pages.contains(&hit.page) {
+                    source.pages.push(hit.page);
+                }
+            }
+            None => sources.push(Source {
+                document: hit.document,
+                document_name: hit.document_name.clone(),
+                folder: hit.folder,
+                folder_path: hit.folder_path.clone(),
+                best_score: hit.score,
+                hits: vec![i],
+                pages: vec![hit.page],
+            }),
+        }
+    }
+    for source in &mut sources {
+        source.pages.sort_unstable();
+    }
+    sources
+}

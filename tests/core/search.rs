@@ -1,0 +1,445 @@
+//! The query path: scope, BM25 with scope-wide statistics, exact vector ranking, fusion, order,
+//! consistency under concurrent moves and deletes, damaged indexes; and real questions over real
+//! PDFs with the real model.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use lectern::catalog::{Catalog, ChunkId, DocumentId, NewDocument, PdfMetadata, Scope, ScopeFilters};
+use lectern::chunk::{Chunk, ChunkerSettings};
+use lectern::index::{block, publish, IndexDirs, Provenance};
+use lectern::search::{SearchMode, SearchRequest, SearchResults};
+use lectern::{DocumentStatus, FolderId, Library};
+
+use crate::common::{corpus_pdf, index_all, library, runtime, TestLibrary};
+
+const DIM: usize = 8;
+
+/// A deterministic pseudo-random unit vector.
+fn vector(seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut v: Vec<f32> = (0..DIM)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 2001) as f32 / 1000.0 - 1.0
+        })
+        .collect();
+    block::normalize(&mut v);
+    v
+}
+
+struct Doc {
+    name: String,
+    folder: FolderId,
+    texts: Vec<String>,
+    vectors: Vec<Vec<f32>>,
+    meta: PdfMetadata,
+}
+
+/// Adds a ready document with these chunks straight to the catalog and the index directory.
+fn add(t: &TestLibrary, doc: Doc) -> DocumentId {
+    let catalog = Catalog::open(&t.home.path().join("library.sqlite")).unwrap();
+    let dirs = IndexDirs::new(t.home.path().join("indexes"));
+    let row = catalog
+        .insert_document(&NewDocument {
+            folder: doc.folder,
+            file_name: doc.name.clone(),
+            byte_size: 1,
+            content_hash: format!("hash-of-{}", doc.name),
+        })
+        .unwrap();
+    let chunks: Vec<Chunk> = doc
+        .texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| Chunk {
+            id: ChunkId(format!(
+                "{:024x}",
+                (row.id.0.as_u128() ^ i as u128) & ((1u128 << 96) - 1)
+            )),
+            page: i as u32 + 1,
+            char_start: 0,
+            char_end: text.chars().count() as u32,
+            text: text.clone(),
+        })
+        .collect();
+    let provenance = Provenance {
+        content_hash: &row.content_hash,
+        embedder: "test",
+        chunker: ChunkerSettings::default(),
+        metadata: &doc.meta,
+    };
+    let manifest = runtime()
+        .block_on(publish(&dirs, row.id, &chunks, &doc.vectors, DIM, &provenance))
+        .unwrap();
+    catalog
+        .set_ready(row.id, &doc.meta, manifest.char_count, manifest.chunk_count)
+        .unwrap();
+    row.id
+}
+
+fn simple(name: &str, folder: FolderId, texts: &[&str], seed: u64) -> Doc {
+    Doc {
+        name: name.to_string(),
+        folder,
+        texts: texts.iter().map(|s| s.to_string()).collect(),
+        vectors: (0..texts.len() as u64).map(|i| vector(seed * 1000 + i)).collect(),
+        meta: PdfMetadata {
+            page_count: texts.len() as u64,
+            ..PdfMetadata::default()
+        },
+    }
+}
+
+fn search(library: &Library, query: &str, vector: Option<Vec<f32>>, scope: Scope, mode: SearchMode) -> SearchResults {
+    let request = SearchRequest {
+        query: query.into(),
+        scope,
+        k: 10,
+        mode,
+    };
+    runtime()
+        .block_on(library.search_with_vector(&request, vector))
+        .unwrap()
+}
+
+fn folder_scope(ids: &[FolderId]) -> Scope {
+    Scope {
+        folders: ids.to_vec(),
+        ..Scope::default()
+    }
+}
+
+#[test]
+fn the_same_passage_scores_the_same_in_every_pdf_of_a_folder() {
+    let t = library();
+    let f = t.create_folder("Papers").unwrap().id;
+    let shared = "the tokamak plasma confinement experiment reached ignition";
+    // Different neighbours: per-document statistics would score the shared passage differently.
+    add(
+        &t,
+        simple(
+            "a.pdf",
+            f,
+            &[shared, "tokamak tokamak tokamak design notes", "unrelated text"],
+            1,
+        ),
+    );
+    add(
+        &t,
+        simple(
+            "b.pdf",
+            f,
+            &[shared, "a recipe for bread with yeast and flour", "more bread"],
+            2,
+        ),
+    );
+    add(
+        &t,
+        simple("c.pdf", f, &["plasma physics lecture", "nothing else here at all"], 3),
+    );
+    let r = search(
+        &t,
+        "tokamak plasma ignition",
+        None,
+        folder_scope(&[f]),
+        SearchMode::Keyword,
+    );
+    let shared_hits: Vec<_> = r.hits.iter().filter(|h| h.text == shared).collect();
+    assert_eq!(shared_hits.len(), 2, "{:#?}", r.hits);
+    assert_eq!(
+        shared_hits[0].components.keyword.unwrap().to_bits(),
+        shared_hits[1].components.keyword.unwrap().to_bits(),
+        "BM25 of one passage differs between PDFs"
+    );
+    assert_ne!(shared_hits[0].document, shared_hits[1].document);
+    assert!(r.hits.iter().all(|h| h.text != "unrelated text"));
+}
+
+#[test]
+fn vector_ranking_is_the_exact_cosine_ranking_with_chunk_id_tie_break() {
+    let t = library();
+    let f = t.create_folder("Vectors").unwrap().id;
+    let mut all = Vec::new();
+    for d in 0..12u64 {
+        let texts: Vec<String> = (0..40).map(|i| format!("passage {i} of document {d}")).collect();
+        let vectors: Vec<Vec<f32>> = (0..40u64).map(|i| vector(d * 100 + i % 37)).collect();
+        let id = add(
+            &t,
+            Doc {
+                name: format!("v{d}.pdf"),
+                folder: f,
+                texts: texts.clone(),
+                vectors: vectors.clone(),
+                meta: PdfMetadata::default(),
+            },
+        );
+        for (text, v) in texts.into_iter().zip(vectors) {
+            all.push((id, text, v));
+        }
+    }
+    let q = vector(424_242);
+    let r = search(&t, "", Some(q.clone()), folder_scope(&[f]), SearchMode::Vector);
+    assert_eq!(r.hits.len(), 10);
+    // Brute force over every stored vector, in f64.
+    let mut expected: Vec<(f64, String)> = all
+        .iter()
+        .map(|(_, text, v)| {
+            (
+                v.iter().zip(&q).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum(),
+                text.clone(),
+            )
+        })
+        .collect();
+    expected.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let got: HashSet<&str> = r.hits.iter().map(|h| h.text.as_str()).collect();
+    let want: HashSet<&str> = expected.iter().take(10).map(|e| e.1.as_str()).collect();
+    assert_eq!(got, want);
+    for (hit, (score, _)) in r.hits.iter().zip(&expected) {
+        assert!((f64::from(hit.score) - score).abs() < 1e-5);
+        assert_eq!(hit.components.vector, Some(hit.score));
+    }
+    assert_sorted(&r);
+    // Rows 37..40 repeat rows 0..3: equal scores must be ordered by chunk id.
+    let r = search(&t, "", Some(vector(1)), folder_scope(&[f]), SearchMode::Vector);
+    let top: Vec<_> = r.hits.iter().take(2).collect();
+    assert_eq!(top[0].score.to_bits(), top[1].score.to_bits());
+    assert!(top[0].chunk_id < top[1].chunk_id);
+    assert_sorted(&r);
+}
+
+fn assert_sorted(r: &SearchResults) {
+    for pair in r.hits.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        assert!(
+            a.score > b.score || (a.score == b.score && a.chunk_id <= b.chunk_id),
+            "out of order: {a:?} before {b:?}"
+        );
+    }
+}
+
+#[test]
+fn hybrid_finds_what_either_mode_finds_and_groups_sources() {
+    let t = library();
+    let f = t.create_folder("Mixed").unwrap().id;
+    let target = vector(77);
+    let mut semantic = simple("semantic.pdf", f, &["words that do not match", "filler"], 5);
+    semantic.vectors[0] = target.clone();
+    add(&t, semantic);
+    add(
+        &t,
+        simple("lexical.pdf", f, &["zeppelin airship hangar", "zeppelin history"], 6),
+    );
+    add(&t, simple("other.pdf", f, &["cooking", "gardening"], 7));
+    let r = search(&t, "zeppelin", Some(target), folder_scope(&[f]), SearchMode::Hybrid);
+    // The passage equal to the question's vector leads; the keyword match follows closely.
+    assert_eq!(
+        (r.hits[0].document_name.as_str(), r.hits[0].page),
+        ("semantic.pdf", 1),
+        "{:#?}",
+        r.hits
+    );
+    assert!(
+        r.hits[1..3].iter().any(|h| h.document_name == "lexical.pdf"),
+        "{:#?}",
+        r.hits
+    );
+    assert_sorted(&r);
+    assert_eq!(r.sources[0].document_name, r.hits[0].document_name);
+    let lexical = r.sources.iter().find(|s| s.document_name == "lexical.pdf").unwrap();
+    assert_eq!(lexical.pages, vec![1, 2]);
+    assert_eq!(r.sources.iter().map(|s| s.hits.len()).sum::<usize>(), r.hits.len());
+    // Keyword-only passages get their exact vector score too.
+    assert!(r.hits.iter().all(|h| h.components.vector.is_some()));
+}
+
+#[test]
+fn scope_covers_subfolders_chosen_documents_and_metadata_filters() {
+    let t = library();
+    let top = t.create_folder("Top").unwrap().id;
+    let sub = t.create_folder("Top/Sub").unwrap().id;
+    let other = t.create_folder("Other").unwrap().id;
+    add(&t, simple("top.pdf", top, &["needle in top"], 1));
+    add(&t, simple("sub.pdf", sub, &["needle in sub"], 2));
+    let chosen = add(&t, simple("other.pdf", other, &["needle in other"], 3));
+    let mut dated = simple("dated report.pdf", other, &["needle dated"], 4);
+    dated.meta.author = Some("Ada Lovelace".into());
+    dated.meta.created = Some("2021-06-30T10:00:00Z".into());
+    add(&t, dated);
+    let names = |scope: Scope| {
+        let mut n: Vec<String> = search(&t, "needle", None, scope, SearchMode::Keyword)
+            .hits
+            .into_iter()
+            .map(|h| h.document_name)
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(folder_scope(&[top])), ["sub.pdf", "top.pdf"]);
+    assert_eq!(names(folder_scope(&[sub])), ["sub.pdf"]);
+    let mut scope = folder_scope(&[sub]);
+    scope.documents = vec![chosen];
+    assert_eq!(names(scope), ["other.pdf", "sub.pdf"]);
+    assert_eq!(names(Scope::default()).len(), 4);
+    let filtered = |filters: ScopeFilters| {
+        names(Scope {
+            filters,
+            ..Scope::default()
+        })
+    };
+    let f = ScopeFilters {
+        author: Some("lovelace".into()),
+        ..ScopeFilters::default()
+    };
+    assert_eq!(filtered(f), ["dated report.pdf"]);
+    let f = ScopeFilters {
+        name: Some("REPORT".into()),
+        ..ScopeFilters::default()
+    };
+    assert_eq!(filtered(f), ["dated report.pdf"]);
+    let f = ScopeFilters {
+        created_from: Some("2021".into()),
+        created_to: Some("2021-06".into()),
+        ..ScopeFilters::default()
+    };
+    assert_eq!(filtered(f), ["dated report.pdf"]);
+    let f = ScopeFilters {
+        created_to: Some("2020".into()),
+        ..ScopeFilters::default()
+    };
+    assert!(filtered(f).is_empty());
+    let f = ScopeFilters {
+        added_before: Some(0),
+        ..ScopeFilters::default()
+    };
+    assert!(filtered(f).is_empty());
+}
+
+#[test]
+fn moved_and_deleted_documents_never_show_up_under_their_old_folder() {
+    let t = library();
+    let a = t.create_folder("A").unwrap().id;
+    t.create_folder("B").unwrap();
+    let mut ids = Vec::new();
+    for d in 0..24u64 {
+        let texts = ["common words about rivers", "more common rivers"];
+        ids.push(add(&t, simple(&format!("doc{d}.pdf"), a, &texts, d)));
+    }
+    let gone: Arc<Mutex<HashSet<DocumentId>>> = Arc::default();
+    let done = Arc::new(AtomicBool::new(false));
+    let changer = {
+        let (library, gone, done, ids) = (t.library.clone(), gone.clone(), done.clone(), ids.clone());
+        std::thread::spawn(move || {
+            for (i, id) in ids.iter().enumerate().take(20) {
+                if i % 2 == 0 {
+                    library.move_document(*id, "B").unwrap();
+                } else {
+                    library.delete_document(*id).unwrap();
+                }
+                gone.lock().unwrap().insert(*id);
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            done.store(true, Ordering::SeqCst);
+        })
+    };
+    let mut rounds = 0;
+    while !done.load(Ordering::SeqCst) || rounds < 3 {
+        let before: HashSet<DocumentId> = gone.lock().unwrap().clone();
+        let r = search(&t, "rivers", Some(vector(1)), folder_scope(&[a]), SearchMode::Hybrid);
+        for hit in &r.hits {
+            assert!(
+                !before.contains(&hit.document),
+                "{} showed up after leaving A",
+                hit.document_name
+            );
+            assert_eq!(hit.folder_path, "A");
+        }
+        assert!(r.skipped.is_empty(), "{:?}", r.skipped);
+        rounds += 1;
+    }
+    changer.join().unwrap();
+    let r = search(&t, "rivers", Some(vector(1)), folder_scope(&[a]), SearchMode::Hybrid);
+    assert_eq!(r.documents_searched, 4);
+    assert!(rounds >= 3);
+}
+
+#[test]
+fn a_damaged_index_is_skipped_reported_and_requeued() {
+    let t = library();
+    let f = t.create_folder("F").unwrap().id;
+    let good = add(&t, simple("good.pdf", f, &["lighthouse keeper"], 1));
+    let bad = add(&t, simple("bad.pdf", f, &["lighthouse beam"], 2));
+    let rebuilt = add(&t, simple("rebuilt.pdf", f, &["lighthouse stairs"], 3));
+    let indexes = t.home.path().join("indexes");
+    std::fs::remove_dir_all(indexes.join(bad.to_string()).join("keywords")).unwrap();
+    // A missing vector block is not damage: it is rebuilt from the LanceDB table.
+    std::fs::remove_file(indexes.join(rebuilt.to_string()).join(block::BLOCK_FILE)).unwrap();
+    let r = search(
+        &t,
+        "lighthouse",
+        Some(vector(1)),
+        folder_scope(&[f]),
+        SearchMode::Hybrid,
+    );
+    let found: HashSet<DocumentId> = r.hits.iter().map(|h| h.document).collect();
+    assert_eq!(found, HashSet::from([good, rebuilt]));
+    assert_eq!(r.skipped.len(), 1);
+    assert_eq!(r.skipped[0].document, bad);
+    assert!(r.skipped[0].requeued);
+    assert!(r.skipped[0].reason.contains("keyword"), "{}", r.skipped[0].reason);
+    assert_eq!(t.document(&bad.to_string()).unwrap().status, DocumentStatus::Queued);
+    assert!(indexes.join(rebuilt.to_string()).join(block::BLOCK_FILE).is_file());
+}
+
+#[test]
+fn real_questions_find_their_page_in_real_pdfs() {
+    let t = library();
+    t.create_folder("Corpus").unwrap();
+    let files = [
+        "text-word-mac-lorem-ipsum-2p.pdf",
+        "multicol-latex-multicolumn-3p.pdf",
+        "text-libreoffice-writer-1p.pdf",
+    ];
+    let paths: Vec<_> = files.iter().map(|f| corpus_pdf(f)).collect();
+    t.add(&paths, "Corpus").unwrap();
+    index_all(&t);
+    let scope = folder_scope(&[t.folder("Corpus").unwrap().id]);
+    let rt = runtime();
+    // From eval/dev.jsonl: (question, document, page).
+    let questions = [
+        (
+            "Who waived all copyright to 'Variation Itself - Variations on Lorem Ipsum'?",
+            files[0],
+            2,
+        ),
+        (
+            "In the table of European Union countries, which country has by far the largest area, and what is its capital?",
+            files[1],
+            3,
+        ),
+    ];
+    for mode in SearchMode::ALL {
+        for (question, doc, page) in questions {
+            let request = SearchRequest {
+                query: question.into(),
+                scope: scope.clone(),
+                k: 5,
+                mode,
+            };
+            let r = rt.block_on(t.search(&request)).unwrap();
+            assert_eq!(r.documents_searched, 3);
+            assert!(r.skipped.is_empty());
+            assert_eq!(r.hits[0].document_name, doc, "{mode:?}: {question}");
+            assert!(
+                r.hits[..3].iter().any(|h| h.page == page),
+                "{mode:?}: {question}: {:#?}",
+                r.hits
+            );
+            assert!(!r.hits[0].text.is_empty());
+            assert_sorted(&r);
+        }
+    }
+}
