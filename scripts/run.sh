@@ -32,3 +32,5 @@ fi
 "$lectern" folder ls | grep -qx "Samples" || "$lectern" folder create "Samples"
 "$lectern" add "${samples[@]}" --folder "Samples" || true
 "$lectern" status
+# A first question, answered from the samples' passages with document and page.
+"$lectern" search "Here's to the crazy ones, the misfits, the rebels" --folder "Samples" --k 3

@@ -51,6 +51,22 @@ pub struct ScopedDocument {
 impl Catalog {
     /// The ready documents in `scope`, ordered by id, read in one statement (one snapshot).
     pub fn documents_in_scope(&self, scope: &Scope) -> Result<Vec<ScopedDocument>, CatalogError> {
+        self.scoped(scope, None)
+    }
+
+    /// Which of `among` are ready documents in `scope` now (a cheap second look after a search).
+    pub fn documents_in_scope_among(
+        &self,
+        scope: &Scope,
+        among: &[DocumentId],
+    ) -> Result<Vec<ScopedDocument>, CatalogError> {
+        if among.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.scoped(scope, Some(among))
+    }
+
+    fn scoped(&self, scope: &Scope, among: Option<&[DocumentId]>) -> Result<Vec<ScopedDocument>, CatalogError> {
         let mut params: Vec<Value> = Vec::new();
         let mut bind = |v: Value| {
             params.push(v);
@@ -74,6 +90,10 @@ impl Catalog {
         let mut conditions = vec!["d.status = 'ready'".to_string()];
         if !selected.is_empty() {
             conditions.push(format!("({})", selected.join(" OR ")));
+        }
+        if let Some(among) = among {
+            let ids: Vec<String> = among.iter().map(|d| bind(Value::Text(d.to_string()))).collect();
+            conditions.push(format!("d.id IN ({})", ids.join(", ")));
         }
         let f = &scope.filters;
         if let Some(author) = &f.author {

@@ -240,6 +240,9 @@ pub struct SearchBenchArgs {
     /// Chunks per synthetic document.
     #[arg(long, default_value_t = 300)]
     pub chunks: usize,
+    /// Where the real text that fills synthetic documents comes from (`*.pdftotext.txt`).
+    #[arg(long, default_value = "../shared/corpus/expected")]
+    pub texts: PathBuf,
     /// Timed queries per size.
     #[arg(long, default_value_t = 200)]
     pub queries: usize,

@@ -1,6 +1,6 @@
 //! `lectern bench search`: query latency and memory of the fan-out on synthetic libraries of
 //! real per-document indexes (LanceDB table, tantivy index, vector block) at several folder
-//! sizes, side by side with one LanceDB table holding the same chunks, scanned flat; and,
+//! sizes, filled with real text (the corpus's reference extractions) and synthetic vectors, side by side with one LanceDB table holding the same chunks, scanned flat; and,
 //! optionally, on a real library with real questions.
 //!
 //! The synthetic library is generated once under `--data` and reused. Each size is measured in
@@ -28,7 +28,6 @@ use super::args::SearchBenchArgs;
 
 const DIMENSION: usize = 384;
 const K: usize = 10;
-const VOCABULARY: usize = 30_000;
 const WORDS_PER_CHUNK: usize = 180;
 const TOPICS: u64 = 64;
 
@@ -37,6 +36,7 @@ const TOPICS: u64 = 64;
 struct DataSpec {
     sizes: Vec<usize>,
     chunks: usize,
+    texts: PathBuf,
 }
 
 /// One size's figures, as a probe prints them.
@@ -51,6 +51,8 @@ struct Probe {
     lancedb_flat: Latency,
     rss_before_mb: f64,
     rss_after_mb: f64,
+    anon_before_mb: f64,
+    anon_after_mb: f64,
     vector_blocks_mb: f64,
 }
 
@@ -107,7 +109,8 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> Result<ExitCo
         let output = Command::new(&exe)
             .args(["bench", "search", "--data"])
             .arg(&args.data)
-            .args(["--sizes", &join(&sizes), "--chunks", &args.chunks.to_string()])
+            .args(["--sizes", &join(&sizes), "--chunks", &args.chunks.to_string(), "--texts"])
+            .arg(&args.texts)
             .args(["--queries", &args.queries.to_string(), "--probe", &size.to_string()])
             .stderr(Stdio::inherit())
             .output()
@@ -121,7 +124,7 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> Result<ExitCo
         })?;
         let pair = |l: Latency| format!("{:.1} / {:.1}", l.p50, l.p99);
         println!(
-            "{:>6} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>9.0}",
+            "{:>6} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>15}",
             p.documents,
             p.chunks,
             pair(p.hybrid),
@@ -134,12 +137,16 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> Result<ExitCo
                 p.hybrid.p99 / p.lancedb_flat.p99
             ),
             format!("{:.0} ms", p.cold_ms),
-            p.rss_after_mb - p.rss_before_mb,
+            format!(
+                "{:.0} ({:.0})",
+                p.rss_after_mb - p.rss_before_mb,
+                p.anon_after_mb - p.anon_before_mb
+            ),
         );
     }
     println!(
         "cold: the first query, which opens every index of the scope; +RSS: resident memory after the timed \
-         queries minus before the first"
+         queries minus before the first (heap: the anonymous part, without mapped index files)"
     );
     if let (Some(questions), Some(folder)) = (&args.questions, &args.folder) {
         real_run(config, questions, folder, args.queries).await?;
@@ -165,6 +172,7 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> Result<(), Erro
     let spec = DataSpec {
         sizes: sizes.to_vec(),
         chunks: args.chunks,
+        texts: args.texts.clone(),
     };
     let spec_path = args.data.join("spec.json");
     if std::fs::read_to_string(&spec_path)
@@ -183,13 +191,13 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> Result<(), Erro
     let library = Library::open(config)?;
     let catalog = Catalog::open(&home.join("library.sqlite"))?;
     let dirs = IndexDirs::new(home.join("indexes"));
-    let vocabulary = Zipf::new(VOCABULARY);
+    let texts = Texts::load(&args.texts)?;
     let started = Instant::now();
     let mut made = 0;
     for (i, &size) in sizes.iter().enumerate() {
         let folder = library.create_folder(&part_name(i))?;
         for doc in made..size {
-            write_document(&catalog, &dirs, folder.id, doc, args.chunks, &vocabulary).await?;
+            write_document(&catalog, &dirs, folder.id, doc, args.chunks, &texts).await?;
             if doc % 100 == 99 {
                 eprintln!(
                     "generated {} documents ({:.0} s)",
@@ -203,7 +211,7 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> Result<(), Erro
             &args.data.join(format!("baseline-{size}")),
             size,
             args.chunks,
-            &vocabulary,
+            &texts,
         )
         .await?;
         eprintln!("baseline table of {} chunks written", size * args.chunks);
@@ -213,16 +221,19 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> Result<(), Erro
 }
 
 /// The chunks and vectors of synthetic document `doc`: the same for every run.
-fn synthetic(doc: usize, chunks: usize, vocabulary: &Zipf) -> (Vec<Chunk>, Vec<Vec<f32>>) {
+fn synthetic(doc: usize, chunks: usize, texts: &Texts) -> (Vec<Chunk>, Vec<Vec<f32>>) {
     let mut rng = Rng(doc as u64 * 7919 + 1);
     let topic = topic_centre(doc as u64 % TOPICS);
     let mut out_chunks = Vec::with_capacity(chunks);
     let mut vectors = Vec::with_capacity(chunks);
+    let source = texts.pick(doc);
+    let offset = (rng.next() % source.len() as u64) as usize;
     for c in 0..chunks {
-        let words: Vec<String> = (0..WORDS_PER_CHUNK)
-            .map(|_| word(vocabulary.sample(&mut rng)))
-            .collect();
-        let text = words.join(" ");
+        let start = offset + c * WORDS_PER_CHUNK;
+        let text = (start..start + WORDS_PER_CHUNK)
+            .map(|i| source[i % source.len()].as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
         let page = (c / 3) as u32 + 1;
         let start = (c % 3) as u32 * 1000;
         out_chunks.push(Chunk {
@@ -249,32 +260,15 @@ fn topic_centre(topic: u64) -> Vec<f32> {
     v
 }
 
-fn word(rank: usize) -> String {
-    // Pronounceable, distinct, and one token for tantivy's default tokenizer.
-    const SYLLABLES: [&str; 16] = [
-        "ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "be", "da", "fu", "go", "hi", "ja", "pe", "zo",
-    ];
-    let mut n = rank;
-    let mut w = String::new();
-    loop {
-        w.push_str(SYLLABLES[n % 16]);
-        n /= 16;
-        if n == 0 {
-            break;
-        }
-    }
-    w
-}
-
 async fn write_document(
     catalog: &Catalog,
     dirs: &IndexDirs,
     folder: lectern::FolderId,
     doc: usize,
     chunks: usize,
-    vocabulary: &Zipf,
+    texts: &Texts,
 ) -> Result<(), Error> {
-    let (chunk_list, vectors) = synthetic(doc, chunks, vocabulary);
+    let (chunk_list, vectors) = synthetic(doc, chunks, texts);
     let row = catalog.insert_document(&NewDocument {
         folder,
         file_name: format!("synthetic-{doc:05}.pdf"),
@@ -297,7 +291,7 @@ async fn write_document(
 }
 
 /// One LanceDB table holding every chunk of the first `size` documents.
-async fn write_baseline(dir: &Path, size: usize, chunks: usize, vocabulary: &Zipf) -> Result<(), Error> {
+async fn write_baseline(dir: &Path, size: usize, chunks: usize, texts: &Texts) -> Result<(), Error> {
     let schema = Arc::new(Schema::new(vec![
         Field::new("chunk_id", DataType::Utf8, false),
         Field::new(
@@ -315,7 +309,7 @@ async fn write_baseline(dir: &Path, size: usize, chunks: usize, vocabulary: &Zip
         let mut ids = Vec::new();
         let mut vectors = Vec::new();
         for doc in start..(start + 50).min(size) {
-            let (c, v) = synthetic(doc, chunks, vocabulary);
+            let (c, v) = synthetic(doc, chunks, texts);
             ids.extend(c.into_iter().map(|c| format!("{doc}:{}", c.id.0)));
             vectors.extend(v);
         }
@@ -350,21 +344,19 @@ async fn write_baseline(dir: &Path, size: usize, chunks: usize, vocabulary: &Zip
 }
 
 /// The synthetic questions: a vector near a random chunk, and a few words of mixed frequency.
-fn questions(count: usize, documents: usize, chunks: usize, vocabulary: &Zipf) -> Vec<(String, Vec<f32>)> {
+fn questions(count: usize, documents: usize, chunks: usize, texts: &Texts) -> Vec<(String, Vec<f32>)> {
     let mut rng = Rng(424_242);
     (0..count)
         .map(|_| {
             let doc = (rng.next() % documents as u64) as usize;
-            let (c, v) = synthetic(doc, chunks, vocabulary);
+            let (c, v) = synthetic(doc, chunks, texts);
             let pick = (rng.next() % c.len().max(1) as u64) as usize;
             let mut q: Vec<f32> = v[pick].iter().map(|x| x + rng.gaussian() * 0.03).collect();
             block::normalize(&mut q);
-            let text_words: Vec<&str> = c[pick].text.split(' ').collect();
-            let mut words: Vec<String> = (0..3).map(|_| word(vocabulary.sample(&mut rng))).collect();
-            for _ in 0..3 {
-                words.push(text_words[(rng.next() % text_words.len() as u64) as usize].to_string());
-            }
-            (words.join(" "), q)
+            // Six consecutive words of the passage, as a person quoting it would type them.
+            let words: Vec<&str> = c[pick].text.split(' ').collect();
+            let at = (rng.next() % words.len().saturating_sub(6).max(1) as u64) as usize;
+            (words[at..(at + 6).min(words.len())].join(" "), q)
         })
         .collect()
 }
@@ -385,8 +377,8 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> Result<P
         folders,
         ..Scope::default()
     };
-    let vocabulary = Zipf::new(VOCABULARY);
-    let qs = questions(args.queries + 10, size, args.chunks, &vocabulary);
+    let texts = Texts::load(&args.texts)?;
+    let qs = questions(args.queries + 10, size, args.chunks, &texts);
     let rss_before = rss_mb();
 
     let request = |q: &str, mode| SearchRequest {
@@ -467,8 +459,10 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> Result<P
         vector: latency[1],
         keyword: latency[2],
         lancedb_flat: Latency::of(ms),
-        rss_before_mb: rss_before,
-        rss_after_mb: rss_after,
+        rss_before_mb: rss_before.0,
+        rss_after_mb: rss_after.0,
+        anon_before_mb: rss_before.1,
+        anon_after_mb: rss_after.1,
         vector_blocks_mb: block_bytes as f64 / 1e6,
     })
 }
@@ -517,16 +511,18 @@ async fn real_run(config: LibraryConfig, questions: &Path, folder: &str, rounds:
     Ok(())
 }
 
-/// Resident memory of this process, in MB.
-fn rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
-        })
-        .map_or(0.0, |kb| kb / 1024.0)
+/// Resident memory of this process, in MB: all of it, and the part that is anonymous (heap)
+/// rather than mapped files.
+fn rss_mb() -> (f64, f64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
+            .map_or(0.0, |kb| kb / 1024.0)
+    };
+    (field("VmRSS:"), field("RssAnon:"))
 }
 
 /// SplitMix64: a small deterministic generator, enough for synthetic data.
@@ -551,26 +547,37 @@ impl Rng {
     }
 }
 
-/// Word ranks drawn with Zipf's law, as words are in text.
-struct Zipf {
-    cumulative: Vec<f64>,
+/// Real text to fill synthetic documents with, so that keyword indexes have the vocabulary and
+/// term frequencies of real documents: the words of the corpus's reference extractions.
+struct Texts {
+    sources: Vec<Vec<String>>,
 }
 
-impl Zipf {
-    fn new(n: usize) -> Zipf {
-        let mut total = 0.0;
-        let cumulative = (1..=n)
-            .map(|r| {
-                total += 1.0 / r as f64;
-                total
-            })
+impl Texts {
+    fn load(dir: &Path) -> Result<Texts, Error> {
+        let entries = std::fs::read_dir(dir).map_err(Error::io(dir))?;
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.to_string_lossy().ends_with(".pdftotext.txt"))
             .collect();
-        Zipf { cumulative }
+        paths.sort();
+        let mut sources = Vec::new();
+        for path in paths {
+            let text = std::fs::read_to_string(&path).map_err(Error::io(&path))?;
+            let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+            // Long enough that a document is not one page repeated.
+            if words.len() >= 1_000 {
+                sources.push(words);
+            }
+        }
+        if sources.is_empty() {
+            return Err(Error::NotFound(dir.join("*.pdftotext.txt")));
+        }
+        Ok(Texts { sources })
     }
 
-    fn sample(&self, rng: &mut Rng) -> usize {
-        let total = self.cumulative.last().copied().unwrap_or(1.0);
-        let x = rng.uniform() * total;
-        self.cumulative.partition_point(|c| *c < x)
+    /// The words synthetic document `doc` is cut from.
+    fn pick(&self, doc: usize) -> &[String] {
+        &self.sources[doc % self.sources.len()]
     }
 }

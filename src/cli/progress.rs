@@ -210,7 +210,7 @@ impl Bars {
 }
 
 /// Starts `lectern index` as a detached process that outlives this one.
-fn spawn_background_indexer(library: &Library) -> Result<(), Error> {
+pub fn spawn_background_indexer(library: &Library) -> Result<(), Error> {
     let home = &library.config().home;
     let exe = std::env::current_exe().map_err(Error::io("the lectern executable"))?;
     let log_path = home.join("indexer.log");

@@ -87,6 +87,9 @@ pub async fn search(library: &Library, args: SearchArgs) -> Result<ExitCode, Err
         mode: args.mode.into(),
     };
     let results = library.search(&request).await?;
+    if results.skipped.iter().any(|s| s.requeued) {
+        super::progress::spawn_background_indexer(library)?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&results).unwrap_or_default());
     } else {
@@ -148,7 +151,7 @@ fn print_results(results: &SearchResults) {
             s.document_name,
             s.reason,
             if s.requeued {
-                " (queued for re-indexing: run `lectern index`)"
+                " (being indexed again in the background)"
             } else {
                 ""
             }

@@ -48,19 +48,12 @@ impl RowMeta {
     }
 }
 
-/// The resident part of a block: row positions and the quantised vectors.
+/// The resident part of a block: the quantised vectors (row positions stay on disk until a row
+/// is a candidate).
 #[derive(Debug, Clone)]
 pub struct ResidentBlock {
     pub stamp: u64,
-    pub rows: Vec<RowMeta>,
     pub vectors: QuantizedBlock,
-}
-
-impl ResidentBlock {
-    /// Bytes held on the heap.
-    pub fn heap_bytes(&self) -> usize {
-        self.rows.capacity() * std::mem::size_of::<RowMeta>() + self.vectors.heap_bytes()
-    }
 }
 
 /// Writes the block of the LanceDB table in `index_dir/vectors` into `index_dir`.
@@ -174,6 +167,11 @@ struct Header {
 }
 
 impl Header {
+    /// Where row `row`'s position is; `meta_offset(count)` is where the scales begin.
+    fn meta_offset(&self, row: usize) -> u64 {
+        HEADER_LEN + row as u64 * ROW_META_LEN
+    }
+
     fn f32_offset(&self) -> u64 {
         HEADER_LEN + self.count as u64 * (ROW_META_LEN + 4) + (self.count * self.dimension) as u64
     }
@@ -214,7 +212,7 @@ fn damaged(path: &Path, reason: impl std::fmt::Display) -> IndexError {
     }
 }
 
-/// Reads the resident part of the block in `index_dir`: positions, scales and codes.
+/// Reads the resident part of the block in `index_dir`: scales and codes.
 pub fn read_resident(index_dir: &Path, dimension: usize) -> Result<ResidentBlock, IndexError> {
     let path = index_dir.join(BLOCK_FILE);
     // The handle is dropped at the end: a library of thousands of documents would run out of
@@ -222,30 +220,12 @@ pub fn read_resident(index_dir: &Path, dimension: usize) -> Result<ResidentBlock
     let file = File::open(&path).map_err(IndexError::io(&path))?;
     let header = read_header(&file, &path)?;
     if header.dimension != dimension {
-        return Err(damaged(
-            &path,
-            format!("{} dimensions, the index has {dimension}", header.dimension),
-        ));
+        return Err(damaged(&path, format!("{} dimensions, the index has {dimension}", header.dimension)));
     }
-    let mut bytes = vec![0u8; (header.f32_offset() - HEADER_LEN) as usize];
-    file.read_exact_at(&mut bytes, HEADER_LEN)
-        .map_err(IndexError::io(&path))?;
-    let (meta, rest) = bytes.split_at(header.count * ROW_META_LEN as usize);
-    let (scales, codes) = rest.split_at(header.count * 4);
-    let u32_at = |b: &[u8], i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-    let rows = meta
-        .chunks_exact(ROW_META_LEN as usize)
-        .map(|m| {
-            let mut chunk_id = [0u8; CHUNK_ID_LEN];
-            chunk_id.copy_from_slice(&m[..CHUNK_ID_LEN]);
-            RowMeta {
-                chunk_id,
-                page: u32_at(m, CHUNK_ID_LEN),
-                char_start: u32_at(m, CHUNK_ID_LEN + 4),
-                char_end: u32_at(m, CHUNK_ID_LEN + 8),
-            }
-        })
-        .collect();
+    let start = header.meta_offset(header.count);
+    let mut bytes = vec![0u8; (header.f32_offset() - start) as usize];
+    file.read_exact_at(&mut bytes, start).map_err(IndexError::io(&path))?;
+    let (scales, codes) = bytes.split_at(header.count * 4);
     let scales = scales
         .chunks_exact(4)
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -255,14 +235,25 @@ pub fn read_resident(index_dir: &Path, dimension: usize) -> Result<ResidentBlock
         .ok_or_else(|| damaged(&path, "the quantised rows do not match the row count"))?;
     Ok(ResidentBlock {
         stamp: header.stamp,
-        rows,
         vectors,
     })
 }
 
-/// Reads the exact vectors of `rows` from the block in `index_dir`, if it is still the block
-/// stamped `stamp` (`None` when the index was rebuilt since it was loaded).
-pub fn read_exact(index_dir: &Path, stamp: u64, rows: &[u32]) -> Result<Option<Vec<Vec<f32>>>, IndexError> {
+fn parse_meta(m: &[u8]) -> RowMeta {
+    let u32_at = |i: usize| u32::from_le_bytes([m[i], m[i + 1], m[i + 2], m[i + 3]]);
+    let mut chunk_id = [0u8; CHUNK_ID_LEN];
+    chunk_id.copy_from_slice(&m[..CHUNK_ID_LEN]);
+    RowMeta {
+        chunk_id,
+        page: u32_at(CHUNK_ID_LEN),
+        char_start: u32_at(CHUNK_ID_LEN + 4),
+        char_end: u32_at(CHUNK_ID_LEN + 8),
+    }
+}
+
+/// Opens the block in `index_dir` if it is still the block stamped `stamp` (`None` when the
+/// index was rebuilt or removed since it was loaded).
+fn open_stamped(index_dir: &Path, stamp: u64) -> Result<Option<(File, Header)>, IndexError> {
     let path = index_dir.join(BLOCK_FILE);
     let file = match File::open(&path) {
         Ok(f) => f,
@@ -270,23 +261,46 @@ pub fn read_exact(index_dir: &Path, stamp: u64, rows: &[u32]) -> Result<Option<V
         Err(e) => return Err(IndexError::io(&path)(e)),
     };
     let header = read_header(&file, &path)?;
-    if header.stamp != stamp {
+    Ok((header.stamp == stamp).then_some((file, header)))
+}
+
+/// The positions of every row of the block stamped `stamp`.
+pub fn read_meta(index_dir: &Path, stamp: u64) -> Result<Option<Vec<RowMeta>>, IndexError> {
+    let Some((file, header)) = open_stamped(index_dir, stamp)? else {
         return Ok(None);
-    }
+    };
+    let mut bytes = vec![0u8; header.count * ROW_META_LEN as usize];
+    file.read_exact_at(&mut bytes, HEADER_LEN)
+        .map_err(IndexError::io(index_dir.join(BLOCK_FILE)))?;
+    Ok(Some(bytes.chunks_exact(ROW_META_LEN as usize).map(parse_meta).collect()))
+}
+
+/// Reads the positions and exact vectors of `rows` from the block stamped `stamp`.
+pub fn read_exact(
+    index_dir: &Path,
+    stamp: u64,
+    rows: &[u32],
+) -> Result<Option<Vec<(RowMeta, Vec<f32>)>>, IndexError> {
+    let path = index_dir.join(BLOCK_FILE);
+    let Some((file, header)) = open_stamped(index_dir, stamp)? else {
+        return Ok(None);
+    };
+    let mut meta = [0u8; ROW_META_LEN as usize];
     let mut bytes = vec![0u8; header.dimension * 4];
     let mut out = Vec::with_capacity(rows.len());
     for &row in rows {
         if row as usize >= header.count {
             return Err(damaged(&path, format!("row {row} of {}", header.count)));
         }
+        file.read_exact_at(&mut meta, header.meta_offset(row as usize))
+            .map_err(IndexError::io(&path))?;
         let offset = header.f32_offset() + (row as usize * header.dimension * 4) as u64;
         file.read_exact_at(&mut bytes, offset).map_err(IndexError::io(&path))?;
-        out.push(
-            bytes
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
-        );
+        let vector = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        out.push((parse_meta(&meta), vector));
     }
     Ok(Some(out))
 }

@@ -101,9 +101,16 @@ impl Library {
 
         // Moves, deletes and re-indexing may have happened meanwhile: only documents that are
         // still ready, in scope and of the same index generation count, under their folder now.
+        let candidates: Vec<DocumentId> = {
+            let mut ids: Vec<DocumentId> = ranking.ranked.iter().map(|r| docs[r.doc].id).collect();
+            ids.extend(ranking.skipped.iter().map(|(pos, _)| docs[*pos].id));
+            ids.sort_unstable();
+            ids.dedup();
+            ids
+        };
         let now: HashMap<DocumentId, ScopedDocument> = self
             .catalog()
-            .documents_in_scope(&request.scope)?
+            .documents_in_scope_among(&request.scope, &candidates)?
             .into_iter()
             .map(|d| (d.id, d))
             .collect();

@@ -49,12 +49,12 @@ impl DocIndex {
                 block::read_resident(dir, dimension)?
             }
         };
-        if block.rows.len() as u64 != manifest.chunk_count {
+        if block.vectors.len() as u64 != manifest.chunk_count {
             return Err(IndexError::Damaged {
                 path: dir.join(block::BLOCK_FILE),
                 reason: format!(
                     "the vector block holds {} rows, the manifest counts {} chunks",
-                    block.rows.len(),
+                    block.vectors.len(),
                     manifest.chunk_count
                 ),
             });
@@ -97,7 +97,7 @@ impl IndexCache {
     /// The number of open indexes and the heap their vector blocks hold.
     pub fn usage(&self) -> (usize, usize) {
         let entries = self.lock();
-        (entries.len(), entries.values().map(|e| e.block.heap_bytes()).sum())
+        (entries.len(), entries.values().map(|e| e.block.vectors.heap_bytes()).sum())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<DocumentId, Arc<DocIndex>>> {

@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use lectern_scan::{dot_f32, QuantizedQuery, TopK};
-use tantivy::{DocAddress, Term};
+use tantivy::Term;
 use tokio::runtime::Handle;
 
 use super::cache::{DocIndex, IndexCache};
-use super::keyword::{query_of, query_terms, Fields, ScopeStatistics, StoredChunk};
+use super::keyword::{query_terms, Fields, KeywordHits, ScopeStatistics, StoredChunk};
 use super::SearchMode;
 use crate::catalog::ScopedDocument;
 use crate::index::block::{self, RowMeta};
@@ -227,8 +227,7 @@ impl Engine<'_> {
             let Some(index) = opened.get(&pos) else { continue };
             match exact_scores(index, &rows, query) {
                 Ok(Some(scores)) => {
-                    for (row, score) in rows.iter().zip(scores) {
-                        let meta = index.block.rows[*row as usize];
+                    for (meta, score) in scores {
                         list.push(ranked_row(pos, &meta, score));
                     }
                 }
@@ -251,38 +250,38 @@ impl Engine<'_> {
         depth: usize,
         skipped: &mut Vec<(usize, IndexError)>,
     ) -> Vec<Ranked> {
-        let query = query_of(terms);
         let mut docs: Vec<(usize, Arc<DocIndex>)> = opened.iter().map(|(p, i)| (*p, i.clone())).collect();
         docs.sort_by_key(|(p, _)| *p);
-        type Found = (Vec<(f32, usize, DocAddress)>, Vec<(usize, IndexError)>);
-        let parts: Vec<Found> = self.fan_out(&docs, |slice, _| {
-            let mut found = Vec::new();
+        let Some((_, first)) = docs.first() else { return Vec::new() };
+        let query = match first.keywords.prepare(terms, stats) {
+            Ok(query) => query,
+            Err(e) => {
+                skipped.push((docs[0].0, e));
+                return Vec::new();
+            }
+        };
+        let parts = self.fan_out(&docs, |slice, _| {
+            let mut hits = KeywordHits::new(depth);
             let mut failed = Vec::new();
             for (pos, index) in slice {
-                match index.keywords.search(&query, stats, depth) {
-                    Ok(hits) => found.extend(hits.into_iter().map(|(s, a)| (s, *pos, a))),
-                    Err(e) => failed.push((*pos, e)),
+                if let Err(e) = index.keywords.collect(&query, *pos, &mut hits) {
+                    failed.push((*pos, e));
                 }
             }
-            (found, failed)
+            (hits, failed)
         });
-        let mut found = Vec::new();
-        for (f, failed) in parts {
-            found.extend(f);
+        let mut found = KeywordHits::new(depth);
+        for (hits, failed) in parts {
+            found.merge(hits);
             skipped.extend(failed);
         }
-        found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        // Keep every hit tied with the last one kept, so the chunk-id tie-break below decides.
-        if let Some(cut) = found.get(depth.saturating_sub(1)).map(|f| f.0) {
-            let end = found.iter().position(|f| f.0 < cut).unwrap_or(found.len());
-            found.truncate(end.max(depth));
-        }
+        let found = found.into_sorted();
         let mut list = Vec::with_capacity(found.len());
-        for (score, pos, address) in found {
-            let Some(index) = opened.get(&pos) else { continue };
-            match index.keywords.stored(address, self.fields) {
-                Ok(chunk) => list.push(ranked_stored(pos, chunk, score)),
-                Err(e) => skipped.push((pos, e)),
+        for hit in found {
+            let Some(index) = opened.get(&hit.pos) else { continue };
+            match index.keywords.stored(hit.address, self.fields) {
+                Ok(chunk) => list.push(ranked_stored(hit.pos, chunk, hit.score)),
+                Err(e) => skipped.push((hit.pos, e)),
             }
         }
         top_of(list, depth, |r, rank| {
@@ -293,26 +292,27 @@ impl Engine<'_> {
 
     /// Computes the exact cosine of every passage that lacks one.
     fn fill_vector_scores(&self, hits: &mut [Ranked], opened: &HashMap<usize, Arc<DocIndex>>, query: &[f32]) {
-        let mut wanted: HashMap<usize, Vec<(usize, u32)>> = HashMap::new();
+        let mut wanted: HashMap<usize, Vec<usize>> = HashMap::new();
         for (i, hit) in hits.iter().enumerate() {
-            if hit.vector.is_some() {
-                continue;
-            }
-            let Some(index) = opened.get(&hit.doc) else { continue };
-            if let Some(row) = index
-                .block
-                .rows
-                .iter()
-                .position(|m| m.chunk_id() == hit.chunk_id && m.page == hit.page && m.char_start == hit.char_start)
-            {
-                wanted.entry(hit.doc).or_default().push((i, row as u32));
+            if hit.vector.is_none() {
+                wanted.entry(hit.doc).or_default().push(i);
             }
         }
-        for (doc, rows) in wanted {
+        for (doc, want) in wanted {
             let Some(index) = opened.get(&doc) else { continue };
+            let Ok(Some(meta)) = block::read_meta(&index.dir, index.block.stamp) else { continue };
+            let rows: Vec<(usize, u32)> = want
+                .into_iter()
+                .filter_map(|i| {
+                    let h = &hits[i];
+                    meta.iter()
+                        .position(|m| m.chunk_id() == h.chunk_id && m.page == h.page && m.char_start == h.char_start)
+                        .map(|row| (i, row as u32))
+                })
+                .collect();
             let ids: Vec<u32> = rows.iter().map(|(_, r)| *r).collect();
             if let Ok(Some(scores)) = exact_scores(index, &ids, query) {
-                for ((i, _), score) in rows.iter().zip(scores) {
+                for ((i, _), (_, score)) in rows.iter().zip(scores) {
                     hits[*i].vector = Some(score);
                 }
             }
@@ -339,9 +339,11 @@ impl Engine<'_> {
     }
 }
 
-fn exact_scores(index: &DocIndex, rows: &[u32], query: &[f32]) -> Result<Option<Vec<f32>>, IndexError> {
+/// The positions and exact cosine scores of `rows`; `None` if the index changed since it was
+/// opened.
+fn exact_scores(index: &DocIndex, rows: &[u32], query: &[f32]) -> Result<Option<Vec<(RowMeta, f32)>>, IndexError> {
     Ok(block::read_exact(&index.dir, index.block.stamp, rows)?
-        .map(|vectors| vectors.iter().map(|v| dot_f32(query, v)).collect()))
+        .map(|found| found.into_iter().map(|(meta, v)| (meta, dot_f32(query, &v))).collect()))
 }
 
 fn changed_under_us(index: &DocIndex) -> IndexError {

@@ -1,11 +1,13 @@
 //! Keyword search: BM25 over each document's tantivy index, scored with statistics summed over
 //! every document in scope, so a passage scores the same whichever PDF of the scope holds it.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;
 
-use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, Occur, Query, TermQuery};
+use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::directory::{Advice, MmapDirectory};
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::{collector::TopDocs, DocAddress, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 
@@ -56,13 +58,17 @@ pub struct KeywordReader {
 impl KeywordReader {
     /// Opens the keyword index in `dir`.
     pub fn open(dir: &Path, fields: &Fields) -> Result<KeywordReader, IndexError> {
-        let index = Index::open_in_dir(dir)?;
-        // Indexes never change once published: no reload watcher, no warming threads, and a
-        // small document-store cache (only the final hits are read from it).
+        // Random access: no readahead, and no fault-around mapping neighbouring pages that a
+        // query never reads (it would count in the process's resident memory).
+        let directory = MmapDirectory::open_with_madvice(dir, Advice::Random)
+            .map_err(|e| IndexError::Tantivy(tantivy::TantivyError::from(e)))?;
+        let index = Index::open(directory)?;
+        // Indexes never change once published: no reload watcher, no warming threads, and no
+        // document-store cache (only a question's few hits are read from the store).
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
-            .doc_store_cache_num_blocks(1)
+            .doc_store_cache_num_blocks(0)
             .try_into()?;
         let searcher = reader.searcher();
         let num_docs = Bm25StatisticsProvider::total_num_docs(&searcher)?;
@@ -79,16 +85,27 @@ impl KeywordReader {
         Ok(self.searcher.doc_freq(term)?)
     }
 
-    /// The best `limit` chunks for `query` scored with `stats`, best first.
-    pub fn search(
-        &self,
-        query: &dyn Query,
-        stats: &ScopeStatistics,
-        limit: usize,
-    ) -> Result<Vec<(f32, DocAddress)>, IndexError> {
-        Ok(self
-            .searcher
-            .search_with_statistics_provider(query, &TopDocs::with_limit(limit), stats)?)
+    /// Offers this document's chunks that match `query` to `hits`, skipping, by block-max WAND,
+    /// the blocks of postings that cannot beat the hits kept so far (from any document).
+    pub fn collect(&self, query: &ScopeQuery, pos: usize, hits: &mut KeywordHits) -> Result<(), IndexError> {
+        for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
+            query
+                .weight
+                .for_each_pruning(hits.threshold(), segment, &mut |doc, score| {
+                    hits.offer(score, pos, DocAddress::new(ord as u32, doc));
+                    hits.threshold()
+                })?;
+        }
+        Ok(())
+    }
+
+    /// Prepares `terms` for searching every document of a scope with its statistics: the BM25
+    /// weights depend on the scope only, so they are computed once per question, not per document.
+    pub fn prepare(&self, terms: &[Term], stats: &ScopeStatistics) -> Result<ScopeQuery, IndexError> {
+        let scoring = EnableScoring::enabled_from_statistics_provider(stats, &self.searcher);
+        Ok(ScopeQuery {
+            weight: query_of(terms).weight(scoring)?,
+        })
     }
 
     /// The stored fields of one chunk.
@@ -140,8 +157,87 @@ pub fn query_terms(question: &str, fields: &Fields) -> Vec<Term> {
     terms
 }
 
+/// The best keyword hits over many documents: score descending, then document position, then
+/// address within the document.
+pub struct KeywordHits {
+    limit: usize,
+    heap: BinaryHeap<Reverse<KeywordHit>>,
+}
+
+/// One keyword hit: its BM25 score, the document's position in the scope, the chunk's address.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeywordHit {
+    pub score: f32,
+    pub pos: usize,
+    pub address: DocAddress,
+}
+
+impl Eq for KeywordHit {}
+impl PartialOrd for KeywordHit {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for KeywordHit {
+    /// Greater is better.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.score
+            .total_cmp(&other.score)
+            .then(other.pos.cmp(&self.pos))
+            .then(other.address.cmp(&self.address))
+    }
+}
+
+impl KeywordHits {
+    pub fn new(limit: usize) -> KeywordHits {
+        KeywordHits {
+            limit,
+            heap: BinaryHeap::with_capacity(limit + 1),
+        }
+    }
+
+    /// The score a chunk must reach to be offered: just below the worst kept hit once the list
+    /// is full, so that a tie still gets its turn at the tie-break.
+    pub fn threshold(&self) -> f32 {
+        match self.heap.peek() {
+            Some(Reverse(worst)) if self.heap.len() >= self.limit => worst.score.next_down(),
+            _ => f32::MIN,
+        }
+    }
+
+    pub fn offer(&mut self, score: f32, pos: usize, address: DocAddress) {
+        let hit = KeywordHit { score, pos, address };
+        if self.heap.len() < self.limit {
+            self.heap.push(Reverse(hit));
+        } else if let Some(mut worst) = self.heap.peek_mut() {
+            if hit > worst.0 {
+                *worst = Reverse(hit);
+            }
+        }
+    }
+
+    /// Adds the hits another collector kept (per thread, then merged).
+    pub fn merge(&mut self, other: KeywordHits) {
+        for Reverse(hit) in other.heap {
+            self.offer(hit.score, hit.pos, hit.address);
+        }
+    }
+
+    /// The kept hits, best first.
+    pub fn into_sorted(self) -> Vec<KeywordHit> {
+        let mut hits: Vec<KeywordHit> = self.heap.into_iter().map(|Reverse(h)| h).collect();
+        hits.sort_by(|a, b| b.cmp(a));
+        hits
+    }
+}
+
+/// A question's keyword query, weighted with a scope's statistics, ready to run on any document.
+pub struct ScopeQuery {
+    weight: Box<dyn Weight>,
+}
+
 /// A question as a disjunction of its terms (any may match; BM25 ranks), never a parse error.
-pub fn query_of(terms: &[Term]) -> BooleanQuery {
+fn query_of(terms: &[Term]) -> BooleanQuery {
     BooleanQuery::new(
         terms
             .iter()
