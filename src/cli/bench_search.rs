@@ -93,7 +93,7 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> Result<ExitCo
         args.chunks, args.queries
     );
     println!(
-        "{:>6} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>9}",
+        "{:>6} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>15}",
         "docs",
         "chunks",
         "hybrid p50/p99",
@@ -102,14 +102,20 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> Result<ExitCo
         "LanceDB 1-table",
         "hybrid/Lance",
         "cold",
-        "+RSS MB"
+        "+RSS (heap) MB"
     );
     let exe = std::env::current_exe().map_err(Error::io("current executable"))?;
     for &size in &sizes {
         let output = Command::new(&exe)
             .args(["bench", "search", "--data"])
             .arg(&args.data)
-            .args(["--sizes", &join(&sizes), "--chunks", &args.chunks.to_string(), "--texts"])
+            .args([
+                "--sizes",
+                &join(&sizes),
+                "--chunks",
+                &args.chunks.to_string(),
+                "--texts",
+            ])
             .arg(&args.texts)
             .args(["--queries", &args.queries.to_string(), "--probe", &size.to_string()])
             .stderr(Stdio::inherit())
@@ -158,6 +164,13 @@ fn join(sizes: &[usize]) -> String {
     sizes.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
 }
 
+/// Each set of sizes and chunk count has a directory of its own under `--data`, so that a run
+/// with other sizes does not replace the data of another.
+fn data_dir(args: &SearchBenchArgs, sizes: &[usize]) -> PathBuf {
+    let sizes: Vec<String> = sizes.iter().map(usize::to_string).collect();
+    args.data.join(format!("{}x{}", sizes.join("-"), args.chunks))
+}
+
 fn home(data: &Path) -> PathBuf {
     data.join("library")
 }
@@ -174,7 +187,8 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> Result<(), Erro
         chunks: args.chunks,
         texts: args.texts.clone(),
     };
-    let spec_path = args.data.join("spec.json");
+    let data = data_dir(args, sizes);
+    let spec_path = data.join("spec.json");
     if std::fs::read_to_string(&spec_path)
         .ok()
         .and_then(|t| serde_json::from_str::<DataSpec>(&t).ok())
@@ -182,10 +196,10 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> Result<(), Erro
     {
         return Ok(());
     }
-    if args.data.exists() {
-        std::fs::remove_dir_all(&args.data).map_err(Error::io(&args.data))?;
+    if data.exists() {
+        std::fs::remove_dir_all(&data).map_err(Error::io(&data))?;
     }
-    let home = home(&args.data);
+    let home = home(&data);
     let mut config = LibraryConfig::from_env()?;
     config.home = home.clone();
     let library = Library::open(config)?;
@@ -207,13 +221,7 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> Result<(), Erro
             }
         }
         made = size;
-        write_baseline(
-            &args.data.join(format!("baseline-{size}")),
-            size,
-            args.chunks,
-            &texts,
-        )
-        .await?;
+        write_baseline(&data.join(format!("baseline-{size}")), size, args.chunks, &texts).await?;
         eprintln!("baseline table of {} chunks written", size * args.chunks);
     }
     let text = serde_json::to_string(&spec).unwrap_or_default();
@@ -368,7 +376,8 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> Result<P
         reason: format!("{size} is not one of the sizes"),
     })?;
     let mut config = LibraryConfig::from_env()?;
-    config.home = home(&args.data);
+    let data = data_dir(args, sizes);
+    config.home = home(&data);
     let library = Library::open(config)?;
     let folders = (0..=parts)
         .map(|i| library.folder(&part_name(i)).map(|f| f.id))
@@ -419,7 +428,7 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> Result<P
     let rss_after = rss_mb();
     let (_, block_bytes) = library.search_cache().usage();
 
-    let db = lancedb::connect(&args.data.join(format!("baseline-{size}")).to_string_lossy())
+    let db = lancedb::connect(&data.join(format!("baseline-{size}")).to_string_lossy())
         .execute()
         .await
         .map_err(lectern::index::IndexError::from)?;

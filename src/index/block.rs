@@ -220,7 +220,10 @@ pub fn read_resident(index_dir: &Path, dimension: usize) -> Result<ResidentBlock
     let file = File::open(&path).map_err(IndexError::io(&path))?;
     let header = read_header(&file, &path)?;
     if header.dimension != dimension {
-        return Err(damaged(&path, format!("{} dimensions, the index has {dimension}", header.dimension)));
+        return Err(damaged(
+            &path,
+            format!("{} dimensions, the index has {dimension}", header.dimension),
+        ));
     }
     let start = header.meta_offset(header.count);
     let mut bytes = vec![0u8; (header.f32_offset() - start) as usize];
@@ -272,15 +275,16 @@ pub fn read_meta(index_dir: &Path, stamp: u64) -> Result<Option<Vec<RowMeta>>, I
     let mut bytes = vec![0u8; header.count * ROW_META_LEN as usize];
     file.read_exact_at(&mut bytes, HEADER_LEN)
         .map_err(IndexError::io(index_dir.join(BLOCK_FILE)))?;
-    Ok(Some(bytes.chunks_exact(ROW_META_LEN as usize).map(parse_meta).collect()))
+    Ok(Some(
+        bytes.chunks_exact(ROW_META_LEN as usize).map(parse_meta).collect(),
+    ))
 }
 
+/// One row read back exactly: its position and its unit-length vector.
+pub type ExactRow = (RowMeta, Vec<f32>);
+
 /// Reads the positions and exact vectors of `rows` from the block stamped `stamp`.
-pub fn read_exact(
-    index_dir: &Path,
-    stamp: u64,
-    rows: &[u32],
-) -> Result<Option<Vec<(RowMeta, Vec<f32>)>>, IndexError> {
+pub fn read_exact(index_dir: &Path, stamp: u64, rows: &[u32]) -> Result<Option<Vec<ExactRow>>, IndexError> {
     let path = index_dir.join(BLOCK_FILE);
     let Some((file, header)) = open_stamped(index_dir, stamp)? else {
         return Ok(None);

@@ -97,7 +97,10 @@ impl IndexCache {
     /// The number of open indexes and the heap their vector blocks hold.
     pub fn usage(&self) -> (usize, usize) {
         let entries = self.lock();
-        (entries.len(), entries.values().map(|e| e.block.vectors.heap_bytes()).sum())
+        (
+            entries.len(),
+            entries.values().map(|e| e.block.vectors.heap_bytes()).sum(),
+        )
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<DocumentId, Arc<DocIndex>>> {

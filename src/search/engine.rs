@@ -252,7 +252,9 @@ impl Engine<'_> {
     ) -> Vec<Ranked> {
         let mut docs: Vec<(usize, Arc<DocIndex>)> = opened.iter().map(|(p, i)| (*p, i.clone())).collect();
         docs.sort_by_key(|(p, _)| *p);
-        let Some((_, first)) = docs.first() else { return Vec::new() };
+        let Some((_, first)) = docs.first() else {
+            return Vec::new();
+        };
         let query = match first.keywords.prepare(terms, stats) {
             Ok(query) => query,
             Err(e) => {
@@ -300,7 +302,9 @@ impl Engine<'_> {
         }
         for (doc, want) in wanted {
             let Some(index) = opened.get(&doc) else { continue };
-            let Ok(Some(meta)) = block::read_meta(&index.dir, index.block.stamp) else { continue };
+            let Ok(Some(meta)) = block::read_meta(&index.dir, index.block.stamp) else {
+                continue;
+            };
             let rows: Vec<(usize, u32)> = want
                 .into_iter()
                 .filter_map(|i| {

@@ -5,9 +5,9 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;
 
+use tantivy::directory::{Advice, MmapDirectory};
 use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::{Field, IndexRecordOption, Value};
-use tantivy::directory::{Advice, MmapDirectory};
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::{collector::TopDocs, DocAddress, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 
