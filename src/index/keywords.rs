@@ -21,10 +21,12 @@ pub mod field {
 /// The schema shared by every document's keyword index.
 pub fn schema() -> Schema {
     let mut builder = Schema::builder();
-    builder.add_text_field(field::CHUNK_ID, STRING | STORED);
+    // Positions are fast fields too: a search locates its candidates without touching the
+    // document store, and reads the store only for the text of the hits it returns.
+    builder.add_text_field(field::CHUNK_ID, STRING | STORED | FAST);
     builder.add_u64_field(field::PAGE, INDEXED | STORED | FAST);
-    builder.add_u64_field(field::CHAR_START, STORED);
-    builder.add_u64_field(field::CHAR_END, STORED);
+    builder.add_u64_field(field::CHAR_START, STORED | FAST);
+    builder.add_u64_field(field::CHAR_END, STORED | FAST);
     builder.add_text_field(field::TEXT, TEXT | STORED);
     builder.build()
 }

@@ -9,8 +9,9 @@ use super::IndexError;
 use crate::catalog::PdfMetadata;
 use crate::chunk::ChunkerSettings;
 
-/// The on-disk format version of an index directory.
-pub const FORMAT_VERSION: u32 = 1;
+/// The on-disk format version of an index directory. 2: keyword positions are fast fields and
+/// `vectors.block` is written with every index. An index of another version is built again.
+pub const FORMAT_VERSION: u32 = 2;
 /// The manifest's file name inside an index directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use lectern_scan::{dot_f32, QuantizedQuery, TopK};
-use tantivy::Term;
+use tantivy::{DocAddress, Term};
 use tokio::runtime::Handle;
 
 use super::cache::{DocIndex, IndexCache};
-use super::keyword::{query_terms, Fields, KeywordHits, ScopeStatistics, StoredChunk};
+use super::keyword::{query_terms, Fields, KeywordHits, Located, ScopeStatistics, StoredChunk};
 use super::SearchMode;
 use crate::catalog::ScopedDocument;
 use crate::index::block::{self, RowMeta};
@@ -46,8 +46,10 @@ pub struct Ranked {
     pub keyword: Option<f32>,
     pub vector_rank: Option<u32>,
     pub keyword_rank: Option<u32>,
-    /// The text, when the keyword index already returned it.
+    /// The text, once read.
     pub text: Option<String>,
+    /// Where the keyword index holds the passage, when it was a keyword hit.
+    pub address: Option<DocAddress>,
 }
 
 /// The fused ranking of one question over a scope.
@@ -281,8 +283,8 @@ impl Engine<'_> {
         let mut list = Vec::with_capacity(found.len());
         for hit in found {
             let Some(index) = opened.get(&hit.pos) else { continue };
-            match index.keywords.stored(hit.address, self.fields) {
-                Ok(chunk) => list.push(ranked_stored(hit.pos, chunk, hit.score)),
+            match index.keywords.locate(hit.address) {
+                Ok(located) => list.push(ranked_located(hit.pos, located, hit.address, hit.score)),
                 Err(e) => skipped.push((hit.pos, e)),
             }
         }
@@ -329,12 +331,11 @@ impl Engine<'_> {
         for hit in hits.iter_mut() {
             let Some(index) = opened.get(&hit.doc) else { continue };
             if hit.text.is_none() {
-                hit.text = index
-                    .keywords
-                    .by_chunk_id(&hit.chunk_id, self.fields)
-                    .ok()
-                    .flatten()
-                    .map(|c: StoredChunk| c.text);
+                let stored = match hit.address {
+                    Some(address) => index.keywords.stored(address, self.fields).ok(),
+                    None => index.keywords.by_chunk_id(&hit.chunk_id, self.fields).ok().flatten(),
+                };
+                hit.text = stored.map(|c: StoredChunk| c.text);
             }
         }
         if let Some(q) = query {
@@ -370,22 +371,24 @@ fn ranked_row(doc: usize, meta: &RowMeta, score: f32) -> Ranked {
         vector_rank: None,
         keyword_rank: None,
         text: None,
+        address: None,
     }
 }
 
-fn ranked_stored(doc: usize, chunk: StoredChunk, score: f32) -> Ranked {
+fn ranked_located(doc: usize, located: Located, address: DocAddress, score: f32) -> Ranked {
     Ranked {
         doc,
-        chunk_id: chunk.chunk_id,
-        page: chunk.page,
-        char_start: chunk.char_start,
-        char_end: chunk.char_end,
+        chunk_id: located.chunk_id,
+        page: located.page,
+        char_start: located.char_start,
+        char_end: located.char_end,
         score,
         vector: None,
         keyword: None,
         vector_rank: None,
         keyword_rank: None,
-        text: Some(chunk.text),
+        text: None,
+        address: Some(address),
     }
 }
 
@@ -420,6 +423,7 @@ fn union(vector: Vec<Ranked>, keyword: Vec<Ranked>) -> Vec<Ranked> {
                 kept.vector = kept.vector.or(hit.vector);
                 kept.vector_rank = kept.vector_rank.or(hit.vector_rank);
                 kept.text = kept.text.take().or(hit.text);
+                kept.address = kept.address.or(hit.address);
             }
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(hit);

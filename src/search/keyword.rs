@@ -48,6 +48,15 @@ pub struct StoredChunk {
     pub text: String,
 }
 
+/// Where a chunk is: its id, page and character range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    pub chunk_id: String,
+    pub page: u32,
+    pub char_start: u32,
+    pub char_end: u32,
+}
+
 /// An open, immutable keyword index of one document, with its totals precomputed.
 pub struct KeywordReader {
     searcher: Searcher,
@@ -105,6 +114,26 @@ impl KeywordReader {
         let scoring = EnableScoring::enabled_from_statistics_provider(stats, &self.searcher);
         Ok(ScopeQuery {
             weight: query_of(terms).weight(scoring)?,
+        })
+    }
+
+    /// Where a chunk is, from the fast fields (the document store is not read).
+    pub fn locate(&self, address: DocAddress) -> Result<Located, IndexError> {
+        let fast = self.searcher.segment_reader(address.segment_ord).fast_fields();
+        let doc = address.doc_id;
+        let mut chunk_id = String::new();
+        if let Some(ids) = fast.str(field::CHUNK_ID)? {
+            if let Some(ord) = ids.term_ords(doc).next() {
+                ids.ord_to_str(ord, &mut chunk_id)
+                    .map_err(|e| IndexError::Tantivy(e.into()))?;
+            }
+        }
+        let number = |name: &str| -> Result<u32, IndexError> { Ok(fast.u64(name)?.first(doc).unwrap_or(0) as u32) };
+        Ok(Located {
+            chunk_id,
+            page: number(field::PAGE)?,
+            char_start: number(field::CHAR_START)?,
+            char_end: number(field::CHAR_END)?,
         })
     }
 
