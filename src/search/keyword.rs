@@ -5,6 +5,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;
 
+use tantivy::columnar::{Column, StrColumn};
 use tantivy::directory::{Advice, MmapDirectory};
 use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::{Field, IndexRecordOption, Value};
@@ -62,6 +63,16 @@ pub struct KeywordReader {
     searcher: Searcher,
     num_docs: u64,
     num_tokens: u64,
+    /// Per segment, the fast-field columns that locate a chunk.
+    positions: Vec<PositionColumns>,
+}
+
+/// The columns of one segment that say where its chunks are.
+struct PositionColumns {
+    ids: Option<StrColumn>,
+    page: Column<u64>,
+    start: Column<u64>,
+    end: Column<u64>,
 }
 
 impl KeywordReader {
@@ -82,10 +93,24 @@ impl KeywordReader {
         let searcher = reader.searcher();
         let num_docs = Bm25StatisticsProvider::total_num_docs(&searcher)?;
         let num_tokens = searcher.total_num_tokens(fields.text)?;
+        let positions = searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| {
+                let fast = segment.fast_fields();
+                Ok(PositionColumns {
+                    ids: fast.str(field::CHUNK_ID)?,
+                    page: fast.u64(field::PAGE)?,
+                    start: fast.u64(field::CHAR_START)?,
+                    end: fast.u64(field::CHAR_END)?,
+                })
+            })
+            .collect::<Result<_, IndexError>>()?;
         Ok(KeywordReader {
             searcher,
             num_docs,
             num_tokens,
+            positions,
         })
     }
 
@@ -119,21 +144,26 @@ impl KeywordReader {
 
     /// Where a chunk is, from the fast fields (the document store is not read).
     pub fn locate(&self, address: DocAddress) -> Result<Located, IndexError> {
-        let fast = self.searcher.segment_reader(address.segment_ord).fast_fields();
         let doc = address.doc_id;
+        let Some(columns) = self.positions.get(address.segment_ord as usize) else {
+            return Err(IndexError::Tantivy(tantivy::TantivyError::InvalidArgument(format!(
+                "no segment {}",
+                address.segment_ord
+            ))));
+        };
         let mut chunk_id = String::new();
-        if let Some(ids) = fast.str(field::CHUNK_ID)? {
+        if let Some(ids) = &columns.ids {
             if let Some(ord) = ids.term_ords(doc).next() {
                 ids.ord_to_str(ord, &mut chunk_id)
                     .map_err(|e| IndexError::Tantivy(e.into()))?;
             }
         }
-        let number = |name: &str| -> Result<u32, IndexError> { Ok(fast.u64(name)?.first(doc).unwrap_or(0) as u32) };
+        let number = |column: &Column<u64>| column.first(doc).unwrap_or(0) as u32;
         Ok(Located {
             chunk_id,
-            page: number(field::PAGE)?,
-            char_start: number(field::CHAR_START)?,
-            char_end: number(field::CHAR_END)?,
+            page: number(&columns.page),
+            char_start: number(&columns.start),
+            char_end: number(&columns.end),
         })
     }
 
