@@ -36,22 +36,17 @@ impl Library {
         self.search_with_vector(request, vector).await
     }
 
-    /// Embeds a question with the library's embedder, at unit length.
+    /// Embeds a question with the library's embedder (a search scales it to unit length).
     pub async fn embed_query(&self, text: &str) -> Result<Vec<f32>, Error> {
         let this = self.clone();
         let text = text.to_string();
         tokio::task::spawn_blocking(move || {
             let models = this.models()?;
-            let mut vector = models
-                .embedder
-                .embed(&[text.as_str()])?
-                .pop()
-                .ok_or(EmbedError::Dimension {
-                    expected: models.embedder.dimension(),
-                    got: 0,
-                })?;
-            normalize(&mut vector);
-            Ok(vector)
+            let vector = models.embedder.embed(&[text.as_str()])?.pop();
+            Ok(vector.ok_or(EmbedError::Dimension {
+                expected: models.embedder.dimension(),
+                got: 0,
+            })?)
         })
         .await
         .map_err(|e| Error::Task(e.to_string()))?

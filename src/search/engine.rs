@@ -11,7 +11,7 @@ use tantivy::{DocAddress, Term};
 use tokio::runtime::Handle;
 
 use super::cache::{DocIndex, IndexCache};
-use super::keyword::{query_terms, Fields, KeywordHits, Located, ScopeStatistics, StoredChunk};
+use super::keyword::{query_terms, Fields, KeywordHits, Located, ScopeStatistics};
 use super::SearchMode;
 use crate::catalog::ScopedDocument;
 use crate::index::block::{self, RowMeta};
@@ -284,7 +284,7 @@ impl Engine<'_> {
         for hit in found {
             let Some(index) = opened.get(&hit.pos) else { continue };
             match index.keywords.locate(hit.address) {
-                Ok(located) => list.push(ranked_located(hit.pos, located, hit.address, hit.score)),
+                Ok(located) => list.push(ranked(hit.pos, located, Some(hit.address), hit.score)),
                 Err(e) => skipped.push((hit.pos, e)),
             }
         }
@@ -331,11 +331,10 @@ impl Engine<'_> {
         for hit in hits.iter_mut() {
             let Some(index) = opened.get(&hit.doc) else { continue };
             if hit.text.is_none() {
-                let stored = match hit.address {
-                    Some(address) => index.keywords.stored(address, self.fields).ok(),
-                    None => index.keywords.by_chunk_id(&hit.chunk_id, self.fields).ok().flatten(),
+                hit.text = match hit.address {
+                    Some(address) => index.keywords.text(address, self.fields).ok(),
+                    None => index.keywords.text_of_chunk(&hit.chunk_id, self.fields).ok().flatten(),
                 };
-                hit.text = stored.map(|c: StoredChunk| c.text);
             }
         }
         if let Some(q) = query {
@@ -359,23 +358,16 @@ fn changed_under_us(index: &DocIndex) -> IndexError {
 }
 
 fn ranked_row(doc: usize, meta: &RowMeta, score: f32) -> Ranked {
-    Ranked {
-        doc,
+    let located = Located {
         chunk_id: meta.chunk_id().to_string(),
         page: meta.page,
         char_start: meta.char_start,
         char_end: meta.char_end,
-        score,
-        vector: None,
-        keyword: None,
-        vector_rank: None,
-        keyword_rank: None,
-        text: None,
-        address: None,
-    }
+    };
+    ranked(doc, located, None, score)
 }
 
-fn ranked_located(doc: usize, located: Located, address: DocAddress, score: f32) -> Ranked {
+fn ranked(doc: usize, located: Located, address: Option<DocAddress>, score: f32) -> Ranked {
     Ranked {
         doc,
         chunk_id: located.chunk_id,
@@ -388,7 +380,7 @@ fn ranked_located(doc: usize, located: Located, address: DocAddress, score: f32)
         vector_rank: None,
         keyword_rank: None,
         text: None,
-        address: Some(address),
+        address,
     }
 }
 

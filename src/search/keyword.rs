@@ -15,13 +15,11 @@ use tantivy::{collector::TopDocs, DocAddress, Index, ReloadPolicy, Searcher, Tan
 use crate::index::keywords::{field, schema};
 use crate::index::IndexError;
 
-/// The fields of the keyword schema every document shares.
+/// The fields of the keyword schema a search reads by handle (positions come from fast
+/// fields, by name).
 #[derive(Debug, Clone, Copy)]
 pub struct Fields {
     pub chunk_id: Field,
-    pub page: Field,
-    pub char_start: Field,
-    pub char_end: Field,
     pub text: Field,
 }
 
@@ -31,22 +29,9 @@ impl Fields {
         let f = |name: &str| schema.get_field(name);
         Ok(Fields {
             chunk_id: f(field::CHUNK_ID)?,
-            page: f(field::PAGE)?,
-            char_start: f(field::CHAR_START)?,
-            char_end: f(field::CHAR_END)?,
             text: f(field::TEXT)?,
         })
     }
-}
-
-/// A chunk as the keyword index stores it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredChunk {
-    pub chunk_id: String,
-    pub page: u32,
-    pub char_start: u32,
-    pub char_end: u32,
-    pub text: String,
 }
 
 /// Where a chunk is: its id, page and character range.
@@ -167,27 +152,18 @@ impl KeywordReader {
         })
     }
 
-    /// The stored fields of one chunk.
-    pub fn stored(&self, address: DocAddress, fields: &Fields) -> Result<StoredChunk, IndexError> {
+    /// The stored text of one chunk.
+    pub fn text(&self, address: DocAddress, fields: &Fields) -> Result<String, IndexError> {
         let doc: TantivyDocument = self.searcher.doc(address)?;
-        let text = |f: Field| {
-            doc.get_first(f)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string()
-        };
-        let number = |f: Field| doc.get_first(f).and_then(|v| v.as_u64()).unwrap_or_default() as u32;
-        Ok(StoredChunk {
-            chunk_id: text(fields.chunk_id),
-            page: number(fields.page),
-            char_start: number(fields.char_start),
-            char_end: number(fields.char_end),
-            text: text(fields.text),
-        })
+        Ok(doc
+            .get_first(fields.text)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string())
     }
 
-    /// The stored chunk with this id, if the index holds it.
-    pub fn by_chunk_id(&self, chunk_id: &str, fields: &Fields) -> Result<Option<StoredChunk>, IndexError> {
+    /// The stored text of the chunk with this id, if the index holds it.
+    pub fn text_of_chunk(&self, chunk_id: &str, fields: &Fields) -> Result<Option<String>, IndexError> {
         let query = TermQuery::new(
             Term::from_field_text(fields.chunk_id, chunk_id),
             IndexRecordOption::Basic,
@@ -195,7 +171,7 @@ impl KeywordReader {
         let found = self.searcher.search(&query, &TopDocs::with_limit(1))?;
         found
             .first()
-            .map(|(_, address)| self.stored(*address, fields))
+            .map(|(_, address)| self.text(*address, fields))
             .transpose()
     }
 }
