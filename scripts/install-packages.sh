@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Lectern builds and runs with, if any is missing (apt-get, as root
-# or through sudo): protobuf for LanceDB, a C toolchain, python3 with pip for the model setup.
+# or through sudo): protobuf for LanceDB, a C toolchain, cmake and libclang for llama.cpp (the
+# built-in language model), python3 with pip for the model setup.
 set -euo pipefail
 
-packages=(protobuf-compiler libprotobuf-dev build-essential pkg-config python3 python3-pip)
+packages=(protobuf-compiler libprotobuf-dev build-essential pkg-config cmake clang libclang-dev python3 python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up Lectern on a Debian 12 machine and runs it: installs the build packages and the embedding
 # model, builds the `lectern` command, adds the sample PDFs of ../shared/corpus to the folder
-# "Samples" (indexing them with a progress bar per file) and shows the library's status.
+# "Samples" (indexing them with a progress bar per file), shows the library's status, a search and
+# an answer from the built-in language model.
 # It builds the dev profile, in which the model, PDF and keyword crates are optimised (Cargo.toml);
 # an optimised build of LanceDB and DataFusion takes over half an hour on two cores.
 # The library lives in $LECTERN_HOME (default ~/.local/share/lectern).
@@ -32,5 +33,6 @@ fi
 "$lectern" folder ls | grep -qx "Samples" || "$lectern" folder create "Samples"
 "$lectern" add "${samples[@]}" --folder "Samples" || true
 "$lectern" status
-# A first question, answered from the samples' passages with document and page.
+# A first search, and a first answer from the built-in model, with footnotes citing document and page.
 "$lectern" search "Here's to the crazy ones, the misfits, the rebels" --folder "Samples" --k 3
+"$lectern" ask "Who are the crazy ones, and what do they do?" --folder "Samples" --k 5

@@ -9,6 +9,7 @@ use thiserror::Error;
 use crate::catalog::CatalogError;
 use crate::embed::EmbedError;
 use crate::index::IndexError;
+use crate::llm::LlmError;
 use crate::pdf::PdfError;
 
 /// Anything a [`crate::Library`] call can fail with.
@@ -22,6 +23,8 @@ pub enum Error {
     Embed(#[from] EmbedError),
     #[error(transparent)]
     Index(#[from] IndexError),
+    #[error(transparent)]
+    Llm(#[from] LlmError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -76,17 +79,24 @@ impl Error {
     pub fn code(&self) -> ErrorCode {
         match self {
             Error::Catalog(e) => match e {
-                CatalogError::FolderNotFound(_) | CatalogError::DocumentNotFound(_) => ErrorCode::NotFound,
+                CatalogError::FolderNotFound(_) | CatalogError::DocumentNotFound(_) | CatalogError::ChatNotFound(_) => {
+                    ErrorCode::NotFound
+                }
                 CatalogError::NameClash { .. } | CatalogError::FolderNotEmpty { .. } => ErrorCode::Conflict,
                 CatalogError::MoveIntoItself { .. } | CatalogError::NoParent(_) | CatalogError::InvalidName(_) => {
                     ErrorCode::InvalidInput
                 }
-                CatalogError::Sqlite(_) | CatalogError::TooNew { .. } => ErrorCode::Internal,
+                CatalogError::Sqlite(_) | CatalogError::TooNew { .. } | CatalogError::BadChatData { .. } => {
+                    ErrorCode::Internal
+                }
             },
             Error::Pdf(PdfError::NeedsPassword | PdfError::WrongPassword) => ErrorCode::NeedsPassword,
             Error::Pdf(PdfError::Io(_)) => ErrorCode::Internal,
             Error::Pdf(_) => ErrorCode::InvalidInput,
             Error::Embed(_) => ErrorCode::Unavailable,
+            Error::Llm(LlmError::ContextFull { .. } | LlmError::Setting { .. }) => ErrorCode::InvalidInput,
+            Error::Llm(LlmError::Runtime(_)) => ErrorCode::Internal,
+            Error::Llm(_) => ErrorCode::Unavailable,
             Error::NotFound(_) => ErrorCode::NotFound,
             Error::IndexerBusy => ErrorCode::Conflict,
             Error::NotLocked(_) | Error::Config { .. } => ErrorCode::InvalidInput,

@@ -3,6 +3,7 @@
 //! [`Library`] is the facade the CLI and the desktop shell call; `ARCHITECTURE.md` walks the
 //! modules in order.
 
+pub mod answer;
 pub mod catalog;
 pub mod chunk;
 mod config;
@@ -12,10 +13,11 @@ mod files;
 pub mod index;
 pub mod jobs;
 mod library;
+pub mod llm;
 pub mod pdf;
 pub mod search;
 
 pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
 pub use config::{EmbedderConfig, LibraryConfig};
 pub use error::{Error, ErrorCode, ErrorPayload};
-pub use library::{ImportFailure, ImportReport, Library, LibraryStatus, Models};
+pub use library::{AskOutcome, AskRequest, ImportFailure, ImportReport, Library, LibraryStatus, Models};

@@ -9,6 +9,10 @@ pub enum CatalogError {
     Sqlite(#[from] rusqlite::Error),
     #[error("no folder named \"{0}\"; `lectern folder ls` lists the folders")]
     FolderNotFound(String),
+    #[error("no chat with id {0}; `lectern chat ls` lists the chats")]
+    ChatNotFound(String),
+    #[error("a chat's stored {what} could not be read: {reason}")]
+    BadChatData { what: &'static str, reason: String },
     #[error("no document with id {0}; `lectern ls` lists the documents")]
     DocumentNotFound(String),
     #[error("\"{name}\" already exists in {parent}; choose another name")]

@@ -53,6 +53,27 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE documents ADD COLUMN index_generation INTEGER NOT NULL DEFAULT 0;
     "#,
+    // 4: chats: each with its scope, and its messages with the structured citations of answers.
+    r#"
+    CREATE TABLE chats (
+        id          TEXT PRIMARY KEY,
+        title       TEXT NOT NULL,
+        scope       TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+    );
+    CREATE TABLE chat_messages (
+        id          INTEGER PRIMARY KEY,
+        chat_id     TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+        role        TEXT NOT NULL,
+        content     TEXT NOT NULL,
+        citations   TEXT NOT NULL DEFAULT '[]',
+        kind        TEXT,
+        backend     TEXT,
+        created_at  INTEGER NOT NULL
+    );
+    CREATE INDEX chat_messages_chat ON chat_messages (chat_id, id);
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -1,9 +1,11 @@
 //! The catalog: folders and documents in SQLite, the source of truth for what the library holds.
 //!
-//! Folders form a tree (`folders.rs`); documents belong to exactly one folder (`documents.rs`).
+//! Folders form a tree (`folders.rs`); documents belong to exactly one folder (`documents.rs`);
+//! chats keep their questions and cited answers (`chats.rs`).
 //! A document's index lives on disk keyed by its id, so moving a document changes one row here
 //! and nothing else. The connection runs in WAL mode so that readers never wait for the indexer.
 
+mod chats;
 mod documents;
 mod error;
 mod folders;
@@ -17,6 +19,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
+pub use chats::{Chat, ChatId, ChatMessage, NewMessage};
 pub use documents::{NewDocument, PdfMetadata};
 pub use error::CatalogError;
 pub use folders::DeleteMode;

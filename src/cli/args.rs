@@ -35,6 +35,11 @@ pub enum Command {
     Search(SearchArgs),
     /// Measure retrieval quality on questions with known answers, for every search mode.
     Eval(EvalArgs),
+    /// Ask a question; the answer streams in, with footnotes citing the passages it is based on.
+    Ask(AskArgs),
+    /// List, show, rename, delete and export chats.
+    #[command(subcommand)]
+    Chat(ChatCommand),
     /// Measure indexing speed on a directory of PDFs (`bench search`: query speed).
     Bench(BenchArgs),
 }
@@ -73,6 +78,90 @@ pub struct ScopeArgs {
     /// Only documents added before this day (YYYY-MM-DD, UTC).
     #[arg(long, value_name = "DATE")]
     pub added_before: Option<String>,
+}
+
+/// Answer backends, as the command line spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    Builtin,
+    Ollama,
+    Openai,
+    Extractive,
+}
+
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// The question.
+    pub question: String,
+    /// Where to look (default: the chat's scope; for a new chat, the whole library).
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// Continue this chat (its id, or the start of it).
+    #[arg(long, value_name = "ID")]
+    pub chat: Option<String>,
+    /// Who answers (default: $LECTERN_LLM_BACKEND, else builtin).
+    #[arg(long, value_enum)]
+    pub backend: Option<BackendArg>,
+    /// The model: a GGUF path for builtin, a model name for ollama and openai
+    /// (default: $LECTERN_LLM_MODEL; for builtin, the installed SmolLM2-135M-Instruct).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The server's base URL for ollama and openai (default: $LECTERN_LLM_URL, else the usual one).
+    #[arg(long)]
+    pub url: Option<String>,
+    /// How many passages to retrieve.
+    #[arg(long, default_value_t = 10)]
+    pub k: usize,
+    #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
+    pub mode: ModeArg,
+    /// The similarity the best passage must reach, else the answer is "not found" (default:
+    /// $LECTERN_RELEVANCE_FLOOR, else 0.28).
+    #[arg(long)]
+    pub floor: Option<f32>,
+    /// The most tokens the answer may have.
+    #[arg(long, default_value_t = 512)]
+    pub max_tokens: usize,
+    /// Threads for the built-in model (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print the whole outcome as JSON at the end instead of streaming text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ChatCommand {
+    /// List the chats, most recent first.
+    Ls(JsonFlag),
+    /// Show a chat's questions and answers.
+    Show(ChatIdArgs),
+    /// Rename a chat.
+    Rename {
+        /// The chat's id, or the start of it.
+        id: String,
+        title: String,
+    },
+    /// Delete a chat.
+    Rm {
+        /// The chat's id, or the start of it.
+        id: String,
+    },
+    /// Export a chat as markdown with footnotes.
+    Export {
+        /// The chat's id, or the start of it.
+        id: String,
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ChatIdArgs {
+    /// The chat's id, or the start of it.
+    pub id: String,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -227,6 +316,52 @@ pub enum BenchCommand {
     /// Query speed and memory on synthetic libraries of 10 to 3,000 documents, against one LanceDB
     /// table holding the same chunks; and on a real library if one is given.
     Search(SearchBenchArgs),
+    /// Time to first token and tokens per second of the built-in model, llama.cpp beside candle
+    /// on the same prompt tokens.
+    Llm(LlmBenchArgs),
+    /// End-to-end time of `lectern ask` over a folder of the library in `--home`, extractive and
+    /// built-in backends side by side.
+    Ask(AskBenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AskBenchArgs {
+    /// The folder to ask over (with its subfolders).
+    #[arg(long)]
+    pub folder: String,
+    /// Questions, as `lectern eval` reads them.
+    #[arg(long, default_value = "eval/dev.jsonl")]
+    pub questions: PathBuf,
+    /// How many of the questions to ask.
+    #[arg(long, default_value_t = 10)]
+    pub count: usize,
+    #[arg(long, default_value_t = 5)]
+    pub k: usize,
+    /// The most tokens an answer may have.
+    #[arg(long, default_value_t = 128)]
+    pub max_tokens: usize,
+    /// Threads for the built-in model.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LlmBenchArgs {
+    /// The GGUF model (default: the installed SmolLM2-135M-Instruct).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Tokens to generate per run.
+    #[arg(long, default_value_t = 64)]
+    pub tokens: usize,
+    /// Runs per runtime (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Passages from this text file make the prompt (default: a corpus reference extraction).
+    #[arg(
+        long,
+        default_value = "../shared/corpus/expected/text-kb-pdf-risks-56p-objstm.pdftotext.txt"
+    )]
+    pub text: PathBuf,
 }
 
 #[derive(Debug, Args)]

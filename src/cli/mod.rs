@@ -2,7 +2,10 @@
 //! message and an exit code.
 
 mod args;
+mod ask;
 mod bench;
+mod bench_ask;
+mod bench_llm;
 mod bench_search;
 mod output;
 mod progress;
@@ -54,6 +57,14 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
     if let Command::Bench(args) = &cli.command {
         return match &args.what {
             Some(args::BenchCommand::Search(search)) => bench_search::run(config, search).await,
+            Some(args::BenchCommand::Ask(ask)) => bench_ask::run(config, ask).await.map(|()| ExitCode::SUCCESS),
+            Some(args::BenchCommand::Llm(llm)) => {
+                let llm = llm.clone();
+                tokio::task::spawn_blocking(move || bench_llm::run(config, llm))
+                    .await
+                    .map_err(|e| Error::Task(e.to_string()))?
+                    .map(|()| ExitCode::SUCCESS)
+            }
             None => bench::run(config, args).await,
         };
     }
@@ -82,6 +93,8 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Status(flag) => output::status(&library.status()?, flag.json),
         Command::Search(args) => return search::search(&library, args).await,
         Command::Eval(args) => return search::eval(&library, args).await,
+        Command::Ask(args) => return ask::ask(&library, args).await,
+        Command::Chat(command) => ask::chat(&library, command)?,
         Command::Bench(_) => unreachable!("handled above"),
     }
     Ok(ExitCode::SUCCESS)

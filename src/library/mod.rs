@@ -2,6 +2,7 @@
 //! the models, and the indexing queue, and exposes every operation the CLI and the desktop app
 //! offer. Cloning is cheap; clones share everything.
 
+mod ask;
 mod documents;
 mod folders;
 mod search;
@@ -23,6 +24,7 @@ use crate::jobs::IndexEvent;
 use crate::search::{Fields, IndexCache};
 use crate::Error;
 
+pub use ask::{AskOutcome, AskRequest};
 pub use documents::{ImportFailure, ImportReport};
 pub use status::LibraryStatus;
 
@@ -60,6 +62,8 @@ impl Library {
             std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
         }
         let catalog = Catalog::open(&home.join("library.sqlite"))?;
+        // A search keeps one descriptor open per document it has searched.
+        crate::search::raise_open_file_limit();
         let (events, _) = broadcast::channel(4096);
         Ok(Library {
             shared: Arc::new(Shared {

@@ -6,12 +6,12 @@ use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;
 
 use tantivy::columnar::{Column, StrColumn};
-use tantivy::directory::{Advice, MmapDirectory};
 use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::tokenizer::TokenizerManager;
 use tantivy::{collector::TopDocs, DocAddress, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 
+use super::directory::SearchDirectory;
 use crate::index::keywords::{field, schema};
 use crate::index::IndexError;
 
@@ -63,11 +63,7 @@ struct PositionColumns {
 impl KeywordReader {
     /// Opens the keyword index in `dir`.
     pub fn open(dir: &Path, fields: &Fields) -> Result<KeywordReader, IndexError> {
-        // Random access: no readahead, and no fault-around mapping neighbouring pages that a
-        // query never reads (it would count in the process's resident memory).
-        let directory = MmapDirectory::open_with_madvice(dir, Advice::Random)
-            .map_err(|e| IndexError::Tantivy(tantivy::TantivyError::from(e)))?;
-        let index = Index::open(directory)?;
+        let index = Index::open(SearchDirectory::open(dir)?)?;
         // Indexes never change once published: no reload watcher, no warming threads, and no
         // document-store cache (only a question's few hits are read from the store).
         let reader = index

@@ -13,6 +13,7 @@
 //! pieces together and keeps results consistent with concurrent moves and deletes.
 
 mod cache;
+mod directory;
 mod engine;
 pub mod eval;
 mod keyword;
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::{DocumentId, FolderId, Scope};
 
 pub use cache::IndexCache;
+pub use directory::raise_open_file_limit;
 pub(crate) use engine::{Engine, Question, Ranked};
 pub(crate) use keyword::Fields;
 

@@ -87,3 +87,48 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .build()
         .unwrap()
 }
+
+/// Reads one HTTP request from a test server's connection: its path, its authorization header and
+/// its JSON body (null when there is none).
+pub fn read_request(stream: &std::net::TcpStream) -> (String, String, serde_json::Value) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line).unwrap();
+    let path = request_line.split_whitespace().nth(1).unwrap_or("").to_string();
+    let (mut length, mut auth) = (0, String::new());
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let lower = line.to_lowercase();
+        if let Some(v) = lower.strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap();
+        }
+        if lower.starts_with("authorization:") {
+            auth = line["authorization:".len()..].trim().to_string();
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    (path, auth, serde_json::from_slice(&body).unwrap_or_default())
+}
+
+/// Three small corpus PDFs (2, 3 and 1 pages) that real questions are asked about.
+pub const SMALL_CORPUS: [&str; 3] = [
+    "text-word-mac-lorem-ipsum-2p.pdf",
+    "multicol-latex-multicolumn-3p.pdf",
+    "text-libreoffice-writer-1p.pdf",
+];
+
+/// Adds [`SMALL_CORPUS`] to a new folder "Corpus" of `library` and indexes them.
+pub fn index_small_corpus(library: &Library) -> lectern::FolderId {
+    let folder = library.create_folder("Corpus").unwrap().id;
+    let paths: Vec<_> = SMALL_CORPUS.iter().map(|f| corpus_pdf(f)).collect();
+    library.add(&paths, "Corpus").unwrap();
+    index_all(library);
+    folder
+}

@@ -1,13 +1,13 @@
 //! Embedders: the in-process model matches sentence-transformers, and the HTTP clients speak the
 //! Ollama and OpenAI wire formats (against a local server), with errors a person can act on.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::thread::JoinHandle;
 
 use lectern::embed::{EmbedError, Embedder, HttpApi, HttpEmbedder, MiniLm, MINILM_DIR};
 
-use crate::common::models_dir;
+use crate::common::{models_dir, read_request};
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
@@ -73,30 +73,7 @@ fn serve(
     let handle = std::thread::spawn(move || {
         for stream in listener.incoming().take(replies) {
             let mut stream = stream.unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            let path = request_line.split_whitespace().nth(1).unwrap_or("").to_string();
-            let mut length = 0;
-            let mut auth = String::new();
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                let lower = line.to_lowercase();
-                if let Some(v) = lower.strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap();
-                }
-                if lower.starts_with("authorization:") {
-                    auth = line["authorization:".len()..].trim().to_string();
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let json: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            let (path, auth, json) = read_request(&stream);
             let (status, reply) = handler(&path, &auth, &json);
             write!(
                 stream,

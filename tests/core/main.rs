@@ -2,6 +2,7 @@
 //! Fixtures: the real PDFs of `../shared/corpus` and files the tests write themselves.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod answer;
 mod catalog;
 mod common;
 mod corpus;

@@ -12,7 +12,7 @@ use lectern::index::{block, publish, IndexDirs, Provenance};
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{DocumentStatus, FolderId, Library};
 
-use crate::common::{corpus_pdf, index_all, library, runtime, TestLibrary};
+use crate::common::{index_small_corpus, library, runtime, TestLibrary, SMALL_CORPUS};
 
 const DIM: usize = 8;
 
@@ -397,16 +397,8 @@ fn a_damaged_index_is_skipped_reported_and_requeued() {
 #[test]
 fn real_questions_find_their_page_in_real_pdfs() {
     let t = library();
-    t.create_folder("Corpus").unwrap();
-    let files = [
-        "text-word-mac-lorem-ipsum-2p.pdf",
-        "multicol-latex-multicolumn-3p.pdf",
-        "text-libreoffice-writer-1p.pdf",
-    ];
-    let paths: Vec<_> = files.iter().map(|f| corpus_pdf(f)).collect();
-    t.add(&paths, "Corpus").unwrap();
-    index_all(&t);
-    let scope = folder_scope(&[t.folder("Corpus").unwrap().id]);
+    let scope = folder_scope(&[index_small_corpus(&t)]);
+    let files = SMALL_CORPUS;
     let rt = runtime();
     // From eval/dev.jsonl: (question, document, page).
     let questions = [

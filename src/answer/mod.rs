@@ -1,0 +1,230 @@
+//! Answers to questions: the passages a model is given (`context.rs`), the citations it makes
+//! (`citations.rs`), and the answer as markdown with footnotes and structured citations.
+//!
+//! Three ways to answer: a language model given the passages that fit its context; extractive,
+//! where the best passages themselves are the answer; and, when even the best passage is below
+//! the relevance floor, a plain "not found in these documents" with the nearest passages, so that
+//! no model is asked to answer from text that does not bear on the question.
+
+pub mod citations;
+pub mod context;
+mod markdown;
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::DocumentId;
+use crate::llm::{Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message};
+use crate::search::Hit;
+use citations::{CitationParser, Piece};
+pub use markdown::{footnote_list, renumber_footnotes};
+
+/// How answers are made.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnswerSettings {
+    /// The cosine similarity the best passage must reach for the question to count as answerable
+    /// from the scope.
+    pub relevance_floor: f32,
+    /// How many passages an extractive answer quotes.
+    pub extractive_passages: usize,
+    /// How many nearest passages a "not found" answer lists.
+    pub nearest_passages: usize,
+    pub generate: GenerateOptions,
+}
+
+/// The default relevance floor; see ARCHITECTURE.md ("Relevance floor") for how it was chosen.
+pub const DEFAULT_RELEVANCE_FLOOR: f32 = 0.28;
+
+impl Default for AnswerSettings {
+    fn default() -> Self {
+        AnswerSettings {
+            relevance_floor: DEFAULT_RELEVANCE_FLOOR,
+            extractive_passages: 3,
+            nearest_passages: 3,
+            generate: GenerateOptions::default(),
+        }
+    }
+}
+
+/// A footnote of an answer: the passage it cites.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Citation {
+    /// The footnote number, from 1.
+    pub number: usize,
+    pub document: DocumentId,
+    pub document_name: String,
+    pub chunk_id: String,
+    /// 1-based page.
+    pub page: u32,
+    /// The passage's character range in the page's text.
+    pub char_start: u32,
+    pub char_end: u32,
+    /// The passage's text.
+    pub quote: String,
+    pub score: f32,
+}
+
+impl Citation {
+    fn of(number: usize, hit: &Hit) -> Citation {
+        Citation {
+            number,
+            document: hit.document,
+            document_name: hit.document_name.clone(),
+            chunk_id: hit.chunk_id.clone(),
+            page: hit.page,
+            char_start: hit.char_start,
+            char_end: hit.char_end,
+            quote: hit.text.clone(),
+            score: hit.score,
+        }
+    }
+}
+
+/// How an answer was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    /// A language model wrote it from the passages.
+    Generated,
+    /// The best passages, quoted.
+    Extractive,
+    /// Nothing in scope was relevant enough; the nearest passages are listed.
+    NotFound,
+}
+
+/// A finished answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub kind: AnswerKind,
+    /// The answer's text with footnote references `[^n]`, without the footnote list.
+    pub body: String,
+    pub citations: Vec<Citation>,
+    pub finish: Finish,
+    /// Which backend answered (empty when no model was asked).
+    pub backend: String,
+    /// How many passages the model was given.
+    pub passages_supplied: usize,
+}
+
+impl Answer {
+    /// The answer as markdown: the body, then the footnotes.
+    pub fn markdown(&self) -> String {
+        let list = footnote_list(&self.citations);
+        if list.is_empty() {
+            self.body.clone()
+        } else {
+            format!("{}\n\n{list}", self.body.trim_end())
+        }
+    }
+}
+
+/// What an answer streams as it is made.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AnswerEvent {
+    /// More of the body.
+    Text { text: String },
+    /// A footnote resolved for the first time.
+    Citation { citation: Citation },
+}
+
+/// Answers `question` from `hits` (retrieved for it, in rank order), with `model` or, without
+/// one, extractively; `history` is the chat so far, oldest first.
+pub fn answer(
+    model: Option<&dyn LanguageModel>,
+    question: &str,
+    history: &[Message],
+    hits: &[Hit],
+    settings: &AnswerSettings,
+    cancel: &Cancel,
+    on_event: &mut dyn FnMut(AnswerEvent),
+) -> Result<Answer, LlmError> {
+    let best = hits
+        .iter()
+        .filter_map(|h| h.components.vector)
+        .fold(f32::NEG_INFINITY, f32::max);
+    // Keyword-only hits carry no similarity: there, any hit counts as relevant.
+    let measured = hits.iter().any(|h| h.components.vector.is_some());
+    if hits.is_empty() || (measured && best < settings.relevance_floor) {
+        return Ok(quoted(AnswerKind::NotFound, hits, settings.nearest_passages, on_event));
+    }
+    let Some(model) = model else {
+        return Ok(quoted(
+            AnswerKind::Extractive,
+            hits,
+            settings.extractive_passages,
+            on_event,
+        ));
+    };
+    let prompt = context::plan(model, question, history, hits, settings.generate.max_tokens);
+    if prompt.supplied.is_empty() {
+        return Err(LlmError::ContextFull {
+            window: model.context_window(),
+        });
+    }
+    let mut parser = CitationParser::new(prompt.supplied.len());
+    let mut body = String::new();
+    let mut citations = Vec::new();
+    let mut deliver = |pieces: Vec<Piece>, body: &mut String, citations: &mut Vec<Citation>| {
+        for piece in pieces {
+            match piece {
+                Piece::Text(text) => {
+                    body.push_str(&text);
+                    on_event(AnswerEvent::Text { text });
+                }
+                Piece::NewFootnote { number, passage } => {
+                    let citation = Citation::of(number, &hits[prompt.supplied[passage]]);
+                    citations.push(citation.clone());
+                    on_event(AnswerEvent::Citation { citation });
+                }
+            }
+        }
+    };
+    let finish = model.generate(&prompt.messages, &settings.generate, cancel, &mut |text| {
+        deliver(parser.push(text), &mut body, &mut citations);
+    })?;
+    deliver(parser.finish(), &mut body, &mut citations);
+    Ok(Answer {
+        kind: AnswerKind::Generated,
+        body: body.trim().to_string(),
+        citations,
+        finish,
+        backend: model.describe(),
+        passages_supplied: prompt.supplied.len(),
+    })
+}
+
+/// An answer made of passages themselves: the best ones (extractive), or the nearest ones when
+/// nothing was relevant enough.
+fn quoted(kind: AnswerKind, hits: &[Hit], count: usize, on_event: &mut dyn FnMut(AnswerEvent)) -> Answer {
+    let shown = &hits[..hits.len().min(count)];
+    let mut body = match (kind, shown.is_empty()) {
+        (AnswerKind::NotFound, true) => {
+            "I could not find this in the documents of this scope: no passage matched the question.".to_string()
+        }
+        (AnswerKind::NotFound, false) => {
+            "I could not find this in the documents of this scope. The nearest passages were:\n\n".to_string()
+        }
+        _ => "The most relevant passages:\n\n".to_string(),
+    };
+    on_event(AnswerEvent::Text { text: body.clone() });
+    let mut citations = Vec::new();
+    for (i, hit) in shown.iter().enumerate() {
+        let citation = Citation::of(i + 1, hit);
+        on_event(AnswerEvent::Citation {
+            citation: citation.clone(),
+        });
+        citations.push(citation);
+        let quote = hit.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = format!("> {} [^{}]\n\n", markdown::escape_quote(&quote), i + 1);
+        on_event(AnswerEvent::Text { text: text.clone() });
+        body.push_str(&text);
+    }
+    Answer {
+        kind,
+        body: body.trim_end().to_string(),
+        citations,
+        finish: Finish::Stop,
+        backend: String::new(),
+        passages_supplied: 0,
+    }
+}

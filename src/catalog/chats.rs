@@ -1,0 +1,240 @@
+//! Chats: sessions of questions and answers, each with the scope it asks over, and messages that
+//! keep their answers' structured citations so that a reopened chat still opens the cited pages.
+
+use rusqlite::{params, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::error::CatalogError;
+use super::{now_millis, Catalog, Scope};
+use crate::answer::{AnswerKind, Citation};
+use crate::llm::Role;
+
+/// A chat's id.
+pub type ChatId = Uuid;
+
+/// A chat, without its messages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chat {
+    pub id: ChatId,
+    pub title: String,
+    pub scope: Scope,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub message_count: u64,
+}
+
+/// One message of a chat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub id: i64,
+    pub role: Role,
+    /// The question, or the answer's markdown body with footnote references.
+    pub content: String,
+    /// The answer's footnotes (empty for questions).
+    pub citations: Vec<Citation>,
+    /// How the answer was made (none for questions).
+    pub kind: Option<AnswerKind>,
+    /// Which backend answered.
+    pub backend: Option<String>,
+    pub created_at: i64,
+}
+
+/// A message to append.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewMessage<'a> {
+    pub role: Role,
+    pub content: &'a str,
+    pub citations: &'a [Citation],
+    pub kind: Option<AnswerKind>,
+    pub backend: Option<&'a str>,
+}
+
+/// The longest chat title kept.
+const TITLE_CHARS: usize = 120;
+
+fn clean_title(title: &str) -> Result<String, CatalogError> {
+    let words = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    if words.is_empty() {
+        return Err(CatalogError::InvalidName(title.to_string()));
+    }
+    Ok(words.chars().take(TITLE_CHARS).collect())
+}
+
+fn bad(what: &'static str) -> impl Fn(serde_json::Error) -> CatalogError {
+    move |e| CatalogError::BadChatData {
+        what,
+        reason: e.to_string(),
+    }
+}
+
+const CHAT_COLUMNS: &str = "c.id, c.title, c.scope, c.created_at, c.updated_at, \
+     (SELECT COUNT(*) FROM chat_messages m WHERE m.chat_id = c.id)";
+
+fn chat_row(row: &Row<'_>) -> rusqlite::Result<(String, String, String, i64, i64, u64)> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+        row.get(5)?,
+    ))
+}
+
+fn to_chat(
+    (id, title, scope, created_at, updated_at, message_count): (String, String, String, i64, i64, u64),
+) -> Result<Chat, CatalogError> {
+    Ok(Chat {
+        id: Uuid::parse_str(&id).map_err(|e| CatalogError::BadChatData {
+            what: "id",
+            reason: e.to_string(),
+        })?,
+        title,
+        scope: serde_json::from_str(&scope).map_err(bad("scope"))?,
+        created_at,
+        updated_at,
+        message_count,
+    })
+}
+
+impl Catalog {
+    /// Starts a chat over `scope`.
+    pub fn create_chat(&self, title: &str, scope: &Scope) -> Result<Chat, CatalogError> {
+        let id = Uuid::new_v4();
+        let now = now_millis();
+        let scope_json = serde_json::to_string(scope).map_err(bad("scope"))?;
+        self.conn.execute(
+            "INSERT INTO chats (id, title, scope, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+            params![id.to_string(), clean_title(title)?, scope_json, now],
+        )?;
+        self.chat(id)
+    }
+
+    pub fn chat(&self, id: ChatId) -> Result<Chat, CatalogError> {
+        let row = self
+            .conn
+            .query_row(
+                &format!("SELECT {CHAT_COLUMNS} FROM chats c WHERE c.id = ?1"),
+                [id.to_string()],
+                chat_row,
+            )
+            .optional()?
+            .ok_or_else(|| CatalogError::ChatNotFound(id.to_string()))?;
+        to_chat(row)
+    }
+
+    /// Every chat, most recently active first.
+    pub fn list_chats(&self) -> Result<Vec<Chat>, CatalogError> {
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT {CHAT_COLUMNS} FROM chats c ORDER BY c.updated_at DESC, c.id"
+        ))?;
+        let rows = statement.query_map([], chat_row)?.collect::<Result<Vec<_>, _>>()?;
+        rows.into_iter().map(to_chat).collect()
+    }
+
+    pub fn rename_chat(&self, id: ChatId, title: &str) -> Result<Chat, CatalogError> {
+        let changed = self.conn.execute(
+            "UPDATE chats SET title = ?2 WHERE id = ?1",
+            params![id.to_string(), clean_title(title)?],
+        )?;
+        if changed == 0 {
+            return Err(CatalogError::ChatNotFound(id.to_string()));
+        }
+        self.chat(id)
+    }
+
+    /// Sets the scope later questions of the chat ask over.
+    pub fn set_chat_scope(&self, id: ChatId, scope: &Scope) -> Result<(), CatalogError> {
+        let scope_json = serde_json::to_string(scope).map_err(bad("scope"))?;
+        let changed = self.conn.execute(
+            "UPDATE chats SET scope = ?2 WHERE id = ?1",
+            params![id.to_string(), scope_json],
+        )?;
+        if changed == 0 {
+            return Err(CatalogError::ChatNotFound(id.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Deletes a chat and its messages.
+    pub fn delete_chat(&self, id: ChatId) -> Result<(), CatalogError> {
+        let changed = self.conn.execute("DELETE FROM chats WHERE id = ?1", [id.to_string()])?;
+        if changed == 0 {
+            return Err(CatalogError::ChatNotFound(id.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Appends a message and marks the chat active now.
+    pub fn add_chat_message(&mut self, chat: ChatId, message: &NewMessage<'_>) -> Result<i64, CatalogError> {
+        let citations = serde_json::to_string(message.citations).map_err(bad("citations"))?;
+        let kind = message
+            .kind
+            .map(|k| serde_json::to_value(k).map_err(bad("answer kind")))
+            .transpose()?
+            .and_then(|v| v.as_str().map(str::to_string));
+        self.transaction(|tx| {
+            let now = now_millis();
+            let changed = tx.execute(
+                "UPDATE chats SET updated_at = ?2 WHERE id = ?1",
+                params![chat.to_string(), now],
+            )?;
+            if changed == 0 {
+                return Err(CatalogError::ChatNotFound(chat.to_string()));
+            }
+            tx.execute(
+                "INSERT INTO chat_messages (chat_id, role, content, citations, kind, backend, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    chat.to_string(),
+                    message.role.as_str(),
+                    message.content,
+                    citations,
+                    kind,
+                    message.backend,
+                    now
+                ],
+            )?;
+            Ok(tx.last_insert_rowid())
+        })
+    }
+
+    /// A chat's messages, oldest first.
+    pub fn chat_messages(&self, chat: ChatId) -> Result<Vec<ChatMessage>, CatalogError> {
+        self.chat(chat)?;
+        let mut statement = self.conn.prepare(
+            "SELECT id, role, content, citations, kind, backend, created_at
+             FROM chat_messages WHERE chat_id = ?1 ORDER BY id",
+        )?;
+        let rows = statement
+            .query_map([chat.to_string()], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, Option<String>>(4)?,
+                    row.get::<_, Option<String>>(5)?,
+                    row.get::<_, i64>(6)?,
+                ))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        rows.into_iter()
+            .map(|(id, role, content, citations, kind, backend, created_at)| {
+                Ok(ChatMessage {
+                    id,
+                    role: serde_json::from_value(serde_json::Value::String(role)).map_err(bad("role"))?,
+                    content,
+                    citations: serde_json::from_str(&citations).map_err(bad("citations"))?,
+                    kind: kind
+                        .map(|k| serde_json::from_value(serde_json::Value::String(k)))
+                        .transpose()
+                        .map_err(bad("answer kind"))?,
+                    backend,
+                    created_at,
+                })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,191 @@
+//! `lectern ask` (the answer streamed to the terminal, Ctrl-C stops it) and `lectern chat`.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use lectern::answer::{footnote_list, AnswerEvent, AnswerKind, AnswerSettings, DEFAULT_RELEVANCE_FLOOR};
+use lectern::catalog::ChatId;
+use lectern::llm::{Backend, Cancel, GenerateOptions, Role};
+use lectern::{AskRequest, Error, Library};
+use tokio::sync::mpsc;
+
+use super::args::{AskArgs, BackendArg, ChatCommand};
+use super::search::scope;
+
+/// The relevance floor from `--floor`, else `LECTERN_RELEVANCE_FLOOR`, else the default.
+fn relevance_floor(flag: Option<f32>) -> Result<f32, Error> {
+    if let Some(floor) = flag {
+        return Ok(floor);
+    }
+    match std::env::var("LECTERN_RELEVANCE_FLOOR") {
+        Ok(v) if !v.is_empty() => v.parse().map_err(|_| Error::Config {
+            name: "LECTERN_RELEVANCE_FLOOR".into(),
+            reason: format!("{v:?} is not a number"),
+        }),
+        _ => Ok(DEFAULT_RELEVANCE_FLOOR),
+    }
+}
+
+fn backend_name(arg: Option<BackendArg>) -> String {
+    match arg {
+        Some(BackendArg::Builtin) => "builtin".into(),
+        Some(BackendArg::Ollama) => "ollama".into(),
+        Some(BackendArg::Openai) => "openai".into(),
+        Some(BackendArg::Extractive) => "extractive".into(),
+        None => std::env::var("LECTERN_LLM_BACKEND")
+            .ok()
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| "builtin".into()),
+    }
+}
+
+/// Finds a chat by its id or the start of it.
+pub fn chat_id(library: &Library, id: &str) -> Result<ChatId, Error> {
+    let matches: Vec<ChatId> = library
+        .chats()?
+        .into_iter()
+        .map(|c| c.id)
+        .filter(|c| c.to_string().starts_with(&id.to_lowercase()))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(lectern::catalog::CatalogError::ChatNotFound(id.to_string()).into()),
+        _ => Err(Error::Config {
+            name: "chat".into(),
+            reason: format!("{id:?} is the start of {} chat ids; give more of it", matches.len()),
+        }),
+    }
+}
+
+pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
+    let has_scope = !args.scope.folders.is_empty() || !args.scope.documents.is_empty();
+    let mut request = AskRequest::new(args.question.clone());
+    request.chat = args.chat.as_deref().map(|id| chat_id(library, id)).transpose()?;
+    request.scope = has_scope.then(|| scope(library, &args.scope)).transpose()?;
+    request.k = args.k;
+    request.mode = args.mode.into();
+    request.settings = AnswerSettings {
+        relevance_floor: relevance_floor(args.floor)?,
+        generate: GenerateOptions {
+            max_tokens: args.max_tokens,
+            ..GenerateOptions::default()
+        },
+        ..AnswerSettings::default()
+    };
+    let backend = Backend::from_settings(
+        &backend_name(args.backend),
+        args.model.clone(),
+        args.url.clone(),
+        &library.config().models_dir,
+    )?;
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let model = tokio::task::spawn_blocking(move || backend.connect(threads))
+        .await
+        .map_err(|e| Error::Task(e.to_string()))??;
+
+    let cancel = Cancel::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_interrupt.cancel();
+        }
+    });
+    let (sender, mut events) = mpsc::unbounded_channel();
+    let printer = (!args.json).then(|| {
+        tokio::spawn(async move {
+            let mut out = std::io::stdout();
+            while let Some(event) = events.recv().await {
+                if let AnswerEvent::Text { text } = event {
+                    let _ = out.write_all(text.as_bytes());
+                    let _ = out.flush();
+                }
+            }
+        })
+    });
+    let outcome = library.ask(&request, model, &cancel, Some(sender)).await?;
+    if let Some(printer) = printer {
+        let _ = printer.await;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&outcome).unwrap_or_default());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let answer = &outcome.answer;
+    let list = footnote_list(&answer.citations);
+    if !list.is_empty() {
+        println!("\n\n{list}");
+    }
+    if answer.kind == AnswerKind::Generated && answer.citations.is_empty() {
+        println!(
+            "\n(The model cited none of the {} passages it was given.)",
+            answer.passages_supplied
+        );
+    }
+    if cancel.is_cancelled() {
+        println!("\n(stopped)");
+    }
+    for skipped in &outcome.results.skipped {
+        eprintln!("skipped {}: {}", skipped.document_name, skipped.reason);
+    }
+    println!("\nchat {}", outcome.chat.id);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn chat(library: &Library, command: ChatCommand) -> Result<(), Error> {
+    match command {
+        ChatCommand::Ls(flag) => {
+            let chats = library.chats()?;
+            if flag.json {
+                println!("{}", serde_json::to_string_pretty(&chats).unwrap_or_default());
+            } else if chats.is_empty() {
+                println!("no chats yet: `lectern ask \"QUESTION\"` starts one");
+            }
+            if !flag.json {
+                for chat in chats {
+                    println!("{}  {:>3} messages  {}", chat.id, chat.message_count, chat.title);
+                }
+            }
+        }
+        ChatCommand::Show(args) => {
+            let (chat, messages) = library.chat(chat_id(library, &args.id)?)?;
+            if args.json {
+                let value = serde_json::json!({ "chat": chat, "messages": messages });
+                println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+                return Ok(());
+            }
+            println!("{}\n", chat.title);
+            for message in messages {
+                match message.role {
+                    Role::User => println!("> {}\n", message.content),
+                    _ => {
+                        println!("{}", message.content);
+                        let list = footnote_list(&message.citations);
+                        if !list.is_empty() {
+                            println!("\n{list}");
+                        }
+                        println!();
+                    }
+                }
+            }
+        }
+        ChatCommand::Rename { id, title } => {
+            let chat = library.rename_chat(chat_id(library, &id)?, &title)?;
+            println!("renamed chat {} to {:?}", chat.id, chat.title);
+        }
+        ChatCommand::Rm { id } => {
+            let id = chat_id(library, &id)?;
+            library.delete_chat(id)?;
+            println!("deleted chat {id}");
+        }
+        ChatCommand::Export { id, out } => {
+            let markdown = library.export_chat(chat_id(library, &id)?)?;
+            match out {
+                Some(path) => std::fs::write(&path, markdown).map_err(Error::io(&path))?,
+                None => print!("{markdown}"),
+            }
+        }
+    }
+    Ok(())
+}

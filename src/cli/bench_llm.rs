@@ -1,0 +1,143 @@
+//! `lectern bench llm`: the built-in model's time to first token and tokens per second, with
+//! llama.cpp (the runtime Lectern uses) beside candle's quantised llama on the same prompt tokens,
+//! one thread each, in the same run.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use candle_core::quantized::gguf_file;
+use candle_core::{Device, Tensor};
+use candle_transformers::models::quantized_llama::ModelWeights;
+use lectern::answer::context::INSTRUCTIONS;
+use lectern::llm::{Backend, BuiltinModel, Cancel, GenerateOptions, Message, Role};
+use lectern::{Error, LibraryConfig};
+
+use super::args::LlmBenchArgs;
+
+/// One runtime's figures, medians over the runs.
+struct Figures {
+    first_token: Duration,
+    tokens_per_second: f64,
+    tokens: usize,
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn summarize(runs: Vec<(Duration, Duration, usize)>) -> Figures {
+    let tokens = runs.iter().map(|r| r.2).min().unwrap_or(0);
+    Figures {
+        first_token: Duration::from_secs_f64(median(runs.iter().map(|r| r.0.as_secs_f64()).collect())),
+        tokens_per_second: median(
+            runs.iter()
+                .map(|(first, total, n)| (n.saturating_sub(1)) as f64 / (*total - *first).as_secs_f64().max(1e-9))
+                .collect(),
+        ),
+        tokens,
+    }
+}
+
+/// A question over a few real passages, as `lectern ask` would put it.
+fn prompt_messages(text: &str) -> Vec<Message> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let passages: String = words
+        .chunks(120)
+        .take(4)
+        .enumerate()
+        .map(|(i, chunk)| format!("[{}] (bench.pdf, page {}) {}\n\n", i + 1, i + 1, chunk.join(" ")))
+        .collect();
+    vec![
+        Message::new(Role::System, INSTRUCTIONS),
+        Message::new(
+            Role::User,
+            format!("Passages:\n{passages}\nQuestion: What are the risks this document describes?"),
+        ),
+    ]
+}
+
+pub fn run(config: LibraryConfig, args: LlmBenchArgs) -> Result<(), Error> {
+    let path = args
+        .model
+        .clone()
+        .unwrap_or_else(|| Backend::builtin_path(&config.models_dir));
+    let text = std::fs::read_to_string(&args.text).map_err(Error::io(&args.text))?;
+    let llama = BuiltinModel::load(&path, 1)?;
+    let prompt = llama.render(&prompt_messages(&text))?;
+    let tokens = llama.tokenize(&prompt);
+    let options = GenerateOptions {
+        max_tokens: args.tokens,
+        temperature: 0.0,
+    };
+    println!(
+        "model {}, prompt of {} tokens, {} tokens generated, greedy, 1 thread, median of {} runs",
+        path.display(),
+        tokens.len(),
+        args.tokens,
+        args.runs
+    );
+
+    let mut runs = Vec::new();
+    let mut sample = String::new();
+    for _ in 0..args.runs {
+        let started = Instant::now();
+        let mut first = None;
+        let mut pieces = 0;
+        sample.clear();
+        llama.generate_from_tokens(&tokens, &options, &Cancel::new(), &mut |piece| {
+            first.get_or_insert_with(|| started.elapsed());
+            pieces += 1;
+            sample.push_str(piece);
+        })?;
+        runs.push((first.unwrap_or_default(), started.elapsed(), pieces));
+    }
+    let llama_figures = summarize(runs);
+
+    let ids: Vec<u32> = tokens.iter().map(|t| t.0 as u32).collect();
+    let mut runs = Vec::new();
+    for _ in 0..args.runs {
+        runs.push(candle_run(&path, &ids, args.tokens).map_err(|e| Error::Task(format!("candle: {e}")))?);
+    }
+    let candle_figures = summarize(runs);
+
+    println!("\n  runtime          first token   tokens/s   tokens");
+    for (name, f) in [("llama.cpp", &llama_figures), ("candle 0.9", &candle_figures)] {
+        println!(
+            "  {name:<14} {:>10.0} ms {:>10.1} {:>8}",
+            f.first_token.as_secs_f64() * 1000.0,
+            f.tokens_per_second,
+            f.tokens
+        );
+    }
+    println!(
+        "\n  llama.cpp / candle: first token {:.2}x faster, generation {:.2}x faster",
+        candle_figures.first_token.as_secs_f64() / llama_figures.first_token.as_secs_f64().max(1e-9),
+        llama_figures.tokens_per_second / candle_figures.tokens_per_second.max(1e-9)
+    );
+    println!("\n  llama.cpp answered: {}", sample.trim().replace('\n', " "));
+    Ok(())
+}
+
+/// One greedy generation with candle: (time to first token, total time, tokens generated).
+fn candle_run(path: &Path, prompt: &[u32], tokens: usize) -> candle_core::Result<(Duration, Duration, usize)> {
+    let mut file = std::fs::File::open(path)?;
+    let content = gguf_file::Content::read(&mut file)?;
+    let device = Device::Cpu;
+    let mut model = ModelWeights::from_gguf(content, &mut file, &device)?;
+    let started = Instant::now();
+    let input = Tensor::new(prompt, &device)?.unsqueeze(0)?;
+    let mut logits = model.forward(&input, 0)?;
+    let mut first = None;
+    let mut generated = 0;
+    for position in prompt.len()..prompt.len() + tokens {
+        let next = logits.squeeze(0)?.argmax(0)?.to_scalar::<u32>()?;
+        first.get_or_insert_with(|| started.elapsed());
+        generated += 1;
+        if generated == tokens {
+            break;
+        }
+        logits = model.forward(&Tensor::new(&[next], &device)?.unsqueeze(0)?, position)?;
+    }
+    Ok((first.unwrap_or_default(), started.elapsed(), generated))
+}

@@ -1,0 +1,114 @@
+//! Which language model answers, from settings or the environment, and connecting to it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{BuiltinModel, ChatApi, HttpChat, LanguageModel, LlmError, BUILTIN_FILE, BUILTIN_NAME};
+
+/// The context window assumed for a server's model unless set (`LECTERN_LLM_CONTEXT`).
+pub const DEFAULT_SERVER_CONTEXT: usize = 4096;
+
+/// The backend answers come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// A GGUF file run in-process.
+    Builtin {
+        model: PathBuf,
+    },
+    Ollama {
+        url: String,
+        model: String,
+        context: usize,
+    },
+    OpenAi {
+        url: String,
+        model: String,
+        api_key: Option<String>,
+        context: usize,
+    },
+    /// No model: answers quote the best passages.
+    Extractive,
+}
+
+impl Backend {
+    /// Where the default built-in model is installed under `models_dir`.
+    pub fn builtin_path(models_dir: &Path) -> PathBuf {
+        models_dir.join(BUILTIN_NAME).join(BUILTIN_FILE)
+    }
+
+    /// The backend named `name` (`builtin`, `ollama`, `openai`, `extractive`), with its model, URL,
+    /// key and context window taken from the arguments, else from `LECTERN_LLM_MODEL`,
+    /// `LECTERN_LLM_URL`, `LECTERN_LLM_API_KEY` (or `OPENAI_API_KEY`) and `LECTERN_LLM_CONTEXT`.
+    pub fn from_settings(
+        name: &str,
+        model: Option<String>,
+        url: Option<String>,
+        models_dir: &Path,
+    ) -> Result<Backend, LlmError> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let model = model.or_else(|| var("LECTERN_LLM_MODEL"));
+        let url = url.or_else(|| var("LECTERN_LLM_URL"));
+        let context = match var("LECTERN_LLM_CONTEXT") {
+            Some(v) => v
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n >= 512)
+                .ok_or_else(|| LlmError::Setting {
+                    name: "LECTERN_LLM_CONTEXT",
+                    reason: format!("{v:?} is not a number of tokens of at least 512"),
+                })?,
+            None => DEFAULT_SERVER_CONTEXT,
+        };
+        let required = |model: Option<String>, backend: &'static str| {
+            model.ok_or(LlmError::Setting {
+                name: "LECTERN_LLM_MODEL",
+                reason: format!("{backend} needs a model name (--model or LECTERN_LLM_MODEL)"),
+            })
+        };
+        match name {
+            "builtin" => Ok(Backend::Builtin {
+                model: model.map_or_else(|| Backend::builtin_path(models_dir), PathBuf::from),
+            }),
+            "ollama" => Ok(Backend::Ollama {
+                url: url.unwrap_or_else(|| "http://127.0.0.1:11434".into()),
+                model: required(model, "Ollama")?,
+                context,
+            }),
+            "openai" => Ok(Backend::OpenAi {
+                url: url.unwrap_or_else(|| "https://api.openai.com/v1".into()),
+                model: required(model, "an OpenAI-compatible server")?,
+                api_key: var("LECTERN_LLM_API_KEY").or_else(|| var("OPENAI_API_KEY")),
+                context,
+            }),
+            "extractive" => Ok(Backend::Extractive),
+            other => Err(LlmError::Setting {
+                name: "backend",
+                reason: format!("{other:?} is not one of builtin, ollama, openai, extractive"),
+            }),
+        }
+    }
+
+    /// Loads or connects to the model; `None` for extractive answers. `threads` is what the
+    /// built-in runtime may use.
+    pub fn connect(&self, threads: usize) -> Result<Option<Arc<dyn LanguageModel>>, LlmError> {
+        Ok(match self {
+            Backend::Builtin { model } => Some(Arc::new(BuiltinModel::load(model, threads)?)),
+            Backend::Ollama { url, model, context } => {
+                Some(Arc::new(HttpChat::new(ChatApi::Ollama, url, model, None, *context)?))
+            }
+            Backend::OpenAi {
+                url,
+                model,
+                api_key,
+                context,
+            } => Some(Arc::new(HttpChat::new(
+                ChatApi::OpenAi,
+                url,
+                model,
+                api_key.clone(),
+                *context,
+            )?)),
+            Backend::Extractive => None,
+        })
+    }
+}

@@ -1,0 +1,235 @@
+//! The built-in language model: any GGUF file run in-process by llama.cpp (through the
+//! `llama-cpp-2` crate), with the chat template and tokenizer the file carries. The default is
+//! SmolLM2-135M-Instruct, installed by `scripts/setup-models.sh`.
+//!
+//! llama.cpp rather than candle's quantised models: on the same prompt and tokens, llama.cpp is
+//! several times faster on this class of machine (its kernels are chosen at run time for the CPU,
+//! candle's quantised dot products only when the whole build targets AVX2), and it reads chat
+//! templates and tokenizers from GGUF metadata itself. `lectern bench llm` measures both.
+
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+
+use super::{Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message};
+
+/// The default model's name, and its file in the models directory.
+pub const BUILTIN_NAME: &str = "SmolLM2-135M-Instruct";
+pub const BUILTIN_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/// The largest context a generation asks llama.cpp for, whatever the model was trained on: the
+/// key-value cache grows with it, and retrieved passages rarely need more.
+const MAX_CONTEXT: u32 = 8192;
+
+/// Prompt tokens read per llama.cpp call: small enough that a cancel waits at most about 100 ms on
+/// one thread of this machine, large enough to keep the matrix products efficient (see
+/// ARCHITECTURE.md, "Built-in runtime").
+const PROMPT_SLICE: usize = 32;
+
+/// llama.cpp's process-wide state, initialised once.
+fn backend() -> Result<&'static LlamaBackend, LlmError> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default().with_logs_enabled(false));
+            LlamaBackend::init().map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| LlmError::Runtime(format!("llama.cpp did not start: {e}")))
+}
+
+/// A GGUF model loaded in this process.
+pub struct BuiltinModel {
+    path: PathBuf,
+    model: LlamaModel,
+    template: LlamaChatTemplate,
+    context: u32,
+    threads: i32,
+}
+
+impl BuiltinModel {
+    /// Loads the GGUF file at `path`; generation uses `threads` threads.
+    pub fn load(path: &Path, threads: usize) -> Result<BuiltinModel, LlmError> {
+        if !path.is_file() {
+            return Err(LlmError::NotInstalled {
+                path: path.to_path_buf(),
+            });
+        }
+        let backend = backend()?;
+        let load = |reason: String| LlmError::Load {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+            .map_err(|e| load(format!("{e} (is it a GGUF file?)")))?;
+        let template = model
+            .chat_template(None)
+            .map_err(|e| load(format!("it has no usable chat template ({e})")))?;
+        let context = model.n_ctx_train().clamp(512, MAX_CONTEXT);
+        Ok(BuiltinModel {
+            path: path.to_path_buf(),
+            model,
+            template,
+            context,
+            threads: threads.clamp(1, 64) as i32,
+        })
+    }
+
+    /// The chat as the model reads it, ending where the assistant's answer begins.
+    pub fn render(&self, messages: &[Message]) -> Result<String, LlmError> {
+        let chat = messages
+            .iter()
+            .map(|m| LlamaChatMessage::new(m.role.as_str().to_string(), m.content.clone()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| LlmError::Runtime(format!("a message holds a NUL character: {e}")))?;
+        self.model
+            .apply_chat_template(&self.template, &chat, true)
+            .map_err(|e| LlmError::Runtime(format!("the model's chat template failed: {e}")))
+    }
+
+    /// The tokens of a rendered prompt.
+    pub fn tokenize(&self, prompt: &str) -> Vec<LlamaToken> {
+        self.model.vocab().tokenize(prompt.as_bytes(), false, true)
+    }
+
+    /// Generates from prompt tokens, sending text to `on_text`; also used by the benchmark to
+    /// time the runtime on given tokens.
+    pub fn generate_from_tokens(
+        &self,
+        tokens: &[LlamaToken],
+        options: &GenerateOptions,
+        cancel: &Cancel,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Finish, LlmError> {
+        let room = (self.context as usize).saturating_sub(tokens.len());
+        if tokens.is_empty() || room == 0 {
+            return Err(LlmError::ContextFull {
+                window: self.context as usize,
+            });
+        }
+        let runtime = |what: &str, e: &dyn std::fmt::Display| LlmError::Runtime(format!("{what}: {e}"));
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(self.context))
+            .with_n_batch(self.context)
+            .with_n_threads(self.threads)
+            .with_n_threads_batch(self.threads);
+        let mut ctx = self
+            .model
+            .new_context(backend()?, params)
+            .map_err(|e| runtime("could not make a context", &e))?;
+        // The prompt is read in slices so that a cancel is seen between them.
+        let mut batch = LlamaBatch::new(PROMPT_SLICE, 1);
+        let last = tokens.len() - 1;
+        for (slice, part) in tokens.chunks(PROMPT_SLICE).enumerate() {
+            if cancel.is_cancelled() {
+                return Ok(Finish::Cancelled);
+            }
+            batch.clear();
+            for (j, &token) in part.iter().enumerate() {
+                let i = slice * PROMPT_SLICE + j;
+                batch
+                    .add(token, i as i32, &[0], i == last)
+                    .map_err(|e| runtime("prompt batch", &e))?;
+            }
+            ctx.decode(&mut batch).map_err(|e| runtime("reading the prompt", &e))?;
+        }
+        let mut sampler = sampler(&self.model, options);
+        let vocab = self.model.vocab();
+        let mut utf8 = Vec::new();
+        let limit = options.max_tokens.min(room);
+        for position in (tokens.len()..tokens.len() + limit).map(|p| p as i32) {
+            if cancel.is_cancelled() {
+                return Ok(Finish::Cancelled);
+            }
+            let token = sampler.sample(&ctx, batch.n_tokens() - 1);
+            sampler.accept(token);
+            if vocab.is_eog(token) {
+                flush_utf8(&mut utf8, true, on_text);
+                return Ok(Finish::Stop);
+            }
+            utf8.extend(vocab.token_to_piece(token, false, None));
+            flush_utf8(&mut utf8, false, on_text);
+            batch.clear();
+            batch
+                .add(token, position, &[0], true)
+                .map_err(|e| runtime("next token", &e))?;
+            ctx.decode(&mut batch).map_err(|e| runtime("generating", &e))?;
+        }
+        flush_utf8(&mut utf8, true, on_text);
+        Ok(Finish::Length)
+    }
+}
+
+/// Greedy decoding (or sampling at a temperature), with a mild penalty on repeating the last
+/// 64 tokens: small models otherwise fall into loops.
+fn sampler(model: &LlamaModel, options: &GenerateOptions) -> LlamaSampler {
+    let penalties = LlamaSampler::penalties(model.n_vocab(), 64, 1.1, 0.0, 0.0);
+    if options.temperature <= 0.0 {
+        LlamaSampler::chain_simple([penalties, LlamaSampler::greedy()])
+    } else {
+        LlamaSampler::chain_simple([
+            penalties,
+            LlamaSampler::temp(options.temperature),
+            LlamaSampler::dist(0x1ec7e2),
+        ])
+    }
+}
+
+/// Sends the complete UTF-8 characters of `bytes` and keeps a trailing partial one (a token may
+/// end inside a character); at the end, whatever remains is sent, repaired.
+fn flush_utf8(bytes: &mut Vec<u8>, at_end: bool, on_text: &mut dyn FnMut(&str)) {
+    let valid = match std::str::from_utf8(bytes) {
+        Ok(s) => s.len(),
+        Err(e) if e.error_len().is_none() && !at_end => e.valid_up_to(),
+        Err(_) => {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            bytes.clear();
+            on_text(&text);
+            return;
+        }
+    };
+    if valid > 0 {
+        let rest = bytes.split_off(valid);
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            on_text(text);
+        }
+        *bytes = rest;
+    }
+}
+
+impl LanguageModel for BuiltinModel {
+    fn describe(&self) -> String {
+        let name = self
+            .path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        format!("built-in model {name}")
+    }
+
+    fn context_window(&self) -> usize {
+        self.context as usize
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        self.model.vocab().tokenize(text.as_bytes(), false, false).len()
+    }
+
+    fn generate(
+        &self,
+        messages: &[Message],
+        options: &GenerateOptions,
+        cancel: &Cancel,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Finish, LlmError> {
+        let prompt = self.render(messages)?;
+        self.generate_from_tokens(&self.tokenize(&prompt), options, cancel, on_text)
+    }
+}

@@ -1,0 +1,341 @@
+//! Chat models behind a server: Ollama's `/api/chat` (newline-delimited JSON) and the
+//! OpenAI-compatible `/v1/chat/completions` (server-sent events), both streamed.
+//!
+//! The reply is read on a thread of its own and handed over piece by piece, so that a cancel is
+//! honoured at once even while the server is silent; the reading thread ends with the connection.
+
+use std::io::{BufRead, BufReader};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
+use reqwest::blocking::{Client, Response};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{estimate_tokens, Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message};
+
+/// How often a waiting generation looks at its cancel flag.
+const CANCEL_POLL: Duration = Duration::from_millis(10);
+
+/// Which wire protocol the server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChatApi {
+    Ollama,
+    OpenAi,
+}
+
+impl ChatApi {
+    fn name(self) -> &'static str {
+        match self {
+            ChatApi::Ollama => "Ollama",
+            ChatApi::OpenAi => "the OpenAI-compatible server",
+        }
+    }
+}
+
+/// A model served over HTTP.
+#[derive(Debug, Clone)]
+pub struct HttpChat {
+    api: ChatApi,
+    url: String,
+    model: String,
+    api_key: Option<String>,
+    context: usize,
+    client: Client,
+}
+
+/// What the reading thread hands over.
+enum Event {
+    Text(String),
+    Done(Finish),
+    Failed(LlmError),
+}
+
+impl HttpChat {
+    /// A client for `model` at `base_url`; `context` is the context window to plan prompts for.
+    pub fn new(
+        api: ChatApi,
+        base_url: &str,
+        model: &str,
+        api_key: Option<String>,
+        context: usize,
+    ) -> Result<HttpChat, LlmError> {
+        let base = base_url.trim_end_matches('/');
+        let url = match api {
+            ChatApi::Ollama => format!("{base}/api/chat"),
+            ChatApi::OpenAi if base.ends_with("/v1") => format!("{base}/chat/completions"),
+            ChatApi::OpenAi => format!("{base}/v1/chat/completions"),
+        };
+        let client = Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .build()
+            .map_err(|e| LlmError::Unreachable {
+                backend: api.name(),
+                url: url.clone(),
+                reason: e.to_string(),
+            })?;
+        Ok(HttpChat {
+            api,
+            url,
+            model: model.to_string(),
+            api_key,
+            context,
+            client,
+        })
+    }
+
+    fn body(&self, messages: &[Message], options: &GenerateOptions) -> serde_json::Value {
+        match self.api {
+            ChatApi::Ollama => json!({
+                "model": self.model,
+                "messages": messages,
+                "stream": true,
+                "options": {
+                    "temperature": options.temperature,
+                    "num_predict": options.max_tokens,
+                    "num_ctx": self.context,
+                },
+            }),
+            ChatApi::OpenAi => json!({
+                "model": self.model,
+                "messages": messages,
+                "stream": true,
+                "temperature": options.temperature,
+                "max_tokens": options.max_tokens,
+            }),
+        }
+    }
+
+    /// Sends the request and checks the status; the body is left to stream.
+    fn open(&self, messages: &[Message], options: &GenerateOptions) -> Result<Response, LlmError> {
+        let backend = self.api.name();
+        let mut request = self.client.post(&self.url).json(&self.body(messages, options));
+        if let Some(key) = &self.api_key {
+            request = request.bearer_auth(key);
+        }
+        let reply = request.send().map_err(|e| LlmError::Unreachable {
+            backend,
+            url: self.url.clone(),
+            reason: root_cause(&e),
+        })?;
+        let status = reply.status().as_u16();
+        if (200..300).contains(&status) {
+            return Ok(reply);
+        }
+        let message = error_message(&reply.text().unwrap_or_default());
+        let url = self.url.clone();
+        Err(match status {
+            401 | 403 => LlmError::Unauthorized { backend, url },
+            404 if self.api == ChatApi::Ollama || message.contains("model") => LlmError::UnknownModel {
+                backend,
+                url,
+                model: self.model.clone(),
+                hint: match self.api {
+                    ChatApi::Ollama => ": install it with `ollama pull` followed by its name",
+                    ChatApi::OpenAi => ": check the model name in the settings",
+                },
+            },
+            _ => LlmError::Server {
+                backend,
+                url,
+                status,
+                message,
+            },
+        })
+    }
+
+    /// Reads the streamed reply, sending its pieces to `events` until it ends or nobody listens.
+    fn read(&self, reply: Response, events: &mpsc::Sender<Event>) {
+        let backend = self.api.name();
+        let bad = |reason: String| LlmError::BadReply {
+            backend,
+            url: self.url.clone(),
+            reason,
+        };
+        for line in BufReader::new(reply).lines() {
+            let line = match line {
+                Ok(line) => line,
+                Err(_) => break,
+            };
+            let parsed = match self.api {
+                ChatApi::Ollama => ollama_line(&line),
+                ChatApi::OpenAi => openai_line(&line),
+            };
+            let event = match parsed {
+                Ok(Some(event)) => event,
+                Ok(None) => continue,
+                Err(reason) => Event::Failed(bad(reason)),
+            };
+            let last = !matches!(event, Event::Text(_));
+            if events.send(event).is_err() || last {
+                return;
+            }
+        }
+        let _ = events.send(Event::Failed(LlmError::Dropped {
+            backend,
+            url: self.url.clone(),
+        }));
+    }
+}
+
+impl LanguageModel for HttpChat {
+    fn describe(&self) -> String {
+        format!("{} model {} at {}", self.api.name(), self.model, self.url)
+    }
+
+    fn context_window(&self) -> usize {
+        self.context
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        estimate_tokens(text)
+    }
+
+    fn generate(
+        &self,
+        messages: &[Message],
+        options: &GenerateOptions,
+        cancel: &Cancel,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Finish, LlmError> {
+        let (sender, events) = mpsc::channel();
+        let reader = self.clone();
+        let (messages, options) = (messages.to_vec(), *options);
+        std::thread::spawn(move || match reader.open(&messages, &options) {
+            Ok(reply) => reader.read(reply, &sender),
+            Err(e) => {
+                let _ = sender.send(Event::Failed(e));
+            }
+        });
+        loop {
+            if cancel.is_cancelled() {
+                return Ok(Finish::Cancelled);
+            }
+            match events.recv_timeout(CANCEL_POLL) {
+                Ok(Event::Text(text)) => on_text(&text),
+                Ok(Event::Done(finish)) => return Ok(finish),
+                Ok(Event::Failed(e)) => return Err(e),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(LlmError::Dropped {
+                        backend: self.api.name(),
+                        url: self.url.clone(),
+                    })
+                }
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct OllamaLine {
+    #[serde(default)]
+    message: Option<OllamaMessage>,
+    #[serde(default)]
+    done: bool,
+    #[serde(default)]
+    done_reason: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct OllamaMessage {
+    #[serde(default)]
+    content: String,
+}
+
+/// One line of Ollama's stream.
+fn ollama_line(line: &str) -> Result<Option<Event>, String> {
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let parsed: OllamaLine = serde_json::from_str(line).map_err(|e| format!("{e} in {line:.200}"))?;
+    if let Some(error) = parsed.error {
+        return Err(error);
+    }
+    if parsed.done {
+        let finish = match parsed.done_reason.as_deref() {
+            Some("length") => Finish::Length,
+            _ => Finish::Stop,
+        };
+        return Ok(Some(Event::Done(finish)));
+    }
+    Ok(parsed
+        .message
+        .filter(|m| !m.content.is_empty())
+        .map(|m| Event::Text(m.content)))
+}
+
+#[derive(Deserialize)]
+struct OpenAiChunk {
+    #[serde(default)]
+    choices: Vec<OpenAiChoice>,
+}
+
+#[derive(Deserialize)]
+struct OpenAiChoice {
+    #[serde(default)]
+    delta: Option<OpenAiDelta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct OpenAiDelta {
+    #[serde(default)]
+    content: Option<String>,
+}
+
+/// One line of an OpenAI-compatible event stream: `data: {json}`, `data: [DONE]`, or another
+/// SSE field (comments, event names, blank separators) that carries nothing for us.
+fn openai_line(line: &str) -> Result<Option<Event>, String> {
+    let Some(data) = line.strip_prefix("data:") else {
+        return Ok(None);
+    };
+    let data = data.trim();
+    if data == "[DONE]" {
+        return Ok(Some(Event::Done(Finish::Stop)));
+    }
+    let value: serde_json::Value = serde_json::from_str(data).map_err(|e| format!("{e} in {data:.200}"))?;
+    if value.get("error").is_some() {
+        return Err(error_message(data));
+    }
+    let chunk: OpenAiChunk = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    let Some(choice) = chunk.choices.into_iter().next() else {
+        return Ok(None);
+    };
+    if let Some(text) = choice.delta.and_then(|d| d.content).filter(|t| !t.is_empty()) {
+        return Ok(Some(Event::Text(text)));
+    }
+    Ok(match choice.finish_reason.as_deref() {
+        Some("length") => Some(Event::Done(Finish::Length)),
+        // "stop" is followed by `[DONE]`, which ends the stream.
+        _ => None,
+    })
+}
+
+/// The message of an error body: `{"error": "..."}` (Ollama), `{"error": {"message": "..."}}`
+/// (OpenAI), or the body itself, shortened.
+fn error_message(body: &str) -> String {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let error = parsed.as_ref().and_then(|v| v.get("error"));
+    match error {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(e) => e
+            .get("message")
+            .and_then(|m| m.as_str())
+            .map_or_else(|| e.to_string(), str::to_string),
+        None => body.chars().take(300).collect(),
+    }
+}
+
+/// The innermost cause of a request error: "connection refused" rather than "error sending
+/// request".
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = error;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause.to_string()
+}

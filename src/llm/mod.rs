@@ -1,0 +1,131 @@
+//! Language models behind one trait: the built-in GGUF runtime (llama.cpp, in-process), Ollama,
+//! and OpenAI-compatible servers. Each streams its answer piece by piece to a callback and stops
+//! when its [`Cancel`] is set.
+
+mod backend;
+mod builtin;
+mod error;
+mod http;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+pub use backend::{Backend, DEFAULT_SERVER_CONTEXT};
+pub use builtin::{BuiltinModel, BUILTIN_FILE, BUILTIN_NAME};
+pub use error::LlmError;
+pub use http::{ChatApi, HttpChat};
+
+/// Who says a message of a chat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// One message of a chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn new(role: Role, content: impl Into<String>) -> Message {
+        Message {
+            role,
+            content: content.into(),
+        }
+    }
+}
+
+/// How to generate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GenerateOptions {
+    /// The most tokens the answer may have.
+    pub max_tokens: usize,
+    /// 0 for greedy decoding.
+    pub temperature: f32,
+}
+
+impl Default for GenerateOptions {
+    fn default() -> Self {
+        GenerateOptions {
+            max_tokens: 512,
+            temperature: 0.0,
+        }
+    }
+}
+
+/// Why generation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Finish {
+    /// The model ended its answer.
+    Stop,
+    /// The answer reached `max_tokens` or the context window.
+    Length,
+    /// [`Cancel::cancel`] was called.
+    Cancelled,
+}
+
+/// A flag that stops a generation; clones share it.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// A chat model.
+pub trait LanguageModel: Send + Sync {
+    /// What it is, for the user: backend and model.
+    fn describe(&self) -> String;
+
+    /// How many tokens of prompt and answer together it can attend to.
+    fn context_window(&self) -> usize;
+
+    /// How many tokens `text` is to this model: counted by its own tokenizer where there is one,
+    /// else estimated.
+    fn count_tokens(&self, text: &str) -> usize;
+
+    /// Answers `messages`, calling `on_text` with each piece of the answer as it is generated.
+    fn generate(
+        &self,
+        messages: &[Message],
+        options: &GenerateOptions,
+        cancel: &Cancel,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Finish, LlmError>;
+}
+
+/// A token count for a model without a tokenizer at hand: about four characters a token for
+/// English, rounded up, and never fewer than the words.
+pub fn estimate_tokens(text: &str) -> usize {
+    let chars = text.chars().count();
+    let words = text.split_whitespace().count();
+    chars.div_ceil(4).max(words)
+}
