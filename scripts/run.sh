@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Sets up Lectern on a Debian 12 machine and runs it: installs the build packages and the embedding
-# model, builds the `lectern` command, adds the sample PDFs of ../shared/corpus to the folder
-# "Samples" (indexing them with a progress bar per file), shows the library's status, a search and
-# an answer from the built-in language model.
+# Sets up Lectern on a Debian 12 machine and launches the desktop app: installs the build packages
+# and the models, builds the window's UI and the app (and the `lectern` command), adds the sample
+# PDFs of ../shared/corpus to the folder "Samples" (indexing them with a progress bar per file),
+# then opens the window.
 # It builds the dev profile, in which the model, PDF and keyword crates are optimised (Cargo.toml);
 # an optimised build of LanceDB and DataFusion takes over half an hour on two cores.
 # The library lives in $LECTERN_HOME (default ~/.local/share/lectern).
@@ -17,7 +17,9 @@ scripts/install-packages.sh
 
 export LECTERN_HOME="${LECTERN_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/lectern}"
 scripts/setup-models.sh "$LECTERN_HOME/models"
-cargo build --bin lectern
+npm ci --prefix ui --no-audit --no-fund
+npm run --prefix ui build
+cargo build --bin lectern --bin lectern-app
 target="${CARGO_TARGET_DIR:-target}"
 lectern="$target/debug/lectern"
 
@@ -27,12 +29,15 @@ corpus=../shared/corpus/pdfs
 if [ -n "${LECTERN_SAMPLES:-}" ]; then
   samples=("$LECTERN_SAMPLES")
 else
-  samples=("$corpus"/text-*.pdf "$corpus/form-libreoffice-acroform.pdf" "$corpus/scan-ccitt-g4.pdf"
-    "$corpus/enc-aes-128-user-baz.pdf" "$corpus/bad-header-then-eof-only.pdf")
+  samples=("$corpus"/text-*.pdf "$corpus/multicol-latex-multicolumn-3p.pdf" "$corpus/form-libreoffice-acroform.pdf"
+    "$corpus/scan-ccitt-g4.pdf" "$corpus/enc-aes-128-user-baz.pdf" "$corpus/bad-header-then-eof-only.pdf")
 fi
 "$lectern" folder ls | grep -qx "Samples" || "$lectern" folder create "Samples"
 "$lectern" add "${samples[@]}" --folder "Samples" || true
 "$lectern" status
-# A first search, and a first answer from the built-in model, with footnotes citing document and page.
-"$lectern" search "Here's to the crazy ones, the misfits, the rebels" --folder "Samples" --k 3
-"$lectern" ask "Who are the crazy ones, and what do they do?" --folder "Samples" --k 5
+
+if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  echo "error: no display to open the window on (DISPLAY is not set); on a headless machine run it under xvfb-run" >&2
+  exit 1
+fi
+exec "$target/debug/lectern-app"

@@ -142,6 +142,16 @@ impl Library {
     }
 
     /// Moves a document to the folder at `folder`: one catalog row changes, nothing on disk.
+    /// The stored copy of a document's PDF (what a viewer opens).
+    pub fn document_file(&self, id: DocumentId) -> Result<PathBuf, Error> {
+        let doc = self.catalog().document(id)?;
+        let path = self.files().path(&doc.content_hash);
+        if !path.is_file() {
+            return Err(Error::NotFound(path));
+        }
+        Ok(path)
+    }
+
     pub fn move_document(&self, id: DocumentId, folder: &str) -> Result<Document, Error> {
         let catalog = self.catalog();
         let folder = catalog.folder_by_path(folder)?;

@@ -1,0 +1,27 @@
+//! Generates the app's context and the permissions of its commands: the capability file grants
+//! the UI exactly the commands listed here.
+
+fn main() {
+    tauri_build::try_build(
+        tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(&[
+            "library_state",
+            "create_folder",
+            "rename_folder",
+            "move_folder",
+            "delete_folder",
+            "import_files",
+            "move_documents",
+            "delete_document",
+            "unlock_document",
+            "ask",
+            "cancel_answer",
+            "list_chats",
+            "open_chat",
+            "rename_chat",
+            "delete_chat",
+            "export_chat",
+            "document_pdf",
+        ])),
+    )
+    .unwrap_or_else(|e| panic!("tauri build step failed: {e}"));
+}

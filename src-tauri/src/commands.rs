@@ -1,0 +1,238 @@
+//! The commands the UI calls: each a thin call into the core library, its error turned into the
+//! `{code, message}` payload the UI shows.
+
+use std::path::PathBuf;
+
+use lectern::answer::AnswerEvent;
+use lectern::catalog::{Chat, ChatId, ChatMessage, Scope};
+use lectern::llm::Backend;
+use lectern::search::SearchMode;
+use lectern::{
+    AskOutcome, AskRequest, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
+};
+use serde::{Deserialize, Serialize};
+use tauri::ipc::{Channel, Response};
+use tauri::State;
+
+use crate::state::{load_model, AppState};
+
+type Reply<T> = Result<T, ErrorPayload>;
+
+fn fail(e: impl Into<Error>) -> ErrorPayload {
+    e.into().payload()
+}
+
+fn invalid(name: &str, reason: String) -> ErrorPayload {
+    Error::Config {
+        name: name.into(),
+        reason,
+    }
+    .payload()
+}
+
+fn document_id(state: &AppState, id: &str) -> Reply<DocumentId> {
+    state.library.document(id).map(|d| d.id).map_err(fail)
+}
+
+fn chat_id(id: &str) -> Reply<ChatId> {
+    id.parse()
+        .map_err(|_| invalid("chat", format!("{id:?} is not a chat id")))
+}
+
+/// Everything the sidebar shows.
+#[derive(Serialize)]
+pub struct LibraryView {
+    folders: Vec<Folder>,
+    documents: Vec<Document>,
+}
+
+#[tauri::command]
+pub fn library_state(state: State<'_, AppState>) -> Reply<LibraryView> {
+    Ok(LibraryView {
+        folders: state.library.folders().map_err(fail)?,
+        documents: state.library.documents(None, true).map_err(fail)?,
+    })
+}
+
+#[tauri::command]
+pub fn create_folder(state: State<'_, AppState>, path: String) -> Reply<Folder> {
+    state.library.create_folder(&path).map_err(fail)
+}
+
+#[tauri::command]
+pub fn rename_folder(state: State<'_, AppState>, path: String, name: String) -> Reply<Folder> {
+    state.library.rename_folder(&path, &name).map_err(fail)
+}
+
+#[tauri::command]
+pub fn move_folder(state: State<'_, AppState>, path: String, parent: Option<String>) -> Reply<Folder> {
+    state.library.move_folder(&path, parent.as_deref()).map_err(fail)
+}
+
+/// What happens to a deleted folder's documents.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FolderDeletion {
+    OnlyIfEmpty,
+    DeleteDocuments,
+    MoveToParent,
+}
+
+#[tauri::command]
+pub fn delete_folder(state: State<'_, AppState>, path: String, mode: FolderDeletion) -> Reply<usize> {
+    let mode = match mode {
+        FolderDeletion::OnlyIfEmpty => DeleteMode::OnlyIfEmpty,
+        FolderDeletion::DeleteDocuments => DeleteMode::DeleteDocuments,
+        FolderDeletion::MoveToParent => DeleteMode::MoveToParent,
+    };
+    state.library.delete_folder(&path, mode).map_err(fail)
+}
+
+/// Imports files or directories into a folder; the same command serves drag and drop and the
+/// "Add PDFs" dialog. The background indexer picks the new documents up.
+#[tauri::command]
+pub fn import_files(state: State<'_, AppState>, paths: Vec<String>, folder: String) -> Reply<ImportReport> {
+    let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+    state.library.add(&paths, &folder).map_err(fail)
+}
+
+#[tauri::command]
+pub fn move_documents(state: State<'_, AppState>, ids: Vec<String>, folder: String) -> Reply<Vec<Document>> {
+    ids.iter()
+        .map(|id| {
+            let id = document_id(&state, id)?;
+            state.library.move_document(id, &folder).map_err(fail)
+        })
+        .collect()
+}
+
+#[tauri::command]
+pub fn delete_document(state: State<'_, AppState>, id: String) -> Reply<Document> {
+    let id = document_id(&state, &id)?;
+    state.library.delete_document(id).map_err(fail)
+}
+
+#[tauri::command]
+pub fn unlock_document(state: State<'_, AppState>, id: String, password: String) -> Reply<Document> {
+    let id = document_id(&state, &id)?;
+    state.library.unlock(id, &password).map_err(fail)
+}
+
+/// A question from the chat pane.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AskPayload {
+    question: String,
+    /// The chat to continue.
+    chat: Option<String>,
+    /// A new scope (folders and documents); none keeps the chat's.
+    folders: Option<Vec<i64>>,
+    documents: Option<Vec<String>>,
+    k: Option<usize>,
+    mode: Option<SearchMode>,
+    /// `builtin`, `ollama`, `openai` or `extractive`, with the model and URL for a server.
+    backend: String,
+    model: Option<String>,
+    url: Option<String>,
+}
+
+/// Answers a question, streaming the answer's text and footnotes to `on_event`; `answer_id`
+/// names it for [`cancel_answer`].
+#[tauri::command]
+pub async fn ask(
+    state: State<'_, AppState>,
+    request: AskPayload,
+    answer_id: String,
+    on_event: Channel<AnswerEvent>,
+) -> Reply<AskOutcome> {
+    let library = state.library.clone();
+    let mut ask = AskRequest::new(request.question);
+    ask.chat = request.chat.as_deref().map(chat_id).transpose()?;
+    if request.folders.is_some() || request.documents.is_some() {
+        let documents = request
+            .documents
+            .unwrap_or_default()
+            .iter()
+            .map(|id| document_id(&state, id))
+            .collect::<Reply<_>>()?;
+        ask.scope = Some(Scope {
+            folders: request.folders.unwrap_or_default().into_iter().map(FolderId).collect(),
+            documents,
+            ..Scope::default()
+        });
+    }
+    ask.k = request.k.unwrap_or(ask.k);
+    ask.mode = request.mode.unwrap_or(ask.mode);
+    let backend = Backend::from_settings(
+        &request.backend,
+        request.model,
+        request.url,
+        &library.config().models_dir,
+    )
+    .map_err(fail)?;
+    let slot = state.model.clone();
+    let model = tauri::async_runtime::spawn_blocking(move || load_model(&slot, backend))
+        .await
+        .map_err(|e| fail(Error::Task(e.to_string())))?
+        .map_err(fail)?;
+    let cancel = state.start_answer(&answer_id);
+    let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let forward = tauri::async_runtime::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if on_event.send(event).is_err() {
+                break;
+            }
+        }
+    });
+    let outcome = library.ask(&ask, model, &cancel, Some(sender)).await;
+    let _ = forward.await;
+    state.finish_answer(&answer_id);
+    outcome.map_err(fail)
+}
+
+#[tauri::command]
+pub fn cancel_answer(state: State<'_, AppState>, answer_id: String) {
+    state.cancel_answer(&answer_id);
+}
+
+#[tauri::command]
+pub fn list_chats(state: State<'_, AppState>) -> Reply<Vec<Chat>> {
+    state.library.chats().map_err(fail)
+}
+
+/// A chat with its messages.
+#[derive(Serialize)]
+pub struct ChatView {
+    chat: Chat,
+    messages: Vec<ChatMessage>,
+}
+
+#[tauri::command]
+pub fn open_chat(state: State<'_, AppState>, id: String) -> Reply<ChatView> {
+    let (chat, messages) = state.library.chat(chat_id(&id)?).map_err(fail)?;
+    Ok(ChatView { chat, messages })
+}
+
+#[tauri::command]
+pub fn rename_chat(state: State<'_, AppState>, id: String, title: String) -> Reply<Chat> {
+    state.library.rename_chat(chat_id(&id)?, &title).map_err(fail)
+}
+
+#[tauri::command]
+pub fn delete_chat(state: State<'_, AppState>, id: String) -> Reply<()> {
+    state.library.delete_chat(chat_id(&id)?).map_err(fail)
+}
+
+#[tauri::command]
+pub fn export_chat(state: State<'_, AppState>, id: String) -> Reply<String> {
+    state.library.export_chat(chat_id(&id)?).map_err(fail)
+}
+
+/// The bytes of a document's stored PDF, for the viewer: the webview reads no file itself.
+#[tauri::command]
+pub fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Response> {
+    let id = document_id(&state, &id)?;
+    let path = state.library.document_file(id).map_err(fail)?;
+    let bytes = std::fs::read(&path).map_err(|e| fail(Error::io(&path)(e)))?;
+    Ok(Response::new(bytes))
+}

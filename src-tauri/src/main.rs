@@ -1,0 +1,62 @@
+//! Lectern's desktop app: a thin Tauri shell over the core library. The window's UI (`../ui`)
+//! calls the commands in `commands.rs`; errors cross as `{code, message}`; indexing runs in the
+//! background for the app's lifetime and its progress is sent to the window as events.
+
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod commands;
+mod state;
+
+use tauri::{Emitter, Manager};
+
+fn main() {
+    let result = tauri::Builder::default()
+        .setup(|app| {
+            let state = state::AppState::open()?;
+            let library = state.library.clone();
+            app.manage(state);
+            let handle = app.handle().clone();
+            let mut events = library.subscribe();
+            tauri::async_runtime::spawn(async move {
+                while let Ok(event) = events.recv().await {
+                    let _ = handle.emit("index-event", &event);
+                }
+            });
+            // Another process (a `lectern add`) may hold the indexer role: wait for it to finish.
+            tauri::async_runtime::spawn(async move {
+                loop {
+                    match library.run_indexer(lectern::jobs::RunMode::Forever).await {
+                        Err(lectern::Error::IndexerBusy) => {}
+                        Err(e) => eprintln!("lectern: indexing stopped, retrying: {e}"),
+                        Ok(_) => return,
+                    }
+                    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+                }
+            });
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::library_state,
+            commands::create_folder,
+            commands::rename_folder,
+            commands::move_folder,
+            commands::delete_folder,
+            commands::import_files,
+            commands::move_documents,
+            commands::delete_document,
+            commands::unlock_document,
+            commands::ask,
+            commands::cancel_answer,
+            commands::list_chats,
+            commands::open_chat,
+            commands::rename_chat,
+            commands::delete_chat,
+            commands::export_chat,
+            commands::document_pdf,
+        ])
+        .run(tauri::generate_context!());
+    if let Err(e) = result {
+        eprintln!("lectern: the window could not start: {e}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,247 @@
+// The chat pane: scope and backend, past chats, the conversation with answers streaming in,
+// footnotes that open the viewer, each answer's sources, a stop button and export.
+
+import type { Api } from "./ipc";
+import { renderMarkdown } from "./markdown";
+import { applyAnswerEvent, citationsByDocument, type StreamingAnswer } from "./store";
+import type { Chat, ChatMessage, Citation, LibraryView } from "./types";
+
+export interface ChatHooks {
+  api: Api;
+  openCitation: (citation: Citation) => void;
+  report: (message: string) => void;
+}
+
+export class ChatPane {
+  private chat: Chat | null = null;
+  private answerId: string | null = null;
+  private readonly list = document.createElement("div");
+  private readonly chats = document.createElement("select");
+  private readonly scope = document.createElement("select");
+  private readonly backend = document.createElement("select");
+  private readonly input = document.createElement("textarea");
+  private readonly send = document.createElement("button");
+  private readonly stop = document.createElement("button");
+
+  constructor(
+    root: HTMLElement,
+    private readonly hooks: ChatHooks,
+  ) {
+    const bar = document.createElement("header");
+    bar.className = "chat-bar";
+    this.chats.className = "chats";
+    this.chats.title = "Past chats";
+    this.chats.addEventListener("change", () => void this.open(this.chats.value || null));
+    this.scope.className = "scope";
+    this.scope.multiple = true;
+    this.scope.title = "Ask over these folders and documents (none: the whole library)";
+    this.backend.className = "backend";
+    for (const [value, label] of [
+      ["builtin", "Built-in model"],
+      ["extractive", "Passages only"],
+      ["ollama", "Ollama"],
+      ["openai", "OpenAI-compatible"],
+    ]) {
+      this.backend.append(new Option(label, value));
+    }
+    const rename = this.button("Rename", async () => {
+      if (!this.chat) return;
+      const title = window.prompt("Chat title", this.chat.title);
+      if (title) this.chat = await this.hooks.api.renameChat(this.chat.id, title);
+      await this.loadChats();
+    });
+    const remove = this.button("Delete", async () => {
+      if (!this.chat || !window.confirm(`Delete the chat "${this.chat.title}"?`)) return;
+      await this.hooks.api.deleteChat(this.chat.id);
+      await this.open(null);
+    });
+    const exportButton = this.button("Export", async () => {
+      if (!this.chat) return;
+      const markdown = await this.hooks.api.exportChat(this.chat.id);
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob([markdown], { type: "text/markdown" }));
+      link.download = `${this.chat.title.slice(0, 60)}.md`;
+      link.click();
+    });
+    bar.append(this.chats, this.scope, this.backend, rename, remove, exportButton);
+    this.list.className = "messages";
+    const form = document.createElement("form");
+    form.className = "ask";
+    this.input.placeholder = "Ask about your documents";
+    this.input.rows = 2;
+    this.input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey) {
+        e.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    this.send.type = "submit";
+    this.send.textContent = "Ask";
+    this.stop.type = "button";
+    this.stop.textContent = "Stop";
+    this.stop.className = "stop";
+    this.stop.hidden = true;
+    this.stop.addEventListener("click", () => {
+      if (this.answerId) void this.hooks.api.cancelAnswer(this.answerId);
+    });
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      void this.ask();
+    });
+    form.append(this.input, this.send, this.stop);
+    root.replaceChildren(bar, this.list, form);
+  }
+
+  private button(label: string, action: () => Promise<void>): HTMLButtonElement {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label;
+    b.addEventListener("click", () => action().catch((e) => this.hooks.report(e.message ?? String(e))));
+    return b;
+  }
+
+  /** Refreshes the scope picker from the library (keeping the selection). */
+  updateLibrary(view: LibraryView) {
+    const chosen = new Set([...this.scope.selectedOptions].map((o) => o.value));
+    this.scope.replaceChildren();
+    for (const folder of view.folders) {
+      const option = new Option(`Folder: ${folder.path}`, `f:${folder.id}`);
+      option.selected = chosen.has(option.value);
+      this.scope.append(option);
+    }
+    for (const doc of view.documents.filter((d) => d.status === "ready")) {
+      const option = new Option(`Document: ${doc.title || doc.file_name}`, `d:${doc.id}`);
+      option.selected = chosen.has(option.value);
+      this.scope.append(option);
+    }
+  }
+
+  async loadChats() {
+    const chats = await this.hooks.api.listChats();
+    this.chats.replaceChildren(new Option("New chat", ""));
+    for (const chat of chats) this.chats.append(new Option(chat.title, chat.id));
+    this.chats.value = this.chat?.id ?? "";
+  }
+
+  /** Opens a past chat (or a new one), with its answers' citations working again. */
+  async open(id: string | null) {
+    this.list.replaceChildren();
+    this.chat = null;
+    if (id) {
+      const { chat, messages } = await this.hooks.api.openChat(id);
+      this.chat = chat;
+      for (const message of messages) this.showMessage(message);
+    }
+    await this.loadChats();
+  }
+
+  private showMessage(message: ChatMessage) {
+    if (message.role === "user") {
+      this.question(message.content);
+    } else {
+      const node = this.answerNode();
+      this.fillAnswer(node, { body: message.content, citations: message.citations });
+    }
+  }
+
+  private question(text: string) {
+    const node = document.createElement("div");
+    node.className = "message question";
+    node.textContent = text;
+    this.list.append(node);
+  }
+
+  private answerNode(): HTMLElement {
+    const node = document.createElement("div");
+    node.className = "message answer";
+    this.list.append(node);
+    return node;
+  }
+
+  private fillAnswer(node: HTMLElement, answer: StreamingAnswer) {
+    const open = (n: number) => {
+      const citation = answer.citations.find((c) => c.number === n);
+      if (citation) this.hooks.openCitation(citation);
+    };
+    const body = document.createElement("div");
+    body.className = "body";
+    body.append(renderMarkdown(answer.body, open));
+    const sources = document.createElement("div");
+    sources.className = "sources";
+    for (const group of citationsByDocument(answer.citations)) {
+      const row = document.createElement("div");
+      row.className = "source";
+      const name = document.createElement("span");
+      name.textContent = group.name;
+      row.append(name);
+      for (const c of group.citations) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "source-page";
+        b.textContent = `[${c.number}] p. ${c.page}`;
+        b.title = c.quote;
+        b.addEventListener("click", () => this.hooks.openCitation(c));
+        row.append(b);
+      }
+      sources.append(row);
+    }
+    node.replaceChildren(body, sources);
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  private selectedScope(): { folders: number[]; documents: string[] } | null {
+    const values = [...this.scope.selectedOptions].map((o) => o.value);
+    if (values.length === 0) return this.chat ? null : { folders: [], documents: [] };
+    return {
+      folders: values.filter((v) => v.startsWith("f:")).map((v) => Number(v.slice(2))),
+      documents: values.filter((v) => v.startsWith("d:")).map((v) => v.slice(2)),
+    };
+  }
+
+  async ask() {
+    const question = this.input.value.trim();
+    if (!question || this.answerId) return;
+    this.input.value = "";
+    this.question(question);
+    const node = this.answerNode();
+    node.classList.add("streaming");
+    let answer: StreamingAnswer = { body: "", citations: [] };
+    const answerId = `answer-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    this.answerId = answerId;
+    this.send.disabled = true;
+    this.stop.hidden = false;
+    const scope = this.selectedScope();
+    try {
+      const outcome = await this.hooks.api.ask(
+        {
+          question,
+          chat: this.chat?.id ?? null,
+          folders: scope?.folders ?? null,
+          documents: scope?.documents ?? null,
+          k: 10,
+          mode: "hybrid",
+          backend: this.backend.value,
+          model: null,
+          url: null,
+        },
+        answerId,
+        (event) => {
+          answer = applyAnswerEvent(answer, event);
+          this.fillAnswer(node, answer);
+        },
+      );
+      this.chat = outcome.chat;
+      this.fillAnswer(node, { body: outcome.answer.body, citations: outcome.answer.citations });
+      if (outcome.answer.finish === "cancelled") node.classList.add("stopped");
+      await this.loadChats();
+    } catch (e) {
+      node.classList.add("failed");
+      node.textContent = (e as { message?: string }).message ?? String(e);
+    } finally {
+      node.classList.remove("streaming");
+      this.answerId = null;
+      this.send.disabled = false;
+      this.stop.hidden = true;
+    }
+  }
+}

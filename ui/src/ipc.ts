@@ -1,0 +1,67 @@
+// The IPC layer: one typed function per Tauri command. `invoke` and `Channel` are injected so
+// that tests run the layer against a fake shell; errors come back as `{code, message}`.
+
+import type { AnswerEvent, AskOutcome, Chat, ChatMessage, CommandError, Folder, LibraryView } from "./types";
+
+export type Invoke = (command: string, args?: Record<string, unknown>) => Promise<unknown>;
+
+export interface ChannelLike<T> {
+  onmessage: (message: T) => void;
+}
+
+export interface AskArgs {
+  question: string;
+  chat: string | null;
+  folders: number[] | null;
+  documents: string[] | null;
+  k: number;
+  mode: "hybrid" | "vector" | "keyword";
+  backend: string;
+  model: string | null;
+  url: string | null;
+}
+
+/** The error a command failed with, whatever shape it arrived in. */
+export function commandError(e: unknown): CommandError {
+  if (e && typeof e === "object" && "code" in e && "message" in e) {
+    return e as CommandError;
+  }
+  return { code: "internal", message: String(e) };
+}
+
+export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
+  const call = async <T>(command: string, args?: Record<string, unknown>): Promise<T> => {
+    try {
+      return (await invoke(command, args)) as T;
+    } catch (e) {
+      throw commandError(e);
+    }
+  };
+  return {
+    libraryState: () => call<LibraryView>("library_state"),
+    createFolder: (path: string) => call<Folder>("create_folder", { path }),
+    renameFolder: (path: string, name: string) => call<Folder>("rename_folder", { path, name }),
+    moveFolder: (path: string, parent: string | null) => call<Folder>("move_folder", { path, parent }),
+    deleteFolder: (path: string, mode: "only_if_empty" | "delete_documents" | "move_to_parent") =>
+      call<number>("delete_folder", { path, mode }),
+    importFiles: (paths: string[], folder: string) => call<unknown>("import_files", { paths, folder }),
+    moveDocuments: (ids: string[], folder: string) => call<unknown>("move_documents", { ids, folder }),
+    deleteDocument: (id: string) => call<unknown>("delete_document", { id }),
+    unlockDocument: (id: string, password: string) => call<unknown>("unlock_document", { id, password }),
+    listChats: () => call<Chat[]>("list_chats"),
+    openChat: (id: string) => call<{ chat: Chat; messages: ChatMessage[] }>("open_chat", { id }),
+    renameChat: (id: string, title: string) => call<Chat>("rename_chat", { id, title }),
+    deleteChat: (id: string) => call<void>("delete_chat", { id }),
+    exportChat: (id: string) => call<string>("export_chat", { id }),
+    documentPdf: (id: string) => call<ArrayBuffer>("document_pdf", { id }),
+    cancelAnswer: (answerId: string) => call<void>("cancel_answer", { answerId }),
+    /** Asks a question; `onEvent` gets the answer's text and footnotes as they are made. */
+    ask: (request: AskArgs, answerId: string, onEvent: (event: AnswerEvent) => void) => {
+      const channel = newChannel<AnswerEvent>();
+      channel.onmessage = onEvent;
+      return call<AskOutcome>("ask", { request, answerId, onEvent: channel });
+    },
+  };
+}
+
+export type Api = ReturnType<typeof makeApi>;

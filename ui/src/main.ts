@@ -1,0 +1,76 @@
+// The window: wires the IPC layer to the sidebar, the chat and the viewer, refreshes the sidebar
+// as documents are indexed, and imports PDFs dropped from the file manager onto a folder.
+
+import { Channel, invoke } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
+import { ChatPane } from "./chat";
+import { makeApi } from "./ipc";
+import { folderAt, renderSidebar } from "./sidebar";
+import type { LibraryView } from "./types";
+import { Viewer } from "./viewer";
+
+const api = makeApi(invoke, () => new Channel());
+const sidebar = document.getElementById("sidebar") as HTMLElement;
+const notice = document.createElement("div");
+notice.className = "notice";
+notice.hidden = true;
+document.body.append(notice);
+
+let library: LibraryView = { folders: [], documents: [] };
+const selected = new Set<string>();
+
+function report(message: string) {
+  notice.textContent = message;
+  notice.hidden = false;
+  window.setTimeout(() => (notice.hidden = true), 6000);
+}
+
+const viewer = new Viewer(document.getElementById("viewer") as HTMLElement, api);
+const chat = new ChatPane(document.getElementById("chat") as HTMLElement, {
+  api,
+  openCitation: (citation) => viewer.open(citation).catch((e) => report(e.message ?? String(e))),
+  report,
+});
+
+async function refresh() {
+  try {
+    library = await api.libraryState();
+  } catch (e) {
+    report((e as { message?: string }).message ?? String(e));
+    return;
+  }
+  renderSidebar(sidebar, library, selected, { api, refresh, report });
+  chat.updateLibrary(library);
+}
+
+let pending: number | undefined;
+void listen("index-event", () => {
+  window.clearTimeout(pending);
+  pending = window.setTimeout(() => void refresh(), 250);
+});
+
+void getCurrentWebview().onDragDropEvent(async (event) => {
+  if (event.payload.type !== "drop") return;
+  const ratio = window.devicePixelRatio || 1;
+  const folder = folderAt(event.payload.position.x / ratio, event.payload.position.y / ratio);
+  if (!folder) {
+    report("Drop the PDFs onto a folder in the sidebar.");
+    return;
+  }
+  try {
+    const report_ = (await api.importFiles(event.payload.paths, folder)) as { failed: { path: string; reason: string }[] };
+    for (const failure of report_.failed) report(`${failure.path}: ${failure.reason}`);
+  } catch (e) {
+    report((e as { message?: string }).message ?? String(e));
+  }
+  await refresh();
+});
+
+// Progress made by another process (a `lectern add` in a terminal) sends no events here: while
+// anything is waiting or being indexed, look again every second.
+window.setInterval(() => {
+  if (library.documents.some((d) => d.status === "queued" || d.status === "indexing")) void refresh();
+}, 1000);
+
+void refresh().then(() => chat.loadChats());

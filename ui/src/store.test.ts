@@ -1,0 +1,82 @@
+import { applyAnswerEvent, buildTree, citationsByDocument, statusText, Store } from "./store";
+import type { Citation, LibraryDocument } from "./types";
+
+const doc = (id: string, folder: number, file_name: string, extra: Partial<LibraryDocument> = {}): LibraryDocument => ({
+  id,
+  folder,
+  file_name,
+  title: null,
+  page_count: 3,
+  status: "ready",
+  reason: null,
+  progress_done: 0,
+  progress_total: 0,
+  ...extra,
+});
+
+const citation = (number: number, document: string, page: number): Citation => ({
+  number,
+  document,
+  document_name: `${document}.pdf`,
+  chunk_id: "c",
+  page,
+  char_start: 0,
+  char_end: 4,
+  quote: "text",
+  score: 0.5,
+});
+
+describe("stores", () => {
+  it("builds the folder tree with documents, sorted by name", () => {
+    const tree = buildTree({
+      folders: [
+        { id: 1, parent: null, name: "Work", path: "Work", created_at: 0 },
+        { id: 2, parent: 1, name: "taxes", path: "Work/taxes", created_at: 0 },
+        { id: 3, parent: 1, name: "Admin", path: "Work/Admin", created_at: 0 },
+        { id: 4, parent: null, name: "Home", path: "Home", created_at: 0 },
+      ],
+      documents: [doc("b", 2, "b.pdf"), doc("a", 2, "A.pdf"), doc("c", 4, "c.pdf")],
+    });
+    expect(tree.map((n) => n.folder.name)).toEqual(["Home", "Work"]);
+    expect(tree[1].children.map((n) => n.folder.name)).toEqual(["Admin", "taxes"]);
+    expect(tree[1].children[1].documents.map((d) => d.file_name)).toEqual(["A.pdf", "b.pdf"]);
+  });
+
+  it("says each status in words", () => {
+    expect(statusText(doc("a", 1, "a.pdf"))).toBe("Ready · 3 pages");
+    expect(statusText(doc("a", 1, "a.pdf", { status: "indexing", progress_done: 2, progress_total: 9 }))).toBe(
+      "Indexing page 2 of 9",
+    );
+    expect(statusText(doc("a", 1, "a.pdf", { status: "failed", reason: "the file is truncated" }))).toBe(
+      "Failed: the file is truncated",
+    );
+    expect(statusText(doc("a", 1, "a.pdf", { status: "needs_password" }))).toBe("Needs a password");
+  });
+
+  it("accumulates a streamed answer and groups its sources", () => {
+    let answer = { body: "", citations: [] as Citation[] };
+    answer = applyAnswerEvent(answer, { type: "text", text: "Tall" });
+    answer = applyAnswerEvent(answer, { type: "citation", citation: citation(1, "d1", 3) });
+    answer = applyAnswerEvent(answer, { type: "text", text: "[^1]." });
+    answer = applyAnswerEvent(answer, { type: "citation", citation: citation(1, "d1", 3) });
+    answer = applyAnswerEvent(answer, { type: "citation", citation: citation(2, "d2", 1) });
+    answer = applyAnswerEvent(answer, { type: "citation", citation: citation(3, "d1", 7) });
+    expect(answer.body).toBe("Tall[^1].");
+    expect(answer.citations.map((c) => c.number)).toEqual([1, 2, 3]);
+    const groups = citationsByDocument(answer.citations);
+    expect(groups.map((g) => [g.name, g.citations.map((c) => c.page)])).toEqual([
+      ["d1.pdf", [3, 7]],
+      ["d2.pdf", [1]],
+    ]);
+  });
+
+  it("notifies subscribers of every change", () => {
+    const store = new Store(1);
+    const seen: number[] = [];
+    const stop = store.subscribe((v) => seen.push(v));
+    store.update((v) => v + 1);
+    stop();
+    store.set(5);
+    expect(seen).toEqual([1, 2]);
+  });
+});

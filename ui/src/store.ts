@@ -1,0 +1,98 @@
+// The UI's state, kept apart from the DOM so that it can be tested: the folder tree built from
+// the library's flat lists, and the chat as it streams.
+
+import type { AnswerEvent, Citation, Folder, LibraryDocument, LibraryView } from "./types";
+
+/** A tiny observable value. */
+export class Store<T> {
+  private listeners = new Set<(value: T) => void>();
+  constructor(private current: T) {}
+  get value(): T {
+    return this.current;
+  }
+  set(value: T) {
+    this.current = value;
+    for (const listener of this.listeners) listener(value);
+  }
+  update(change: (value: T) => T) {
+    this.set(change(this.current));
+  }
+  subscribe(listener: (value: T) => void): () => void {
+    this.listeners.add(listener);
+    listener(this.current);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+export interface FolderNode {
+  folder: Folder;
+  children: FolderNode[];
+  documents: LibraryDocument[];
+}
+
+/** The folder tree, children and documents sorted by name (case-insensitive, then exact). */
+export function buildTree(view: LibraryView): FolderNode[] {
+  const nodes = new Map<number, FolderNode>();
+  for (const folder of view.folders) nodes.set(folder.id, { folder, children: [], documents: [] });
+  const roots: FolderNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = node.folder.parent === null ? undefined : nodes.get(node.folder.parent);
+    (parent ? parent.children : roots).push(node);
+  }
+  for (const doc of view.documents) nodes.get(doc.folder)?.documents.push(doc);
+  const byName = (a: string, b: string) => a.localeCompare(b, undefined, { sensitivity: "base" }) || a.localeCompare(b);
+  const sort = (list: FolderNode[]) => {
+    list.sort((a, b) => byName(a.folder.name, b.folder.name));
+    for (const node of list) {
+      node.documents.sort((a, b) => byName(a.file_name, b.file_name));
+      sort(node.children);
+    }
+  };
+  sort(roots);
+  return roots;
+}
+
+/** What a document's status says to a person. */
+export function statusText(doc: LibraryDocument): string {
+  switch (doc.status) {
+    case "ready":
+      return doc.page_count === null ? "Ready" : `Ready · ${doc.page_count} pages`;
+    case "queued":
+      return "Waiting to be indexed";
+    case "indexing":
+      return doc.progress_total > 0 ? `Indexing page ${doc.progress_done} of ${doc.progress_total}` : "Indexing";
+    case "needs_ocr":
+      return `Needs OCR: ${doc.reason ?? "no text layer was found"}`;
+    case "needs_password":
+      return "Needs a password";
+    case "failed":
+      return `Failed: ${doc.reason ?? "unknown reason"}`;
+  }
+}
+
+/** One answer as it streams in: its markdown body and the footnotes resolved so far. */
+export interface StreamingAnswer {
+  body: string;
+  citations: Citation[];
+}
+
+/** Applies one streamed event to an answer. */
+export function applyAnswerEvent(answer: StreamingAnswer, event: AnswerEvent): StreamingAnswer {
+  if (event.type === "text") return { ...answer, body: answer.body + event.text };
+  if (answer.citations.some((c) => c.number === event.citation.number)) return answer;
+  return { ...answer, citations: [...answer.citations, event.citation] };
+}
+
+/** The citations of an answer grouped per document, in order of first citation. */
+export function citationsByDocument(citations: Citation[]): { name: string; document: string; citations: Citation[] }[] {
+  const groups: { name: string; document: string; citations: Citation[] }[] = [];
+  for (const c of citations) {
+    let group = groups.find((g) => g.document === c.document);
+    if (!group) {
+      group = { name: c.document_name, document: c.document, citations: [] };
+      groups.push(group);
+    }
+    group.citations.push(c);
+  }
+  return groups;
+}
