@@ -17,7 +17,7 @@ scripts/install-packages.sh
 
 export LECTERN_HOME="${LECTERN_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/lectern}"
 scripts/setup-models.sh "$LECTERN_HOME/models"
-npm ci --prefix ui --no-audit --no-fund
+npm install --prefix ui --no-audit --no-fund
 npm run --prefix ui build
 cargo build --bin lectern --bin lectern-app
 target="${CARGO_TARGET_DIR:-target}"

@@ -13,7 +13,7 @@ scripts/setup-models.sh "$LECTERN_TEST_MODELS"
 
 command -v cargo-nextest >/dev/null 2>&1 || cargo install --locked cargo-nextest
 
-npm ci --prefix ui --no-audit --no-fund
+npm install --prefix ui --no-audit --no-fund
 npm run --prefix ui build
 npm test --prefix ui
 
