@@ -22,21 +22,12 @@ fn fail(e: impl Into<Error>) -> ErrorPayload {
     e.into().payload()
 }
 
-fn invalid(name: &str, reason: String) -> ErrorPayload {
-    Error::Config {
-        name: name.into(),
-        reason,
-    }
-    .payload()
-}
-
 fn document_id(state: &AppState, id: &str) -> Reply<DocumentId> {
     state.library.document(id).map(|d| d.id).map_err(fail)
 }
 
-fn chat_id(id: &str) -> Reply<ChatId> {
-    id.parse()
-        .map_err(|_| invalid("chat", format!("{id:?} is not a chat id")))
+fn chat_id(state: &AppState, id: &str) -> Reply<ChatId> {
+    state.library.find_chat(id).map_err(fail)
 }
 
 /// Everything the sidebar shows.
@@ -147,7 +138,7 @@ pub async fn ask(
 ) -> Reply<AskOutcome> {
     let library = state.library.clone();
     let mut ask = AskRequest::new(request.question);
-    ask.chat = request.chat.as_deref().map(chat_id).transpose()?;
+    ask.chat = request.chat.as_deref().map(|id| chat_id(&state, id)).transpose()?;
     if request.folders.is_some() || request.documents.is_some() {
         let documents = request
             .documents
@@ -209,23 +200,23 @@ pub struct ChatView {
 
 #[tauri::command]
 pub fn open_chat(state: State<'_, AppState>, id: String) -> Reply<ChatView> {
-    let (chat, messages) = state.library.chat(chat_id(&id)?).map_err(fail)?;
+    let (chat, messages) = state.library.chat(chat_id(&state, &id)?).map_err(fail)?;
     Ok(ChatView { chat, messages })
 }
 
 #[tauri::command]
 pub fn rename_chat(state: State<'_, AppState>, id: String, title: String) -> Reply<Chat> {
-    state.library.rename_chat(chat_id(&id)?, &title).map_err(fail)
+    state.library.rename_chat(chat_id(&state, &id)?, &title).map_err(fail)
 }
 
 #[tauri::command]
 pub fn delete_chat(state: State<'_, AppState>, id: String) -> Reply<()> {
-    state.library.delete_chat(chat_id(&id)?).map_err(fail)
+    state.library.delete_chat(chat_id(&state, &id)?).map_err(fail)
 }
 
 #[tauri::command]
 pub fn export_chat(state: State<'_, AppState>, id: String) -> Reply<String> {
-    state.library.export_chat(chat_id(&id)?).map_err(fail)
+    state.library.export_chat(chat_id(&state, &id)?).map_err(fail)
 }
 
 /// The bytes of a document's stored PDF, for the viewer: the webview reads no file itself.

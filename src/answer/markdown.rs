@@ -2,6 +2,8 @@
 //! several answers are joined into one document (a chat export).
 
 use super::Citation;
+use crate::catalog::ChatMessage;
+use crate::llm::Role;
 
 /// How much of a passage a footnote quotes.
 const QUOTE_CHARS: usize = 160;
@@ -44,7 +46,7 @@ pub fn escape_quote(text: &str) -> String {
 
 /// `body` with each footnote reference `[^n]` (n from 1 to `count`) shifted to `[^n+offset]`, and
 /// the matching footnote list; used to join several answers without their numbers clashing.
-pub fn renumber_footnotes(body: &str, citations: &[Citation], offset: usize) -> (String, String) {
+fn renumber_footnotes(body: &str, citations: &[Citation], offset: usize) -> (String, String) {
     let mut out = String::with_capacity(body.len());
     let mut rest = body;
     while let Some(at) = rest.find("[^") {
@@ -73,6 +75,31 @@ pub fn renumber_footnotes(body: &str, citations: &[Citation], offset: usize) -> 
         .collect::<Vec<_>>()
         .join("\n");
     (out, list)
+}
+
+/// A chat as one markdown document: each question as a heading, each answer with its footnotes
+/// numbered through the whole chat, and the reference list at the end.
+pub fn chat_markdown(title: &str, messages: &[ChatMessage]) -> String {
+    let mut out = format!("# {title}\n");
+    let mut references = Vec::new();
+    let mut offset = 0;
+    for message in messages {
+        match message.role {
+            Role::User => out.push_str(&format!("\n## {}\n", message.content.trim())),
+            Role::Assistant | Role::System => {
+                let (body, list) = renumber_footnotes(&message.content, &message.citations, offset);
+                offset += message.citations.len();
+                out.push_str(&format!("\n{}\n", body.trim()));
+                if !list.is_empty() {
+                    references.push(list);
+                }
+            }
+        }
+    }
+    if !references.is_empty() {
+        out.push_str(&format!("\n---\n\n{}\n", references.join("\n")));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use crate::catalog::DocumentId;
 use crate::llm::{Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message};
 use crate::search::Hit;
 use citations::{CitationParser, Piece};
-pub use markdown::{footnote_list, renumber_footnotes};
+pub use markdown::{chat_markdown, footnote_list};
 
 /// How answers are made.
 #[derive(Debug, Clone, Copy, PartialEq)]

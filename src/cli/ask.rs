@@ -4,7 +4,6 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use lectern::answer::{footnote_list, AnswerEvent, AnswerKind, AnswerSettings, DEFAULT_RELEVANCE_FLOOR};
-use lectern::catalog::ChatId;
 use lectern::llm::{Backend, Cancel, GenerateOptions, Role};
 use lectern::{AskRequest, Error, Library};
 use tokio::sync::mpsc;
@@ -39,28 +38,10 @@ fn backend_name(arg: Option<BackendArg>) -> String {
     }
 }
 
-/// Finds a chat by its id or the start of it.
-pub fn chat_id(library: &Library, id: &str) -> Result<ChatId, Error> {
-    let matches: Vec<ChatId> = library
-        .chats()?
-        .into_iter()
-        .map(|c| c.id)
-        .filter(|c| c.to_string().starts_with(&id.to_lowercase()))
-        .collect();
-    match matches.as_slice() {
-        [one] => Ok(*one),
-        [] => Err(lectern::catalog::CatalogError::ChatNotFound(id.to_string()).into()),
-        _ => Err(Error::Config {
-            name: "chat".into(),
-            reason: format!("{id:?} is the start of {} chat ids; give more of it", matches.len()),
-        }),
-    }
-}
-
 pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
     let has_scope = !args.scope.folders.is_empty() || !args.scope.documents.is_empty();
     let mut request = AskRequest::new(args.question.clone());
-    request.chat = args.chat.as_deref().map(|id| chat_id(library, id)).transpose()?;
+    request.chat = args.chat.as_deref().map(|id| library.find_chat(id)).transpose()?;
     request.scope = has_scope.then(|| scope(library, &args.scope)).transpose()?;
     request.k = args.k;
     request.mode = args.mode.into();
@@ -149,7 +130,7 @@ pub fn chat(library: &Library, command: ChatCommand) -> Result<(), Error> {
             }
         }
         ChatCommand::Show(args) => {
-            let (chat, messages) = library.chat(chat_id(library, &args.id)?)?;
+            let (chat, messages) = library.chat(library.find_chat(&args.id)?)?;
             if args.json {
                 let value = serde_json::json!({ "chat": chat, "messages": messages });
                 println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
@@ -171,16 +152,16 @@ pub fn chat(library: &Library, command: ChatCommand) -> Result<(), Error> {
             }
         }
         ChatCommand::Rename { id, title } => {
-            let chat = library.rename_chat(chat_id(library, &id)?, &title)?;
+            let chat = library.rename_chat(library.find_chat(&id)?, &title)?;
             println!("renamed chat {} to {:?}", chat.id, chat.title);
         }
         ChatCommand::Rm { id } => {
-            let id = chat_id(library, &id)?;
+            let id = library.find_chat(&id)?;
             library.delete_chat(id)?;
             println!("deleted chat {id}");
         }
         ChatCommand::Export { id, out } => {
-            let markdown = library.export_chat(chat_id(library, &id)?)?;
+            let markdown = library.export_chat(library.find_chat(&id)?)?;
             match out {
                 Some(path) => std::fs::write(&path, markdown).map_err(Error::io(&path))?,
                 None => print!("{markdown}"),

@@ -8,7 +8,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::Library;
 use crate::answer::{answer, Answer, AnswerEvent, AnswerSettings};
-use crate::catalog::{Chat, ChatId, ChatMessage, NewMessage, Scope};
+use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, NewMessage, Scope};
 use crate::llm::{Cancel, LanguageModel, Message, Role};
 use crate::search::{SearchMode, SearchRequest, SearchResults};
 use crate::Error;
@@ -135,6 +135,24 @@ impl Library {
         })
     }
 
+    /// The chat with this id, or with the only id that starts with it (as for documents).
+    pub fn find_chat(&self, id: &str) -> Result<ChatId, Error> {
+        if let Ok(full) = id.trim().parse::<ChatId>() {
+            return Ok(self.catalog().chat(full)?.id);
+        }
+        let wanted = id.trim().to_lowercase();
+        let matches: Vec<ChatId> = self
+            .chats()?
+            .into_iter()
+            .map(|c| c.id)
+            .filter(|c| !wanted.is_empty() && c.to_string().starts_with(&wanted))
+            .collect();
+        match <[ChatId; 1]>::try_from(matches) {
+            Ok([chat]) => Ok(chat),
+            Err(_) => Err(CatalogError::ChatNotFound(id.to_string()).into()),
+        }
+    }
+
     pub fn chats(&self) -> Result<Vec<Chat>, Error> {
         Ok(self.catalog().list_chats()?)
     }
@@ -153,29 +171,9 @@ impl Library {
         Ok(self.catalog().delete_chat(id)?)
     }
 
-    /// The chat as one markdown document: each question and answer, the answers' footnotes
-    /// numbered through the whole chat, and the reference list at the end.
+    /// The chat as one markdown document (see [`crate::answer::chat_markdown`]).
     pub fn export_chat(&self, id: ChatId) -> Result<String, Error> {
         let (chat, messages) = self.chat(id)?;
-        let mut out = format!("# {}\n", chat.title);
-        let mut references = Vec::new();
-        let mut offset = 0;
-        for message in &messages {
-            match message.role {
-                Role::User => out.push_str(&format!("\n## {}\n", message.content.trim())),
-                Role::Assistant | Role::System => {
-                    let (body, list) = crate::answer::renumber_footnotes(&message.content, &message.citations, offset);
-                    offset += message.citations.len();
-                    out.push_str(&format!("\n{}\n", body.trim()));
-                    if !list.is_empty() {
-                        references.push(list);
-                    }
-                }
-            }
-        }
-        if !references.is_empty() {
-            out.push_str(&format!("\n---\n\n{}\n", references.join("\n")));
-        }
-        Ok(out)
+        Ok(crate::answer::chat_markdown(&chat.title, &messages))
     }
 }
