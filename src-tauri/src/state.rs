@@ -2,10 +2,13 @@
 //! flag per answer being generated.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use lectern::llm::{Backend, Cancel, LanguageModel};
-use lectern::{Error, Library, LibraryConfig};
+use lectern::{Error, Library};
+
+use crate::app_config;
 
 /// The loaded model with the backend it was loaded for, shared with the thread that loads it.
 pub type ModelSlot = Arc<Mutex<Option<(Backend, Option<Arc<dyn LanguageModel>>)>>>;
@@ -13,18 +16,22 @@ pub type ModelSlot = Arc<Mutex<Option<(Backend, Option<Arc<dyn LanguageModel>>)>
 pub struct AppState {
     pub library: Library,
     pub model: ModelSlot,
+    /// Where the app's own configuration file lives.
+    pub config_dir: PathBuf,
     answers: Mutex<HashMap<String, Cancel>>,
 }
 
 impl AppState {
-    /// Opens the library configured by the environment (`LECTERN_HOME` and the rest).
-    pub fn open() -> Result<AppState, Error> {
+    /// Opens the library configured by the environment (`LECTERN_HOME` and the rest) and the
+    /// app's configuration file in `config_dir`.
+    pub fn open(config_dir: PathBuf) -> Result<AppState, Error> {
         if std::env::var_os("RAYON_NUM_THREADS").is_none() {
             std::env::set_var("RAYON_NUM_THREADS", "1");
         }
         Ok(AppState {
-            library: Library::open(LibraryConfig::from_env()?)?,
+            library: Library::open(app_config::library_config(&config_dir)?)?,
             model: Arc::default(),
+            config_dir,
             answers: Mutex::new(HashMap::new()),
         })
     }
@@ -60,8 +67,16 @@ pub fn load_model(slot: &ModelSlot, backend: Backend) -> Result<Option<Arc<dyn L
             return Ok(model.clone());
         }
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let model = backend.connect(threads)?;
+    let model = backend.connect(model_threads())?;
     *held = Some((backend, model.clone()));
     Ok(model)
+}
+
+/// The threads the built-in model runs on: `LECTERN_LLM_THREADS`, else every core.
+pub fn model_threads() -> usize {
+    std::env::var("LECTERN_LLM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

@@ -74,6 +74,13 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX chat_messages_chat ON chat_messages (chat_id, id);
     "#,
+    // 5: the user's settings, one JSON value per key.
+    r#"
+    CREATE TABLE settings (
+        key    TEXT PRIMARY KEY,
+        value  TEXT NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -12,6 +12,7 @@ mod folders;
 mod ids;
 pub mod migrations;
 mod scope;
+mod settings;
 
 use std::path::Path;
 use std::time::Duration;

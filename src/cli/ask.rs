@@ -57,6 +57,7 @@ pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
         &backend_name(args.backend),
         args.model.clone(),
         args.url.clone(),
+        None,
         &library.config().models_dir,
     )?;
     let threads = args

@@ -43,7 +43,7 @@ pub async fn run(config: LibraryConfig, args: &AskBenchArgs) -> Result<(), Error
     );
     println!("\n  backend       load      first question   median   p90      first text (median)   answers");
     for name in ["extractive", "builtin"] {
-        let backend = Backend::from_settings(name, None, None, &models_dir)?;
+        let backend = Backend::from_settings(name, None, None, None, &models_dir)?;
         let threads = args.threads;
         let started = Instant::now();
         let model: Option<Arc<dyn LanguageModel>> = tokio::task::spawn_blocking(move || backend.connect(threads))

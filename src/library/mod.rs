@@ -6,6 +6,7 @@ mod ask;
 mod documents;
 mod folders;
 mod search;
+mod settings;
 mod status;
 
 use std::collections::HashMap;
@@ -26,6 +27,7 @@ use crate::Error;
 
 pub use ask::{AskOutcome, AskRequest};
 pub use documents::{ImportFailure, ImportReport};
+pub use settings::{BackendKind, Settings, MAX_K};
 pub use status::LibraryStatus;
 
 /// The loaded models: the embedder and the chunker counting with the model's tokenizer.

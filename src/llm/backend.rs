@@ -1,9 +1,16 @@
-//! Which language model answers, from settings or the environment, and connecting to it.
+//! Which language model answers, from settings or the environment; connecting to it, and checking
+//! that it answers.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
 
-use super::{BuiltinModel, ChatApi, HttpChat, LanguageModel, LlmError, BUILTIN_FILE, BUILTIN_NAME};
+use serde::Serialize;
+
+use super::{
+    BuiltinModel, Cancel, ChatApi, GenerateOptions, HttpChat, LanguageModel, LlmError, Message, Role, BUILTIN_FILE,
+    BUILTIN_NAME,
+};
 
 /// The context window assumed for a server's model unless set (`LECTERN_LLM_CONTEXT`).
 pub const DEFAULT_SERVER_CONTEXT: usize = 4096;
@@ -43,11 +50,15 @@ impl Backend {
         name: &str,
         model: Option<String>,
         url: Option<String>,
+        api_key: Option<String>,
         models_dir: &Path,
     ) -> Result<Backend, LlmError> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         let model = model.or_else(|| var("LECTERN_LLM_MODEL"));
         let url = url.or_else(|| var("LECTERN_LLM_URL"));
+        let api_key = api_key
+            .or_else(|| var("LECTERN_LLM_API_KEY"))
+            .or_else(|| var("OPENAI_API_KEY"));
         let context = match var("LECTERN_LLM_CONTEXT") {
             Some(v) => v
                 .parse::<usize>()
@@ -62,7 +73,7 @@ impl Backend {
         let required = |model: Option<String>, backend: &'static str| {
             model.ok_or(LlmError::Setting {
                 name: "LECTERN_LLM_MODEL",
-                reason: format!("{backend} needs a model name (--model or LECTERN_LLM_MODEL)"),
+                reason: format!("{backend} needs a model name (in Settings, --model or LECTERN_LLM_MODEL)"),
             })
         };
         match name {
@@ -77,7 +88,7 @@ impl Backend {
             "openai" => Ok(Backend::OpenAi {
                 url: url.unwrap_or_else(|| "https://api.openai.com/v1".into()),
                 model: required(model, "an OpenAI-compatible server")?,
-                api_key: var("LECTERN_LLM_API_KEY").or_else(|| var("OPENAI_API_KEY")),
+                api_key,
                 context,
             }),
             "extractive" => Ok(Backend::Extractive),
@@ -109,6 +120,47 @@ impl Backend {
                 *context,
             )?)),
             Backend::Extractive => None,
+        })
+    }
+}
+
+/// What a connection check found: the model answered `reply` after `millis`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConnectionCheck {
+    pub description: String,
+    pub reply: String,
+    pub millis: u64,
+}
+
+/// The tokens a connection check lets the model write.
+const CHECK_TOKENS: usize = 8;
+
+impl Backend {
+    /// Loads or reaches the model and has it write a few tokens, so that a wrong URL, key, model
+    /// name or file shows up now rather than at the first question.
+    pub fn check(&self, threads: usize) -> Result<ConnectionCheck, LlmError> {
+        let started = Instant::now();
+        let Some(model) = self.connect(threads)? else {
+            return Ok(ConnectionCheck {
+                description: "passages only: no language model is needed".into(),
+                reply: String::new(),
+                millis: 0,
+            });
+        };
+        let mut reply = String::new();
+        model.generate(
+            &[Message::new(Role::User, "Reply with one word: ready")],
+            &GenerateOptions {
+                max_tokens: CHECK_TOKENS,
+                ..GenerateOptions::default()
+            },
+            &Cancel::new(),
+            &mut |text| reply.push_str(text),
+        )?;
+        Ok(ConnectionCheck {
+            description: model.describe(),
+            reply: reply.trim().to_string(),
+            millis: started.elapsed().as_millis() as u64,
         })
     }
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub use backend::{Backend, DEFAULT_SERVER_CONTEXT};
+pub use backend::{Backend, ConnectionCheck, DEFAULT_SERVER_CONTEXT};
 pub use builtin::{BuiltinModel, BUILTIN_FILE, BUILTIN_NAME};
 pub use error::LlmError;
 pub use http::{ChatApi, HttpChat};

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use lectern::answer::{answer, AnswerEvent, AnswerKind, AnswerSettings};
 use lectern::catalog::{DocumentId, FolderId, Scope};
 use lectern::llm::{Backend, BuiltinModel, Cancel, ChatApi, GenerateOptions, HttpChat, LanguageModel, LlmError, Role};
-use lectern::search::{Hit, ScoreComponents};
-use lectern::{AskRequest, Library};
+use lectern::search::{Hit, ScoreComponents, SearchMode};
+use lectern::{AskRequest, BackendKind, Library, Settings};
 
 use crate::common::{config, index_small_corpus, library, models_dir, read_request, runtime};
 
@@ -476,4 +476,83 @@ fn chats_keep_scope_and_citations_across_a_restart_and_export_as_markdown() {
     reopened.delete_chat(chat.id).unwrap();
     assert!(reopened.chats().unwrap().is_empty());
     assert!(reopened.chat(chat.id).is_err());
+}
+
+#[test]
+fn settings_persist_are_checked_and_name_the_backend_with_its_key() {
+    let t = library();
+    assert_eq!(t.settings().unwrap(), Settings::default());
+    let mut settings = Settings {
+        backend: BackendKind::Openai,
+        model: Some("gpt-x".into()),
+        url: Some(" http://127.0.0.1:9/v1 ".into()),
+        api_key: Some("sk-saved".into()),
+        mode: SearchMode::Keyword,
+        k: 7,
+    };
+    t.save_settings(&settings).unwrap();
+    let crate::common::TestLibrary { library, home } = t;
+    drop(library);
+    let reopened = Library::open(config(home.path())).unwrap();
+    assert_eq!(reopened.settings().unwrap(), settings, "settings survive a restart");
+    match settings.backend(&models_dir()).unwrap() {
+        Backend::OpenAi {
+            url, model, api_key, ..
+        } => {
+            assert_eq!((url.as_str(), model.as_str()), ("http://127.0.0.1:9/v1", "gpt-x"));
+            assert_eq!(api_key.as_deref(), Some("sk-saved"));
+        }
+        other => panic!("{other:?}"),
+    }
+
+    settings.k = 0;
+    let e = reopened.save_settings(&settings).unwrap_err();
+    assert!(e.to_string().contains("between 1 and 50"), "{e}");
+    settings.k = 5;
+    settings.backend = BackendKind::Ollama;
+    settings.model = Some("  ".into());
+    let e = reopened.save_settings(&settings).unwrap_err();
+    assert!(e.to_string().contains("needs a model name"), "{e}");
+    assert_eq!(reopened.settings().unwrap().k, 7, "a refused save changes nothing");
+}
+
+#[test]
+fn a_connection_check_has_the_server_answer_and_reports_a_refused_key() {
+    let (url, server) = serve(2, |_, auth, body| {
+        assert_eq!(body["messages"][0]["role"], "user");
+        if auth == "Bearer sk-good" {
+            Reply {
+                status: 200,
+                content_type: "text/event-stream",
+                pieces: sse_events(&["ready"], true),
+                pause: Duration::ZERO,
+            }
+        } else {
+            Reply {
+                status: 401,
+                content_type: "application/json",
+                pieces: vec![r#"{"error":{"message":"Incorrect API key"}}"#.into()],
+                pause: Duration::ZERO,
+            }
+        }
+    });
+    let backend = |key: &str| Settings {
+        backend: BackendKind::Openai,
+        model: Some("gpt-x".into()),
+        url: Some(format!("{url}/v1")),
+        api_key: Some(key.into()),
+        ..Settings::default()
+    };
+    let check = backend("sk-good").backend(&models_dir()).unwrap().check(1).unwrap();
+    assert_eq!(check.reply, "ready");
+    assert!(check.description.contains("gpt-x"), "{check:?}");
+    let e = backend("sk-bad").backend(&models_dir()).unwrap().check(1).unwrap_err();
+    assert!(e.to_string().contains("key"), "{e}");
+    server.join().unwrap();
+
+    let extractive = Settings {
+        backend: BackendKind::Extractive,
+        ..Settings::default()
+    };
+    assert_eq!(extractive.backend(&models_dir()).unwrap().check(1).unwrap().reply, "");
 }

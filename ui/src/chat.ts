@@ -1,10 +1,11 @@
-// The chat pane: scope and backend, past chats, the conversation with answers streaming in,
-// footnotes that open the viewer, each answer's sources, a stop button and export.
+// The chat pane: scope, a quick switch of the saved backend, past chats, the conversation with
+// answers streaming in, footnotes that open the viewer, each answer's sources, stop and export.
 
-import type { Api } from "./ipc";
+import { errorMessage, type Api } from "./ipc";
 import { renderMarkdown } from "./markdown";
+import { BACKENDS } from "./settings";
 import { applyAnswerEvent, citationsByDocument, type StreamingAnswer } from "./store";
-import type { Chat, ChatMessage, Citation, LibraryView } from "./types";
+import type { Backend, Chat, ChatMessage, Citation, LibraryView, Settings } from "./types";
 
 export interface ChatHooks {
   api: Api;
@@ -14,6 +15,7 @@ export interface ChatHooks {
 
 export class ChatPane {
   private chat: Chat | null = null;
+  private settings: Settings | null = null;
   private answerId: string | null = null;
   private readonly list = document.createElement("div");
   private readonly chats = document.createElement("select");
@@ -36,14 +38,10 @@ export class ChatPane {
     this.scope.multiple = true;
     this.scope.title = "Ask over these folders and documents (none: the whole library)";
     this.backend.className = "backend";
-    for (const [value, label] of [
-      ["builtin", "Built-in model"],
-      ["extractive", "Passages only"],
-      ["ollama", "Ollama"],
-      ["openai", "OpenAI-compatible"],
-    ]) {
-      this.backend.append(new Option(label, value));
-    }
+    this.backend.title = "Who answers (saved in the settings)";
+    this.backend.disabled = true;
+    for (const [value, { label }] of Object.entries(BACKENDS)) this.backend.append(new Option(label, value));
+    this.backend.addEventListener("change", () => void this.switchBackend());
     const rename = this.button("Rename", async () => {
       if (!this.chat) return;
       const title = window.prompt("Chat title", this.chat.title);
@@ -96,8 +94,26 @@ export class ChatPane {
     const b = document.createElement("button");
     b.type = "button";
     b.textContent = label;
-    b.addEventListener("click", () => action().catch((e) => this.hooks.report(e.message ?? String(e))));
+    b.addEventListener("click", () => action().catch((e) => this.hooks.report(errorMessage(e))));
     return b;
+  }
+
+  /** Shows the saved settings' backend in the quick switch. */
+  useSettings(settings: Settings) {
+    this.settings = settings;
+    this.backend.value = settings.backend;
+    this.backend.disabled = false;
+  }
+
+  /** Saves the settings with the backend just chosen (back to the saved one if that fails). */
+  private async switchBackend() {
+    if (!this.settings) return;
+    try {
+      this.useSettings(await this.hooks.api.saveSettings({ ...this.settings, backend: this.backend.value as Backend }));
+    } catch (e) {
+      this.backend.value = this.settings.backend;
+      this.hooks.report(errorMessage(e));
+    }
   }
 
   /** Refreshes the scope picker from the library (keeping the selection). */
@@ -218,11 +234,6 @@ export class ChatPane {
           chat: this.chat?.id ?? null,
           folders: scope?.folders ?? null,
           documents: scope?.documents ?? null,
-          k: 10,
-          mode: "hybrid",
-          backend: this.backend.value,
-          model: null,
-          url: null,
         },
         answerId,
         (event) => {
@@ -236,7 +247,7 @@ export class ChatPane {
       await this.loadChats();
     } catch (e) {
       node.classList.add("failed");
-      node.textContent = (e as { message?: string }).message ?? String(e);
+      node.textContent = errorMessage(e);
     } finally {
       node.classList.remove("streaming");
       this.answerId = null;

@@ -1,5 +1,7 @@
-import { makeApi, type ChannelLike } from "./ipc";
-import type { AnswerEvent } from "./types";
+import { errorMessage, makeApi, type ChannelLike } from "./ipc";
+import type { AnswerEvent, Settings } from "./types";
+
+const settings: Settings = { backend: "ollama", model: "llama3.2", url: null, api_key: null, mode: "hybrid", k: 8 };
 
 describe("ipc", () => {
   it("calls each command with its arguments and streams answer events through a channel", async () => {
@@ -18,15 +20,39 @@ describe("ipc", () => {
     await api.moveDocuments(["a", "b"], "Work");
     const events: AnswerEvent[] = [];
     const outcome = await api.ask(
-      { question: "Q", chat: null, folders: [1], documents: null, k: 10, mode: "hybrid", backend: "extractive", model: null, url: null },
+      { question: "Q", chat: null, folders: [1], documents: null },
       "answer-1",
       (e) => events.push(e),
     );
     expect(calls.map((c) => c[0])).toEqual(["library_state", "move_documents", "ask"]);
     expect(calls[1][1]).toEqual({ ids: ["a", "b"], folder: "Work" });
+    expect(calls[2][1]?.request).toEqual({ question: "Q", chat: null, folders: [1], documents: null });
     expect(calls[2][1]?.answerId).toBe("answer-1");
     expect(events).toEqual([{ type: "text", text: "Hi" }]);
     expect(outcome.chat.id).toBe("c1");
+  });
+
+  it("reads, saves and tests the settings and chooses the data directory", async () => {
+    const calls: [string, Record<string, unknown> | undefined][] = [];
+    const api = makeApi(
+      async (command, args) => {
+        calls.push([command, args]);
+        if (command === "test_connection") return { description: "Ollama llama3.2", reply: "Hello", millis: 420 };
+        if (command === "save_settings") return args?.settings;
+        return { settings, data_dir: "/data", next_data_dir: (args?.path as string) ?? null };
+      },
+      () => ({ onmessage: () => {} }),
+    );
+    expect((await api.getSettings()).data_dir).toBe("/data");
+    expect(await api.saveSettings(settings)).toEqual(settings);
+    expect((await api.testConnection(settings)).millis).toBe(420);
+    expect((await api.setDataDir("/elsewhere")).next_data_dir).toBe("/elsewhere");
+    expect(calls).toEqual([
+      ["get_settings", undefined],
+      ["save_settings", { settings }],
+      ["test_connection", { settings }],
+      ["set_data_dir", { path: "/elsewhere" }],
+    ]);
   });
 
   it("hands errors on as {code, message}", async () => {
@@ -37,6 +63,17 @@ describe("ipc", () => {
       () => ({ onmessage: () => {} }),
     );
     await expect(api.createFolder("Work")).rejects.toEqual({ code: "conflict", message: '"Work" already exists' });
+    const unreachable = makeApi(
+      async () => {
+        throw { code: "unavailable", message: "Ollama is not running at http://127.0.0.1:11434" };
+      },
+      () => ({ onmessage: () => {} }),
+    );
+    await expect(unreachable.testConnection(settings)).rejects.toEqual({
+      code: "unavailable",
+      message: "Ollama is not running at http://127.0.0.1:11434",
+    });
+    await expect(unreachable.saveSettings(settings)).rejects.toHaveProperty("code", "unavailable");
     const broken = makeApi(
       async () => {
         throw new Error("ipc down");
@@ -44,5 +81,9 @@ describe("ipc", () => {
       () => ({ onmessage: () => {} }),
     );
     await expect(broken.listChats()).rejects.toEqual({ code: "internal", message: "Error: ipc down" });
+    await expect(broken.setDataDir("/data")).rejects.toEqual({ code: "internal", message: "Error: ipc down" });
+    expect(errorMessage({ code: "conflict", message: "taken" })).toBe("taken");
+    expect(errorMessage(new Error("ipc down"))).toBe("ipc down");
+    expect(errorMessage("dialog closed")).toBe("dialog closed");
   });
 });

@@ -1,9 +1,25 @@
 // The IPC layer: one typed function per Tauri command. `invoke` and `Channel` are injected so
 // that tests run the layer against a fake shell; errors come back as `{code, message}`.
 
-import type { AnswerEvent, AskOutcome, Chat, ChatMessage, CommandError, Folder, LibraryView } from "./types";
+import type { OpenDialogOptions } from "@tauri-apps/plugin-dialog";
+import type {
+  AnswerEvent,
+  AskOutcome,
+  Chat,
+  ChatMessage,
+  CommandError,
+  ConnectionTest,
+  Folder,
+  ImportReport,
+  LibraryView,
+  Settings,
+  SettingsView,
+} from "./types";
 
 export type Invoke = (command: string, args?: Record<string, unknown>) => Promise<unknown>;
+
+/** The dialog plugin's file picker (injected too): the path or paths picked, or null if cancelled. */
+export type OpenDialog = (options: OpenDialogOptions) => Promise<string | string[] | null>;
 
 export interface ChannelLike<T> {
   onmessage: (message: T) => void;
@@ -14,11 +30,6 @@ export interface AskArgs {
   chat: string | null;
   folders: number[] | null;
   documents: string[] | null;
-  k: number;
-  mode: "hybrid" | "vector" | "keyword";
-  backend: string;
-  model: string | null;
-  url: string | null;
 }
 
 /** The error a command failed with, whatever shape it arrived in. */
@@ -27,6 +38,11 @@ export function commandError(e: unknown): CommandError {
     return e as CommandError;
   }
   return { code: "internal", message: String(e) };
+}
+
+/** The text to show for an error, whatever shape it arrived in. */
+export function errorMessage(e: unknown): string {
+  return (e as { message?: string } | null)?.message ?? String(e);
 }
 
 export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
@@ -44,7 +60,7 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     moveFolder: (path: string, parent: string | null) => call<Folder>("move_folder", { path, parent }),
     deleteFolder: (path: string, mode: "only_if_empty" | "delete_documents" | "move_to_parent") =>
       call<number>("delete_folder", { path, mode }),
-    importFiles: (paths: string[], folder: string) => call<unknown>("import_files", { paths, folder }),
+    importFiles: (paths: string[], folder: string) => call<ImportReport>("import_files", { paths, folder }),
     moveDocuments: (ids: string[], folder: string) => call<unknown>("move_documents", { ids, folder }),
     deleteDocument: (id: string) => call<unknown>("delete_document", { id }),
     unlockDocument: (id: string, password: string) => call<unknown>("unlock_document", { id, password }),
@@ -55,6 +71,12 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     exportChat: (id: string) => call<string>("export_chat", { id }),
     documentPdf: (id: string) => call<ArrayBuffer>("document_pdf", { id }),
     cancelAnswer: (answerId: string) => call<void>("cancel_answer", { answerId }),
+    getSettings: () => call<SettingsView>("get_settings"),
+    saveSettings: (settings: Settings) => call<Settings>("save_settings", { settings }),
+    /** Loads or contacts the model of `settings` and has it say a few words; may take seconds. */
+    testConnection: (settings: Settings) => call<ConnectionTest>("test_connection", { settings }),
+    /** Chooses the data directory used from the next start on. */
+    setDataDir: (path: string) => call<SettingsView>("set_data_dir", { path }),
     /** Asks a question; `onEvent` gets the answer's text and footnotes as they are made. */
     ask: (request: AskArgs, answerId: string, onEvent: (event: AnswerEvent) => void) => {
       const channel = newChannel<AnswerEvent>();

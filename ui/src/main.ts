@@ -1,12 +1,15 @@
-// The window: wires the IPC layer to the sidebar, the chat and the viewer, refreshes the sidebar
-// as documents are indexed, and imports PDFs dropped from the file manager onto a folder.
+// The window: wires the IPC layer to the sidebar, the chat, the viewer and the settings dialog,
+// refreshes the sidebar as documents are indexed, and imports PDFs dropped from the file manager
+// onto a folder.
 
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
+import { open } from "@tauri-apps/plugin-dialog";
 import { ChatPane } from "./chat";
-import { makeApi } from "./ipc";
-import { folderAt, renderSidebar } from "./sidebar";
+import { errorMessage, makeApi } from "./ipc";
+import { SettingsDialog } from "./settings";
+import { folderAt, importPdfs, renderSidebar, type SidebarHooks } from "./sidebar";
 import type { LibraryView } from "./types";
 import { Viewer } from "./viewer";
 
@@ -29,18 +32,21 @@ function report(message: string) {
 const viewer = new Viewer(document.getElementById("viewer") as HTMLElement, api);
 const chat = new ChatPane(document.getElementById("chat") as HTMLElement, {
   api,
-  openCitation: (citation) => viewer.open(citation).catch((e) => report(e.message ?? String(e))),
+  openCitation: (citation) => viewer.open(citation).catch((e) => report(errorMessage(e))),
   report,
 });
+const settings = new SettingsDialog({ api, open, report, saved: (saved) => chat.useSettings(saved) });
+document.body.append(settings.element);
+const hooks: SidebarHooks = { api, open, refresh, report, openSettings: () => void settings.show() };
 
 async function refresh() {
   try {
     library = await api.libraryState();
   } catch (e) {
-    report((e as { message?: string }).message ?? String(e));
+    report(errorMessage(e));
     return;
   }
-  renderSidebar(sidebar, library, selected, { api, refresh, report });
+  renderSidebar(sidebar, library, selected, hooks);
   chat.updateLibrary(library);
 }
 
@@ -58,13 +64,7 @@ void getCurrentWebview().onDragDropEvent(async (event) => {
     report("Drop the PDFs onto a folder in the sidebar.");
     return;
   }
-  try {
-    const report_ = (await api.importFiles(event.payload.paths, folder)) as { failed: { path: string; reason: string }[] };
-    for (const failure of report_.failed) report(`${failure.path}: ${failure.reason}`);
-  } catch (e) {
-    report((e as { message?: string }).message ?? String(e));
-  }
-  await refresh();
+  await importPdfs(hooks, event.payload.paths, folder);
 });
 
 // Progress made by another process (a `lectern add` in a terminal) sends no events here: while
@@ -73,4 +73,8 @@ window.setInterval(() => {
   if (library.documents.some((d) => d.status === "queued" || d.status === "indexing")) void refresh();
 }, 1000);
 
+void api.getSettings().then(
+  (view) => chat.useSettings(view.settings),
+  (e) => report(errorMessage(e)),
+);
 void refresh().then(() => chat.loadChats());

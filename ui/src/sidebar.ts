@@ -1,14 +1,17 @@
 // The sidebar: the folder tree with its documents, their status and progress; folders are
-// created, renamed, deleted and nested here, and documents and folders are moved by dragging.
+// created, renamed, deleted and nested here, PDFs are added to them from the file picker, and
+// documents and folders are moved by dragging.
 
-import type { Api } from "./ipc";
+import { errorMessage, type Api, type OpenDialog } from "./ipc";
 import { buildTree, statusText, type FolderNode } from "./store";
 import type { LibraryDocument, LibraryView } from "./types";
 
 export interface SidebarHooks {
   api: Api;
+  open: OpenDialog;
   refresh: () => Promise<void>;
   report: (message: string) => void;
+  openSettings: () => void;
 }
 
 const DOC_MIME = "application/x-lectern-documents";
@@ -23,7 +26,8 @@ export function renderSidebar(root: HTMLElement, view: LibraryView, selected: Se
     const name = window.prompt("Name of the new folder");
     if (name) await run(hooks, () => hooks.api.createFolder(name));
   });
-  header.append(title, add);
+  const settings = button("Settings", "open-settings", hooks.openSettings);
+  header.append(title, add, settings);
   const tree = document.createElement("ul");
   tree.className = "tree";
   for (const node of buildTree(view)) tree.append(folderItem(node, selected, hooks));
@@ -34,9 +38,17 @@ async function run(hooks: SidebarHooks, action: () => Promise<unknown>) {
   try {
     await action();
   } catch (e) {
-    hooks.report((e as { message?: string }).message ?? String(e));
+    hooks.report(errorMessage(e));
   }
   await hooks.refresh();
+}
+
+/** Imports PDFs into a folder, reports each file that could not be imported, and refreshes. */
+export async function importPdfs(hooks: SidebarHooks, paths: string[], folder: string) {
+  await run(hooks, async () => {
+    const imported = await hooks.api.importFiles(paths, folder);
+    for (const failure of imported.failed) hooks.report(`${failure.path}: ${failure.reason}`);
+  });
 }
 
 function button(label: string, className: string, onClick: () => void): HTMLButtonElement {
@@ -68,6 +80,14 @@ function folderItem(node: FolderNode, selected: Set<string>, hooks: SidebarHooks
   const actions = document.createElement("span");
   actions.className = "actions";
   actions.append(
+    button("Add PDFs", "add-pdfs", async () => {
+      try {
+        const chosen = await hooks.open({ multiple: true, filters: [{ name: "PDF", extensions: ["pdf"] }] });
+        if (chosen) await importPdfs(hooks, [chosen].flat(), node.folder.path);
+      } catch (e) {
+        hooks.report(errorMessage(e));
+      }
+    }),
     button("+", "new-subfolder", async () => {
       const child = window.prompt(`New folder inside ${node.folder.path}`);
       if (child) await run(hooks, () => hooks.api.createFolder(`${node.folder.path}/${child}`));

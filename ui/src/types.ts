@@ -27,6 +27,14 @@ export interface LibraryView {
   documents: LibraryDocument[];
 }
 
+/** What importing files into a folder did. */
+export interface ImportReport {
+  added: LibraryDocument[];
+  already_present: LibraryDocument[];
+  failed: { path: string; reason: string }[];
+  ignored: number;
+}
+
 export interface Citation {
   number: number;
   document: string;
@@ -95,6 +103,34 @@ export interface AskOutcome {
 
 export interface IndexEvent {
   [kind: string]: { document: string } & Record<string, unknown>;
+}
+
+export type Backend = "builtin" | "ollama" | "openai" | "extractive";
+
+export type SearchMode = "hybrid" | "vector" | "keyword";
+
+/** The saved settings every question is answered with. */
+export interface Settings {
+  backend: Backend;
+  model: string | null;
+  url: string | null;
+  api_key: string | null;
+  mode: SearchMode;
+  k: number;
+}
+
+export interface SettingsView {
+  settings: Settings;
+  data_dir: string;
+  /** The data directory chosen to be used after a restart, if any. */
+  next_data_dir: string | null;
+}
+
+/** What a connection test got from the model. */
+export interface ConnectionTest {
+  description: string;
+  reply: string;
+  millis: number;
 }
 
 /** An error as every command reports it. */

@@ -1,0 +1,95 @@
+//! Hostile inputs for the security checks: a PDF whose text is HTML, and a loopback server
+//! speaking Ollama's streamed `/api/chat` whose answer is HTML.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::Path;
+
+/// The words of the probe PDF's text, HTML that would run script if it were inserted as HTML.
+pub const PDF_HTML: &str = r#"<img src=x onerror="window.__pwned='pdf'">"#;
+
+/// Writes a one-page PDF (Helvetica, standard encoding) whose text holds [`PDF_HTML`].
+pub fn write_html_pdf(path: &Path) {
+    let lines = [
+        "Lectern security probe notice.",
+        "The quarterly lighthouse inspection found this markup in the logbook:",
+        PDF_HTML,
+        "The lighthouse keeper must report the markup to the harbour office.",
+    ];
+    let mut content = String::from("BT /F1 12 Tf 72 720 Td 16 TL\n");
+    for line in lines {
+        let escaped = line.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
+        content.push_str(&format!("({escaped}) Tj T*\n"));
+    }
+    content.push_str("ET\n");
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"
+            .to_string(),
+        format!("<< /Length {} >>\nstream\n{content}endstream", content.len()),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+    ];
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for offset in offsets {
+        pdf.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    std::fs::write(path, pdf).unwrap();
+}
+
+/// The model's answer: a script element, an image with a handler, and a citation of passage 1.
+pub const MODEL_HTML: &str = r#"<script>window.__pwned='model'</script> <img src=x onerror="window.__pwned='model-img'"> The keeper reports it [1]."#;
+
+/// Serves Ollama's `/api/chat` on a loopback port, streaming [`MODEL_HTML`] word by word as
+/// NDJSON to every request, in the background; returns the base URL.
+pub fn serve_ollama() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let mut reply = String::new();
+            for word in MODEL_HTML.split_inclusive(' ') {
+                let piece = serde_json::json!({"model": "probe", "message": {"role": "assistant", "content": word}, "done": false});
+                reply.push_str(&format!("{piece}\n"));
+            }
+            reply.push_str(&format!(
+                "{}\n",
+                serde_json::json!({"model": "probe", "message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop"})
+            ));
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    url
+}

@@ -1,0 +1,159 @@
+//! What the end-to-end test runs the app in: a private X display (Xvfb), tauri-driver over
+//! WebKitWebDriver, a temporary data directory, and the models the tests install.
+
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A child process leading its own process group, which is killed when dropped: tauri-driver's
+/// WebKitWebDriver and the app it starts go with it.
+struct Process(Child);
+
+impl Process {
+    fn spawn(command: &mut Command, what: &str) -> Process {
+        Process(
+            command
+                .process_group(0)
+                .spawn()
+                .unwrap_or_else(|e| panic!("{what} does not run: {e}")),
+        )
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.0.id())])
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
+/// A free loopback port.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn wait_for_port(port: u16, what: &str) {
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{what} did not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The models the test suite installs (`scripts/setup-models.sh`).
+pub fn models_dir() -> PathBuf {
+    let dir = std::env::var_os("LECTERN_TEST_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.models"));
+    assert!(
+        dir.join("all-MiniLM-L6-v2/model.safetensors").is_file(),
+        "the models are not installed in {}; run scripts/setup-models.sh {}",
+        dir.display(),
+        dir.display()
+    );
+    dir
+}
+
+pub fn corpus_pdf(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/pdfs")
+        .join(name)
+}
+
+/// Xvfb and tauri-driver, running for one test, with the app's data in `home`.
+pub struct Desktop {
+    pub home: tempfile::TempDir,
+    /// The X display, ":N".
+    pub display: String,
+    pub driver_port: u16,
+    _driver: Process,
+    _display: Process,
+}
+
+impl Desktop {
+    pub fn start() -> Desktop {
+        let display = (90..200)
+            .find(|n| {
+                !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            })
+            .expect("a free X display number");
+        let xvfb = Process::spawn(
+            Command::new("Xvfb")
+                .args([
+                    &format!(":{display}"),
+                    "-screen",
+                    "0",
+                    "1280x820x24",
+                    "-nolisten",
+                    "tcp",
+                ])
+                .stderr(Stdio::null()),
+            "Xvfb (apt install xvfb)",
+        );
+        let socket = format!("/tmp/.X11-unix/X{display}");
+        let started = Instant::now();
+        while !Path::new(&socket).exists() {
+            assert!(started.elapsed() < Duration::from_secs(20), "Xvfb did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let home = tempfile::tempdir().unwrap();
+        let driver_port = free_port();
+        let driver = Process::spawn(
+            Command::new(tauri_driver())
+                .args([
+                    "--port",
+                    &driver_port.to_string(),
+                    "--native-port",
+                    &free_port().to_string(),
+                ])
+                .env("DISPLAY", format!(":{display}"))
+                .env("LECTERN_HOME", home.path().join("library"))
+                .env("LECTERN_MODELS", models_dir())
+                .env("XDG_CONFIG_HOME", home.path().join("config"))
+                .env("XDG_DATA_HOME", home.path().join("data"))
+                .env("XDG_CACHE_HOME", home.path().join("cache"))
+                .env("LECTERN_LLM_THREADS", "1")
+                .env("LECTERN_WORKERS", "1")
+                .env("RAYON_NUM_THREADS", "1")
+                .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+                .env_remove("LECTERN_LLM_BACKEND")
+                .env_remove("LECTERN_LLM_MODEL")
+                .env_remove("LECTERN_LLM_URL")
+                .stdout(Stdio::null()),
+            "tauri-driver (cargo install tauri-driver)",
+        );
+        wait_for_port(driver_port, "tauri-driver");
+        Desktop {
+            home,
+            display: format!(":{display}"),
+            driver_port,
+            _driver: driver,
+            _display: xvfb,
+        }
+    }
+}
+
+/// tauri-driver where `cargo install` puts it, else on the PATH.
+fn tauri_driver() -> PathBuf {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
+    cargo_home
+        .map(|dir| dir.join("bin/tauri-driver"))
+        .filter(|path| path.is_file())
+        .unwrap_or_else(|| PathBuf::from("tauri-driver"))
+}
+
+impl Desktop {
+    /// Saves the display as the PNG `path`.
+    pub fn screenshot(&self, path: &Path) {
+        crate::screenshot::save(&self.display, path);
+    }
+}

@@ -1,0 +1,327 @@
+//! End-to-end test of the desktop app: the real `lectern-app` binary in a real WebKitGTK window
+//! under Xvfb, driven through tauri-driver and WebKitWebDriver. One scenario, in the order a person
+//! would go: folders, import, wait for indexing, ask (passages only, the built-in model, a server),
+//! open a citation in the viewer, move a document and see the next answer's scope follow it,
+//! restart and reopen the chat. Hostile HTML in a PDF and in a model's answer must stay text.
+//! Screenshots go to `$LECTERN_E2E_SCREENSHOTS` (else the test's temporary target directory).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod fixtures;
+mod harness;
+mod screenshot;
+mod webdriver;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use harness::{corpus_pdf, Desktop};
+use webdriver::Session;
+
+/// The longest the test waits for indexing or an answer on one thread.
+const LONG: Duration = Duration::from_secs(300);
+const SHORT: Duration = Duration::from_secs(20);
+
+const WRITER_PDF: &str = "text-libreoffice-writer-1p.pdf";
+const LOREM_PDF: &str = "text-word-mac-lorem-ipsum-2p.pdf";
+const COLUMNS_PDF: &str = "multicol-latex-multicolumn-3p.pdf";
+/// Answered on the second page of [`LOREM_PDF`]: Andrew Jackson.
+const LOREM_QUESTION: &str = "Who waived all copyright to 'Variation Itself - Variations on Lorem Ipsum'?";
+
+fn screenshots() -> PathBuf {
+    let dir = std::env::var_os("LECTERN_E2E_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e-screenshots"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn app() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_lectern-app"))
+}
+
+/// Starts the app and waits for its folder tree; returns the session and how long that took.
+fn start(desktop: &Desktop) -> (Session, Duration) {
+    let started = Instant::now();
+    let session = Session::start(desktop.driver_port, &app()).unwrap();
+    session.wait_for("#sidebar .tree li.folder", SHORT).unwrap();
+    (session, started.elapsed())
+}
+
+/// Calls a command the way the UI does, through Tauri's IPC from inside the page.
+fn invoke(session: &Session, command: &str, args: Value) -> Value {
+    let reply = session
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])
+               .then((ok) => done({ ok }), (err) => done({ err }));",
+            json!([command, args]),
+        )
+        .unwrap();
+    assert!(reply.get("err").is_none(), "{command} failed: {reply}");
+    reply["ok"].clone()
+}
+
+fn document_id(session: &Session, file_name: &str) -> String {
+    let state = invoke(session, "library_state", json!({}));
+    state["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["file_name"] == file_name)
+        .and_then(|d| d["id"].as_str())
+        .unwrap_or_else(|| panic!("{file_name} is not in the library: {state}"))
+        .to_string()
+}
+
+fn create_folder(session: &Session, name: &str) {
+    session
+        .click(&session.wait_for("button.new-folder", SHORT).unwrap())
+        .unwrap();
+    session.answer_prompt(name).unwrap();
+    session
+        .wait_for(&format!("li.folder[data-folder-path=\"{name}\"]"), SHORT)
+        .unwrap();
+}
+
+/// Picks `value` in the `<select>` matching `selector` by clicking its option.
+fn choose(session: &Session, selector: &str, value: &str) {
+    let option = session
+        .wait_for(&format!("{selector} option[value=\"{value}\"]"), SHORT)
+        .unwrap();
+    session.click(&option).unwrap();
+    let chosen = session
+        .execute("return document.querySelector(arguments[0]).value;", json!([selector]))
+        .unwrap();
+    assert_eq!(chosen, value, "{selector} did not switch to {value}");
+}
+
+/// Asks over the folders labelled `folders` (all when empty); returns the finished answer's
+/// text and the names of its source documents.
+fn ask(session: &Session, question: &str, folders: &[&str]) -> (String, Vec<String>) {
+    session
+        .execute(
+            "const select = document.querySelector('select.scope');
+             for (const o of select.options) o.selected = arguments[0].includes(o.textContent);",
+            json!([folders.iter().map(|f| format!("Folder: {f}")).collect::<Vec<_>>()]),
+        )
+        .unwrap();
+    let before = session.find_all(".message.answer").unwrap().len();
+    let input = session.wait_for("form.ask textarea", SHORT).unwrap();
+    session.type_text(&input, question).unwrap();
+    session
+        .click(&session.wait_for("form.ask button[type=submit]", SHORT).unwrap())
+        .unwrap();
+    let answer = session
+        .wait_until(
+            "the answer",
+            &format!(
+                "const all = document.querySelectorAll('.message.answer');
+                 const last = all[all.length - 1];
+                 return all.length > {before} && !last.classList.contains('streaming') &&
+                   {{ text: last.querySelector('.body') ? last.querySelector('.body').textContent : last.textContent,
+                     failed: last.classList.contains('failed'),
+                     sources: [...last.querySelectorAll('.source > span')].map((s) => s.textContent) }};"
+            ),
+            LONG,
+        )
+        .unwrap();
+    assert_eq!(answer["failed"], false, "the answer failed: {answer}");
+    let sources = answer["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap_or_default().to_string())
+        .collect();
+    (answer["text"].as_str().unwrap_or_default().to_string(), sources)
+}
+
+/// Clicks the last answer's first footnote and checks that the viewer shows the cited page
+/// (the one its source button names) with the passage highlighted.
+fn open_first_citation(session: &Session) {
+    let footnotes = session
+        .find_all(".message.answer:last-child .body button.footnote")
+        .unwrap();
+    let footnote = footnotes.first().expect("the answer has a footnote");
+    let source = session
+        .find_all(".message.answer:last-child .source-page")
+        .unwrap()
+        .into_iter()
+        .next()
+        .expect("the answer lists its sources");
+    let label = session.text(&source).unwrap();
+    let page = label.split("p. ").nth(1).unwrap().trim().to_string();
+    session.click(footnote).unwrap();
+    let shown = session
+        .wait_until(
+            "the cited page with the passage highlighted",
+            "const v = document.querySelector('#viewer');
+             const marks = v.querySelectorAll('.textLayer .highlight');
+             return !v.hidden && marks.length > 0 && v.querySelector('.page').dataset.page;",
+            SHORT,
+        )
+        .unwrap();
+    assert_eq!(
+        shown,
+        json!(page),
+        "the viewer shows page {shown}, the footnote cites page {page}"
+    );
+}
+
+fn no_injected_html(session: &Session) {
+    let found = session
+        .execute(
+            "return { pwned: window.__pwned ?? null,
+                      elements: document.querySelectorAll('.messages script, .messages img, #sidebar img').length };",
+            json!([]),
+        )
+        .unwrap();
+    assert_eq!(
+        found,
+        json!({"pwned": null, "elements": 0}),
+        "HTML from a PDF or a model ran"
+    );
+}
+
+#[test]
+fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
+    let desktop = Desktop::start();
+    let shots = screenshots();
+    let (session, cold) = start(&desktop);
+    println!("cold start to the folder tree: {} ms", cold.as_millis());
+
+    create_folder(&session, "Papers");
+    create_folder(&session, "Elsewhere");
+    let probe = desktop.home.path().join("lighthouse-probe.pdf");
+    fixtures::write_html_pdf(&probe);
+    let paths: Vec<PathBuf> = [WRITER_PDF, LOREM_PDF, COLUMNS_PDF]
+        .iter()
+        .map(|f| corpus_pdf(f))
+        .chain([probe])
+        .collect();
+    let report = invoke(&session, "import_files", json!({ "paths": paths, "folder": "Papers" }));
+    assert_eq!(report["failed"], json!([]), "{report}");
+    session.wait_for("li.document", SHORT).unwrap();
+    desktop.screenshot(&shots.join("import.png"));
+    session
+        .wait_until(
+            "four documents ready",
+            "const docs = [...document.querySelectorAll('li.document')];
+             return docs.length === 4 && docs.every((d) => d.classList.contains('status-ready'));",
+            LONG,
+        )
+        .unwrap();
+
+    // Passages only: the answer quotes the passage, its footnote opens the cited page.
+    choose(&session, "select.backend", "extractive");
+    let (text, sources) = ask(&session, LOREM_QUESTION, &[]);
+    assert!(text.contains("Andrew Jackson"), "{text}");
+    assert!(sources.iter().any(|s| s == LOREM_PDF), "{sources:?}");
+    open_first_citation(&session);
+    desktop.screenshot(&shots.join("answer.png"));
+
+    // The PDF's markup is quoted as text.
+    let (text, _) = ask(
+        &session,
+        "What markup did the lighthouse inspection find in the logbook?",
+        &["Papers"],
+    );
+    assert!(
+        text.contains("<img src=x onerror="),
+        "the PDF's markup is shown as text: {text}"
+    );
+    no_injected_html(&session);
+
+    // The built-in model, on one thread.
+    choose(&session, "select.backend", "builtin");
+    let (text, _) = ask(&session, LOREM_QUESTION, &["Papers"]);
+    assert!(!text.trim().is_empty(), "the built-in model wrote nothing");
+    desktop.screenshot(&shots.join("builtin.png"));
+
+    // A server's answer holding HTML, set up in Settings with its connection tested.
+    let url = fixtures::serve_ollama();
+    session
+        .click(&session.wait_for("button.open-settings", SHORT).unwrap())
+        .unwrap();
+    choose(&session, "dialog.settings select[name=backend]", "ollama");
+    let model = session.wait_for("dialog.settings input[name=model]", SHORT).unwrap();
+    session.type_text(&model, "probe").unwrap();
+    let url_input = session.wait_for("dialog.settings input[name=url]", SHORT).unwrap();
+    session.type_text(&url_input, &url).unwrap();
+    session
+        .click(&session.wait_for("button.test-connection", SHORT).unwrap())
+        .unwrap();
+    let result = session
+        .wait_until(
+            "the connection test",
+            "const out = document.querySelector('output.connection-result');
+             return out && /connected/i.test(out.textContent) && out.textContent;",
+            SHORT,
+        )
+        .unwrap();
+    assert!(result.as_str().unwrap().contains("probe"), "{result}");
+    desktop.screenshot(&shots.join("settings.png"));
+    session
+        .click(&session.wait_for("dialog.settings button.save", SHORT).unwrap())
+        .unwrap();
+    let (text, _) = ask(&session, "What must the lighthouse keeper do?", &["Papers"]);
+    assert!(
+        text.contains("<script>window.__pwned='model'</script>"),
+        "the model's markup is shown as text: {text}"
+    );
+    no_injected_html(&session);
+
+    // Move the lorem ipsum document by dragging it onto another folder: the next answer over
+    // "Papers" no longer finds it there, and one over "Elsewhere" does.
+    choose(&session, "select.backend", "extractive");
+    let lorem = document_id(&session, LOREM_PDF);
+    let moved = session
+        .execute(
+            "const [id, target] = arguments;
+             const item = document.querySelector(`li.document[data-document-id=\"${id}\"]`);
+             const row = document.querySelector(`li.folder[data-folder-path=\"${target}\"] > .folder-row`);
+             const data = new DataTransfer();
+             item.dispatchEvent(new DragEvent('dragstart', { bubbles: true, dataTransfer: data }));
+             row.dispatchEvent(new DragEvent('dragover', { bubbles: true, cancelable: true, dataTransfer: data }));
+             row.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: data }));
+             return true;",
+            json!([lorem, "Elsewhere"]),
+        )
+        .unwrap();
+    assert_eq!(moved, json!(true));
+    session
+        .wait_for(
+            &format!("li.folder[data-folder-path=\"Elsewhere\"] li.document[data-document-id=\"{lorem}\"]"),
+            SHORT,
+        )
+        .unwrap();
+    let (_, sources) = ask(&session, LOREM_QUESTION, &["Papers"]);
+    assert!(
+        !sources.iter().any(|s| s == LOREM_PDF),
+        "a moved document answered for its old folder: {sources:?}"
+    );
+    let (text, sources) = ask(&session, LOREM_QUESTION, &["Elsewhere"]);
+    assert_eq!(
+        sources,
+        [LOREM_PDF],
+        "the moved document answers alone in its new folder"
+    );
+    assert!(text.contains("Andrew Jackson"), "{text}");
+
+    // Restart: the chat comes back, and its citations still open the cited page.
+    let chats = invoke(&session, "list_chats", json!({}));
+    let chat = chats[0]["id"].as_str().unwrap().to_string();
+    let answers_before = session.find_all(".message.answer").unwrap().len();
+    session.close().unwrap();
+    let (session, warm) = start(&desktop);
+    println!("second start to the folder tree: {} ms", warm.as_millis());
+    choose(&session, "select.chats", &chat);
+    session
+        .wait_for(".message.answer .body button.footnote", SHORT)
+        .unwrap();
+    assert_eq!(session.find_all(".message.answer").unwrap().len(), answers_before);
+    open_first_citation(&session);
+    desktop.screenshot(&shots.join("reopened.png"));
+    session.close().unwrap();
+}

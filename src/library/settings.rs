@@ -1,0 +1,113 @@
+//! [`Settings`]: how questions are answered (the language model backend with its model, URL and
+//! key) and how passages are retrieved (mode and k), kept in the library's catalog.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::Library;
+use crate::llm::{Backend, LlmError};
+use crate::search::SearchMode;
+use crate::Error;
+
+/// Which kind of backend answers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackendKind {
+    #[default]
+    Builtin,
+    Ollama,
+    Openai,
+    Extractive,
+}
+
+impl BackendKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendKind::Builtin => "builtin",
+            BackendKind::Ollama => "ollama",
+            BackendKind::Openai => "openai",
+            BackendKind::Extractive => "extractive",
+        }
+    }
+}
+
+/// The most passages a question may retrieve.
+pub const MAX_K: usize = 50;
+
+/// The user's answer and retrieval settings. Empty fields fall back to the environment, then to
+/// the defaults of [`Backend::from_settings`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub backend: BackendKind,
+    /// A GGUF path for the built-in backend, a model name for a server.
+    pub model: Option<String>,
+    /// A server's base URL.
+    pub url: Option<String>,
+    /// The OpenAI-compatible server's API key.
+    pub api_key: Option<String>,
+    pub mode: SearchMode,
+    /// How many passages a question retrieves.
+    pub k: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            backend: BackendKind::default(),
+            model: None,
+            url: None,
+            api_key: None,
+            mode: SearchMode::default(),
+            k: 10,
+        }
+    }
+}
+
+const KEY: &str = "answers";
+
+impl Settings {
+    /// The backend these settings name, checked for what it needs (a server needs a model name).
+    pub fn backend(&self, models_dir: &Path) -> Result<Backend, LlmError> {
+        let text = |value: &Option<String>| value.as_ref().map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        Backend::from_settings(
+            self.backend.as_str(),
+            text(&self.model),
+            text(&self.url),
+            text(&self.api_key),
+            models_dir,
+        )
+    }
+
+    fn validate(&self, models_dir: &Path) -> Result<(), Error> {
+        if !(1..=MAX_K).contains(&self.k) {
+            return Err(Error::Config {
+                name: "k".into(),
+                reason: format!("{} passages: choose between 1 and {MAX_K}", self.k),
+            });
+        }
+        self.backend(models_dir)?;
+        Ok(())
+    }
+}
+
+impl Library {
+    /// The stored settings; the defaults when none were saved, or when what was saved cannot be
+    /// read (a newer build's format).
+    pub fn settings(&self) -> Result<Settings, Error> {
+        Ok(self
+            .catalog()
+            .setting(KEY)?
+            .and_then(|json| serde_json::from_str(&json).ok())
+            .unwrap_or_default())
+    }
+
+    /// Checks and stores `settings`.
+    pub fn save_settings(&self, settings: &Settings) -> Result<(), Error> {
+        settings.validate(&self.config().models_dir)?;
+        let json = serde_json::to_string(settings).map_err(|e| Error::Task(e.to_string()))?;
+        self.catalog().set_setting(KEY, &json)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,72 @@
+import { ChatPane } from "./chat";
+import { makeApi } from "./ipc";
+import type { Settings } from "./types";
+
+const saved: Settings = { backend: "builtin", model: null, url: null, api_key: null, mode: "keyword", k: 6 };
+
+/** A chat pane over a fake shell; `replies` answers the commands by name. */
+function pane(replies: Record<string, (args?: Record<string, unknown>) => unknown>) {
+  const calls: [string, Record<string, unknown> | undefined][] = [];
+  const reports: string[] = [];
+  const api = makeApi(
+    async (command, args) => {
+      calls.push([command, args]);
+      return replies[command](args);
+    },
+    () => ({ onmessage: () => {} }),
+  );
+  const root = document.createElement("div");
+  const chat = new ChatPane(root, { api, openCitation: () => {}, report: (m) => reports.push(m) });
+  const backend = root.querySelector("select.backend") as HTMLSelectElement;
+  return { chat, root, backend, calls, reports };
+}
+
+describe("chat pane", () => {
+  it("shows the saved backend and saves the settings when it is switched", async () => {
+    const { chat, backend, calls } = pane({ save_settings: (args) => args?.settings });
+    expect(backend.disabled).toBe(true);
+    chat.useSettings(saved);
+    expect([backend.value, backend.disabled]).toEqual(["builtin", false]);
+    backend.value = "extractive";
+    backend.dispatchEvent(new Event("change"));
+    await vi.waitFor(() =>
+      expect(calls).toEqual([["save_settings", { settings: { ...saved, backend: "extractive" } }]]),
+    );
+  });
+
+  it("goes back to the saved backend when saving fails", async () => {
+    const { chat, backend, reports } = pane({
+      save_settings: () => Promise.reject({ code: "invalid_input", message: "Ollama needs a model name" }),
+    });
+    chat.useSettings(saved);
+    backend.value = "ollama";
+    backend.dispatchEvent(new Event("change"));
+    await vi.waitFor(() => expect(reports).toEqual(["Ollama needs a model name"]));
+    expect(backend.value).toBe("builtin");
+  });
+
+  it("asks with the question and scope only: the backend and search come from the saved settings", async () => {
+    const chatInfo = {
+      id: "c1",
+      title: "Q",
+      scope: { folders: [], documents: [] },
+      created_at: 0,
+      updated_at: 0,
+      message_count: 2,
+    };
+    const { chat, root, calls } = pane({
+      ask: () => ({
+        chat: chatInfo,
+        answer: { kind: "extractive", body: "Answer", citations: [], finish: "stop", backend: "extractive" },
+        results: { hits: [], sources: [], skipped: [] },
+      }),
+      list_chats: () => [chatInfo],
+    });
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "What is it?";
+    await chat.ask();
+    expect(calls[0][0]).toBe("ask");
+    expect(calls[0][1]?.request).toEqual({ question: "What is it?", chat: null, folders: [], documents: [] });
+    expect(root.querySelector(".answer")?.textContent).toBe("Answer");
+  });
+});

@@ -1,0 +1,193 @@
+import { makeApi, type OpenDialog } from "./ipc";
+import { connectionText, fieldsFromSettings, SettingsDialog, settingsFromFields } from "./settings";
+import type { Settings } from "./types";
+
+const saved: Settings = { backend: "ollama", model: "llama3.2", url: null, api_key: null, mode: "hybrid", k: 10 };
+
+/** A settings dialog over a fake shell; `replies` answers the commands by name. */
+function dialog(
+  replies: Record<string, (args?: Record<string, unknown>) => unknown>,
+  open: OpenDialog = async () => null,
+) {
+  const calls: [string, Record<string, unknown> | undefined][] = [];
+  const reports: string[] = [];
+  const saves: Settings[] = [];
+  const api = makeApi(
+    async (command, args) => {
+      calls.push([command, args]);
+      return replies[command](args);
+    },
+    () => ({ onmessage: () => {} }),
+  );
+  const settings = new SettingsDialog({ api, open, report: (m) => reports.push(m), saved: (s) => saves.push(s) });
+  document.body.append(settings.element);
+  const get = <T extends Element>(selector: string) => settings.element.querySelector(selector) as T;
+  return { settings, calls, reports, saves, get };
+}
+
+const view = (next: string | null = null) => ({
+  settings: saved,
+  data_dir: "/home/me/.local/share/lectern",
+  next_data_dir: next,
+});
+
+beforeAll(() => {
+  HTMLDialogElement.prototype.showModal = function (this: HTMLDialogElement) {
+    this.open = true;
+  };
+  HTMLDialogElement.prototype.close = function (this: HTMLDialogElement) {
+    this.open = false;
+  };
+});
+
+afterEach(() => document.body.replaceChildren());
+
+describe("settings form", () => {
+  it("converts settings to fields and back", () => {
+    const fields = fieldsFromSettings(saved);
+    expect(fields).toEqual({ backend: "ollama", model: "llama3.2", url: "", api_key: "", mode: "hybrid", k: "10" });
+    expect(settingsFromFields(fields)).toEqual(saved);
+  });
+
+  it("turns empty fields, and those the backend does not use, into null, and k into a number", () => {
+    const fields = { backend: "openai", model: " gpt-4o-mini ", url: "", api_key: "sk-1", mode: "keyword", k: "5" };
+    expect(settingsFromFields(fields)).toEqual({
+      backend: "openai",
+      model: "gpt-4o-mini",
+      url: null,
+      api_key: "sk-1",
+      mode: "keyword",
+      k: 5,
+    });
+    expect(settingsFromFields({ ...fields, backend: "ollama", url: "http://gpu-box:11434" })).toMatchObject({
+      url: "http://gpu-box:11434",
+      api_key: null,
+    });
+    expect(settingsFromFields({ ...fields, backend: "builtin", url: "http://x" })).toMatchObject({
+      url: null,
+      api_key: null,
+    });
+    expect(settingsFromFields({ ...fields, backend: "extractive" })).toMatchObject({
+      model: null,
+      url: null,
+      api_key: null,
+    });
+  });
+
+  it("says what a connection test got", () => {
+    expect(connectionText({ description: "Ollama llama3.2", reply: " Hello! ", millis: 812.4 })).toBe(
+      "Connected: Ollama llama3.2 — replied “Hello!” in 812 ms",
+    );
+  });
+});
+
+describe("settings dialog", () => {
+  it("opens with the saved settings and shows only the fields the backend uses", async () => {
+    const { settings, get } = dialog({ get_settings: () => view() });
+    await settings.show();
+    expect(settings.element.open).toBe(true);
+    expect(settings.element.className).toBe("settings");
+    const backend = get<HTMLSelectElement>("select[name=backend]");
+    const model = get<HTMLInputElement>("input[name=model]");
+    const url = get<HTMLInputElement>("input[name=url]");
+    const key = get<HTMLInputElement>("input[name=api_key]");
+    expect(backend.value).toBe("ollama");
+    expect(model.value).toBe("llama3.2");
+    expect(url.placeholder).toBe("http://127.0.0.1:11434");
+    expect([model.disabled, url.disabled, key.disabled]).toEqual([false, false, true]);
+    expect(key.type).toBe("password");
+    expect(get<HTMLInputElement>("input[name=k]").value).toBe("10");
+    expect(get(".data-dir").textContent).toBe("/home/me/.local/share/lectern");
+    backend.value = "builtin";
+    backend.dispatchEvent(new Event("change"));
+    expect(model.placeholder).toBe("Path to a .gguf file (empty: the installed SmolLM2-135M-Instruct)");
+    expect([(url.parentElement as HTMLElement).hidden, key.disabled]).toEqual([true, true]);
+    backend.value = "extractive";
+    backend.dispatchEvent(new Event("change"));
+    expect([model.disabled, (model.parentElement as HTMLElement).hidden]).toEqual([true, true]);
+    backend.value = "openai";
+    backend.dispatchEvent(new Event("change"));
+    expect([model.placeholder, url.placeholder, key.disabled]).toEqual([
+      "Model name, e.g. gpt-4o-mini",
+      "https://api.openai.com/v1",
+      false,
+    ]);
+  });
+
+  it("tests the connection with the form's values, as text, the button disabled meanwhile", async () => {
+    let finish: (reply: unknown) => void = () => {};
+    const { settings, calls, get } = dialog({
+      get_settings: () => view(),
+      test_connection: () => new Promise((resolve) => (finish = resolve)),
+    });
+    await settings.show();
+    get<HTMLInputElement>("input[name=model]").value = "<b>qwen</b>";
+    const test = get<HTMLButtonElement>("button.test-connection");
+    const result = get<HTMLOutputElement>("output.connection-result");
+    test.click();
+    expect(test.disabled).toBe(true);
+    expect(calls.at(-1)).toEqual(["test_connection", { settings: { ...saved, model: "<b>qwen</b>" } }]);
+    finish({ description: "Ollama <b>qwen</b>", reply: "Hi", millis: 300 });
+    await vi.waitFor(() => expect(test.disabled).toBe(false));
+    expect(result.textContent).toBe("Connected: Ollama <b>qwen</b> — replied “Hi” in 300 ms");
+    expect(result.querySelector("b")).toBeNull();
+  });
+
+  it("shows why a connection test failed", async () => {
+    const { settings, get } = dialog({
+      get_settings: () => view(),
+      test_connection: () => Promise.reject({ code: "unavailable", message: "Ollama is not running" }),
+    });
+    await settings.show();
+    get<HTMLButtonElement>("button.test-connection").click();
+    const result = get<HTMLOutputElement>("output.connection-result");
+    await vi.waitFor(() => expect(result.textContent).toBe("Ollama is not running"));
+    expect(result.classList.contains("failed")).toBe(true);
+  });
+
+  it("chooses the data directory for the next start", async () => {
+    const options: unknown[] = [];
+    const { settings, calls, get } = dialog(
+      { get_settings: () => view(), set_data_dir: (args) => view(args?.path as string) },
+      async (o) => {
+        options.push(o);
+        return "/mnt/big/lectern";
+      },
+    );
+    await settings.show();
+    const note = get<HTMLElement>(".pending-data-dir");
+    expect(note.hidden).toBe(true);
+    get<HTMLButtonElement>("button.choose-data-dir").click();
+    await vi.waitFor(() => expect(note.hidden).toBe(false));
+    expect(options).toEqual([{ directory: true }]);
+    expect(calls.at(-1)).toEqual(["set_data_dir", { path: "/mnt/big/lectern" }]);
+    expect(note.textContent).toBe("/mnt/big/lectern: Lectern will use this data directory after a restart.");
+  });
+
+  it("saves and closes, or reports why it could not save and stays open", async () => {
+    let refuse = true;
+    const { settings, calls, reports, saves, get } = dialog({
+      get_settings: () => view(),
+      save_settings: (args) =>
+        refuse ? Promise.reject({ code: "invalid_input", message: "k must be between 1 and 50" }) : args?.settings,
+    });
+    await settings.show();
+    get<HTMLInputElement>("input[name=k]").value = "4";
+    get<HTMLButtonElement>("button.save").click();
+    await vi.waitFor(() => expect(reports).toEqual(["k must be between 1 and 50"]));
+    expect(settings.element.open).toBe(true);
+    refuse = false;
+    get<HTMLButtonElement>("button.save").click();
+    await vi.waitFor(() => expect(settings.element.open).toBe(false));
+    expect(calls.at(-1)).toEqual(["save_settings", { settings: { ...saved, k: 4 } }]);
+    expect(saves).toEqual([{ ...saved, k: 4 }]);
+  });
+
+  it("closes without saving on cancel", async () => {
+    const { settings, calls, get } = dialog({ get_settings: () => view() });
+    await settings.show();
+    get<HTMLButtonElement>("button.cancel").click();
+    expect(settings.element.open).toBe(false);
+    expect(calls.map((c) => c[0])).toEqual(["get_settings"]);
+  });
+});

@@ -1,0 +1,259 @@
+// The settings dialog: which model answers (built in, Ollama, an OpenAI-compatible server, or
+// none: passages only), how passages are searched, a connection test, and the data directory.
+// The form's fields and the saved settings convert into each other through pure functions.
+
+import { errorMessage, type Api, type OpenDialog } from "./ipc";
+import type { Backend, ConnectionTest, SearchMode, Settings, SettingsView } from "./types";
+
+/** Each backend's label and the placeholders of the fields it uses (null: a field it does not use). */
+export const BACKENDS: Record<Backend, { label: string; model: string | null; url: string | null; apiKey: boolean }> = {
+  builtin: {
+    label: "Built-in model",
+    model: "Path to a .gguf file (empty: the installed SmolLM2-135M-Instruct)",
+    url: null,
+    apiKey: false,
+  },
+  ollama: { label: "Ollama", model: "Model name, e.g. llama3.2", url: "http://127.0.0.1:11434", apiKey: false },
+  openai: {
+    label: "OpenAI-compatible",
+    model: "Model name, e.g. gpt-4o-mini",
+    url: "https://api.openai.com/v1",
+    apiKey: true,
+  },
+  extractive: { label: "Passages only (no model)", model: null, url: null, apiKey: false },
+};
+
+const MODES: [SearchMode, string][] = [
+  ["hybrid", "Hybrid"],
+  ["vector", "Semantic"],
+  ["keyword", "Keyword"],
+];
+
+/** The form's fields as text, named like the settings. */
+export type SettingsFields = Record<keyof Settings, string>;
+
+export function fieldsFromSettings(settings: Settings): SettingsFields {
+  return {
+    backend: settings.backend,
+    model: settings.model ?? "",
+    url: settings.url ?? "",
+    api_key: settings.api_key ?? "",
+    mode: settings.mode,
+    k: String(settings.k),
+  };
+}
+
+/** The settings a form says: empty fields, and those the backend does not use, become null. */
+export function settingsFromFields(fields: SettingsFields): Settings {
+  const backend = fields.backend as Backend;
+  const uses = BACKENDS[backend];
+  const text = (value: string, used: boolean) => (used && value.trim() !== "" ? value.trim() : null);
+  return {
+    backend,
+    model: text(fields.model, uses.model !== null),
+    url: text(fields.url, uses.url !== null),
+    api_key: text(fields.api_key, uses.apiKey),
+    mode: fields.mode as SearchMode,
+    k: Number(fields.k),
+  };
+}
+
+/** What a successful connection test says to a person. */
+export function connectionText(test: ConnectionTest): string {
+  return `Connected: ${test.description} — replied “${test.reply.trim()}” in ${Math.round(test.millis)} ms`;
+}
+
+export interface SettingsHooks {
+  api: Api;
+  open: OpenDialog;
+  report: (message: string) => void;
+  /** Called with the settings as saved. */
+  saved: (settings: Settings) => void;
+}
+
+export class SettingsDialog {
+  readonly element = document.createElement("dialog");
+  private readonly form = document.createElement("form");
+  private readonly backend = document.createElement("select");
+  private readonly model = document.createElement("input");
+  private readonly url = document.createElement("input");
+  private readonly apiKey = document.createElement("input");
+  private readonly mode = document.createElement("select");
+  private readonly k = document.createElement("input");
+  private readonly test = document.createElement("button");
+  private readonly result = document.createElement("output");
+  private readonly dataDir = document.createElement("div");
+  private readonly nextDataDir = document.createElement("p");
+
+  constructor(private readonly hooks: SettingsHooks) {
+    this.element.className = "settings";
+    const title = document.createElement("h2");
+    title.textContent = "Settings";
+    this.backend.name = "backend";
+    for (const [value, { label }] of Object.entries(BACKENDS)) this.backend.append(new Option(label, value));
+    this.backend.addEventListener("change", () => {
+      this.showBackend();
+      this.result.textContent = "";
+    });
+    this.model.name = "model";
+    this.url.name = "url";
+    this.apiKey.name = "api_key";
+    this.apiKey.type = "password";
+    this.apiKey.autocomplete = "off";
+    this.mode.name = "mode";
+    for (const [value, label] of MODES) this.mode.append(new Option(label, value));
+    this.k.name = "k";
+    this.k.type = "number";
+    this.k.min = "1";
+    this.k.max = "50";
+    this.k.step = "1";
+    this.k.required = true;
+    this.test.type = "button";
+    this.test.className = "test-connection";
+    this.test.textContent = "Test connection";
+    this.test.addEventListener("click", () => void this.testConnection());
+    this.result.className = "connection-result";
+    const answers = section(
+      "Answers",
+      field("Answered by", this.backend),
+      field("Model", this.model),
+      field("Server URL", this.url),
+      field("API key", this.apiKey),
+      this.test,
+      this.result,
+    );
+    const search = section("Search", field("Match passages by", this.mode), field("Passages per question", this.k));
+    this.dataDir.className = "data-dir";
+    const choose = document.createElement("button");
+    choose.type = "button";
+    choose.className = "choose-data-dir";
+    choose.textContent = "Choose…";
+    choose.addEventListener("click", () => void this.chooseDataDir());
+    this.nextDataDir.className = "pending-data-dir";
+    this.nextDataDir.hidden = true;
+    const data = section("Data directory", this.dataDir, choose, this.nextDataDir);
+    const buttons = document.createElement("div");
+    buttons.className = "buttons";
+    const cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.className = "cancel";
+    cancel.textContent = "Cancel";
+    cancel.addEventListener("click", () => this.element.close());
+    const save = document.createElement("button");
+    save.type = "submit";
+    save.className = "save";
+    save.textContent = "Save";
+    buttons.append(cancel, save);
+    this.form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      void this.save();
+    });
+    this.form.append(title, answers, search, data, buttons);
+    this.element.append(this.form);
+  }
+
+  /** Loads the saved settings into the form and opens the dialog. */
+  async show() {
+    try {
+      const view = await this.hooks.api.getSettings();
+      const controls = this.controls();
+      for (const [name, value] of Object.entries(fieldsFromSettings(view.settings))) {
+        controls[name as keyof Settings].value = value;
+      }
+      this.showDataDir(view);
+    } catch (e) {
+      this.hooks.report(errorMessage(e));
+      return;
+    }
+    this.showBackend();
+    this.result.textContent = "";
+    this.element.showModal();
+  }
+
+  private controls(): Record<keyof Settings, HTMLInputElement | HTMLSelectElement> {
+    return {
+      backend: this.backend,
+      model: this.model,
+      url: this.url,
+      api_key: this.apiKey,
+      mode: this.mode,
+      k: this.k,
+    };
+  }
+
+  /** The settings the form holds now. */
+  private settings(): Settings {
+    const fields = Object.entries(this.controls()).map(([name, control]) => [name, control.value]);
+    return settingsFromFields(Object.fromEntries(fields) as SettingsFields);
+  }
+
+  /** Shows the fields the chosen backend uses, with its placeholders, and hides the others. */
+  private showBackend() {
+    const uses = BACKENDS[this.backend.value as Backend];
+    const show = (control: HTMLInputElement, placeholder: string | null) => {
+      control.placeholder = placeholder ?? "";
+      control.disabled = placeholder === null;
+      (control.parentElement as HTMLElement).hidden = placeholder === null;
+    };
+    show(this.model, uses.model);
+    show(this.url, uses.url);
+    show(this.apiKey, uses.apiKey ? "Empty if the server needs none" : null);
+  }
+
+  private showDataDir(view: SettingsView) {
+    this.dataDir.textContent = view.data_dir;
+    this.nextDataDir.hidden = view.next_data_dir === null;
+    this.nextDataDir.textContent =
+      view.next_data_dir === null ? "" : `${view.next_data_dir}: Lectern will use this data directory after a restart.`;
+  }
+
+  private async testConnection() {
+    if (!this.form.reportValidity()) return;
+    this.test.disabled = true;
+    this.result.classList.remove("failed");
+    this.result.textContent = "Testing…";
+    try {
+      this.result.textContent = connectionText(await this.hooks.api.testConnection(this.settings()));
+    } catch (e) {
+      this.result.classList.add("failed");
+      this.result.textContent = errorMessage(e);
+    } finally {
+      this.test.disabled = false;
+    }
+  }
+
+  private async chooseDataDir() {
+    try {
+      const path = await this.hooks.open({ directory: true });
+      if (typeof path === "string") this.showDataDir(await this.hooks.api.setDataDir(path));
+    } catch (e) {
+      this.hooks.report(errorMessage(e));
+    }
+  }
+
+  private async save() {
+    try {
+      const saved = await this.hooks.api.saveSettings(this.settings());
+      this.element.close();
+      this.hooks.saved(saved);
+    } catch (e) {
+      this.hooks.report(errorMessage(e));
+    }
+  }
+}
+
+function section(legend: string, ...children: HTMLElement[]): HTMLFieldSetElement {
+  const set = document.createElement("fieldset");
+  const title = document.createElement("legend");
+  title.textContent = legend;
+  set.append(title, ...children);
+  return set;
+}
+
+function field(label: string, control: HTMLElement): HTMLLabelElement {
+  const element = document.createElement("label");
+  const text = document.createElement("span");
+  text.textContent = label;
+  element.append(text, control);
+  return element;
+}

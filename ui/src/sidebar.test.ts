@@ -1,0 +1,94 @@
+import { makeApi, type OpenDialog } from "./ipc";
+import { importPdfs, renderSidebar, type SidebarHooks } from "./sidebar";
+
+const library = {
+  folders: [
+    { id: 1, parent: null, name: "Work", path: "Work", created_at: 0 },
+    { id: 2, parent: 1, name: "taxes", path: "Work/taxes", created_at: 0 },
+  ],
+  documents: [],
+};
+
+/** Sidebar hooks over a fake shell whose import fails for files named bad*.pdf. */
+function hooks(open: OpenDialog = async () => null) {
+  const calls: [string, Record<string, unknown> | undefined][] = [];
+  const reports: string[] = [];
+  let refreshes = 0;
+  let settingsOpened = 0;
+  const api = makeApi(
+    async (command, args) => {
+      calls.push([command, args]);
+      const paths = args?.paths as string[];
+      const bad = paths.filter((p) => p.includes("bad"));
+      return {
+        added: [],
+        already_present: [],
+        failed: bad.map((path) => ({ path, reason: "not a PDF" })),
+        ignored: 0,
+      };
+    },
+    () => ({ onmessage: () => {} }),
+  );
+  const value: SidebarHooks = {
+    api,
+    open,
+    refresh: async () => void refreshes++,
+    report: (m) => reports.push(m),
+    openSettings: () => void settingsOpened++,
+  };
+  return { value, calls, reports, refreshes: () => refreshes, settingsOpened: () => settingsOpened };
+}
+
+describe("sidebar", () => {
+  it("adds the PDFs picked in the file dialog to the folder, reporting the files that failed", async () => {
+    const options: unknown[] = [];
+    const h = hooks(async (o) => {
+      options.push(o);
+      return ["/tmp/a.pdf", "/tmp/bad.pdf"];
+    });
+    const root = document.createElement("div");
+    renderSidebar(root, library, new Set(), h.value);
+    const taxes = root.querySelector('[data-folder-path="Work/taxes"]') as HTMLElement;
+    (taxes.querySelector(".add-pdfs") as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(h.refreshes()).toBe(1));
+    expect(options).toEqual([{ multiple: true, filters: [{ name: "PDF", extensions: ["pdf"] }] }]);
+    expect(h.calls).toEqual([["import_files", { paths: ["/tmp/a.pdf", "/tmp/bad.pdf"], folder: "Work/taxes" }]]);
+    expect(h.reports).toEqual(["/tmp/bad.pdf: not a PDF"]);
+  });
+
+  it("imports nothing when the file dialog is cancelled", async () => {
+    let asked = 0;
+    const h = hooks(async () => {
+      asked++;
+      return null;
+    });
+    const root = document.createElement("div");
+    renderSidebar(root, library, new Set(), h.value);
+    (root.querySelector(".add-pdfs") as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(asked).toBe(1));
+    expect(h.calls).toEqual([]);
+  });
+
+  it("reports an import that failed as a whole, and refreshes all the same", async () => {
+    const h = hooks();
+    h.value.api = makeApi(
+      async () => {
+        throw { code: "not_found", message: 'no folder "Gone"' };
+      },
+      () => ({ onmessage: () => {} }),
+    );
+    await importPdfs(h.value, ["/tmp/a.pdf"], "Gone");
+    expect(h.reports).toEqual(['no folder "Gone"']);
+    expect(h.refreshes()).toBe(1);
+  });
+
+  it("opens the settings from the header", () => {
+    const h = hooks();
+    const root = document.createElement("div");
+    renderSidebar(root, library, new Set(), h.value);
+    const header = root.querySelector("header") as HTMLElement;
+    expect([...header.querySelectorAll("button")].map((b) => b.className)).toEqual(["new-folder", "open-settings"]);
+    (header.querySelector(".open-settings") as HTMLButtonElement).click();
+    expect(h.settingsOpened()).toBe(1);
+  });
+});
