@@ -78,7 +78,14 @@ pub struct Desktop {
 }
 
 impl Desktop {
+    /// A new display and driver for an app with an empty library and one thread for everything.
     pub fn start() -> Desktop {
+        Desktop::start_with(None, &[])
+    }
+
+    /// Like [`Desktop::start`], but the app opens the library at `library` if given, and `env`
+    /// overrides the environment the app gets.
+    pub fn start_with(library: Option<&Path>, env: &[(&str, &str)]) -> Desktop {
         let display = (90..200)
             .find(|n| {
                 !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
@@ -114,7 +121,10 @@ impl Desktop {
                     &free_port().to_string(),
                 ])
                 .env("DISPLAY", format!(":{display}"))
-                .env("LECTERN_HOME", home.path().join("library"))
+                .env(
+                    "LECTERN_HOME",
+                    library.map_or_else(|| home.path().join("library"), Path::to_path_buf),
+                )
                 .env("LECTERN_MODELS", models_dir())
                 .env("XDG_CONFIG_HOME", home.path().join("config"))
                 .env("XDG_DATA_HOME", home.path().join("data"))
@@ -126,6 +136,7 @@ impl Desktop {
                 .env_remove("LECTERN_LLM_BACKEND")
                 .env_remove("LECTERN_LLM_MODEL")
                 .env_remove("LECTERN_LLM_URL")
+                .envs(env.iter().copied())
                 .stdout(Stdio::null()),
             "tauri-driver (cargo install tauri-driver)",
         );

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The desktop app's figures, each beside its baseline in one run: start to an interactive window
+# and idle memory (an empty library against one of 1,000 documents), and the chat box's input
+# latency (idle against while 50 PDFs are indexing). Runs the real app under Xvfb through
+# tauri-driver, like the end-to-end test; run scripts/test.sh once first for the packages and models.
+# The 1,000-document library is the search benchmark's synthetic one, generated on first use
+# (LECTERN_BENCH_DATA, default /var/tmp/lectern-bench-search).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export LECTERN_TEST_MODELS="${LECTERN_TEST_MODELS:-$PWD/.models}"
+export LECTERN_MODELS="$LECTERN_TEST_MODELS"
+data="${LECTERN_BENCH_DATA:-/var/tmp/lectern-bench-search}"
+if [ ! -f "$data/1000x300/library/library.sqlite" ]; then
+  cargo run --bin lectern -- bench search --sizes 1000 --queries 10 --data "$data"
+fi
+npm run --prefix ui build
+LECTERN_BENCH_LIBRARY="$data/1000x300/library" \
+  cargo nextest run -p lectern-app --test e2e --run-ignored only --no-capture bench_app

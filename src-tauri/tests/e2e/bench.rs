@@ -1,0 +1,247 @@
+//! The app's figures, each beside its baseline in one run (an ignored test; `scripts/bench-app.sh`
+//! runs it): start to an interactive window and idle memory, empty library against 1,000
+//! documents; the chat box's input latency, idle against while 50 PDFs are indexing.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::harness::{corpus_pdf, Desktop};
+use crate::{invoke, start, LONG, SHORT};
+
+/// Starts per library: the first is the cold one, the median of all is reported too.
+const STARTS: usize = 3;
+/// What is typed into the chat box, one key per WebDriver command.
+const TYPED: &str = "what did the committee decide about the budget";
+/// PDFs imported for the latency-under-load figure.
+const INDEXED: usize = 50;
+
+/// Resident and proportional memory, in MB, of a set of processes.
+#[derive(Debug, Clone, Copy, Default)]
+struct Memory {
+    rss: f64,
+    pss: f64,
+}
+
+/// A field of a `/proc` file given in kB, in MB.
+fn proc_mb(path: &Path, field: &str) -> f64 {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(field)?
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// The app started for `home` and its WebKit processes.
+fn app_processes(home: &Path) -> Vec<PathBuf> {
+    let marker = format!("LECTERN_HOME={}", home.display());
+    let all: Vec<(PathBuf, u32, u32)> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| {
+            let dir = e.ok()?.path();
+            let pid: u32 = dir.file_name()?.to_str()?.parse().ok()?;
+            let ppid = std::fs::read_to_string(dir.join("status"))
+                .ok()?
+                .lines()
+                .find_map(|l| l.strip_prefix("PPid:")?.trim().parse().ok())?;
+            Some((dir, pid, ppid))
+        })
+        .collect();
+    let app = all.iter().find(|(dir, _, _)| {
+        let cmd = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+        let env = std::fs::read(dir.join("environ")).unwrap_or_default();
+        String::from_utf8_lossy(&cmd)
+            .split('\0')
+            .next()
+            .unwrap_or_default()
+            .ends_with("lectern-app")
+            && String::from_utf8_lossy(&env).split('\0').any(|v| v == marker)
+    });
+    let Some((dir, pid, _)) = app else { return Vec::new() };
+    let mut found = vec![dir.clone()];
+    found.extend(all.iter().filter(|(_, _, ppid)| ppid == pid).map(|(d, _, _)| d.clone()));
+    found
+}
+
+fn memory(home: &Path) -> Memory {
+    app_processes(home).iter().fold(Memory::default(), |m, dir| Memory {
+        rss: m.rss + proc_mb(&dir.join("status"), "VmRSS:"),
+        pss: m.pss + proc_mb(&dir.join("smaps_rollup"), "Pss:"),
+    })
+}
+
+/// Starts the app `STARTS` times on the library at `home`; returns the first start, the median,
+/// and the memory after ten idle seconds.
+fn starts(home: &Path) -> (Duration, Duration, Memory) {
+    let desktop = Desktop::start_with(Some(home), &[]);
+    let mut times = Vec::new();
+    let mut idle = Memory::default();
+    for i in 0..STARTS {
+        let (session, took) = start(&desktop);
+        invoke(&session, "library_state", json!({}));
+        times.push(took);
+        if i + 1 == STARTS {
+            std::thread::sleep(Duration::from_secs(10));
+            idle = memory(home);
+        }
+        session.close().unwrap();
+    }
+    let first = times[0];
+    times.sort();
+    (first, times[times.len() / 2], idle)
+}
+
+/// Milliseconds from each key's first `keydown` to the frame after its `input`, typing [`TYPED`]
+/// into the chat box one key per WebDriver command; sorted.
+fn key_latencies(session: &crate::webdriver::Session) -> Vec<f64> {
+    session
+        .execute(
+            "window.__latency = [];
+             if (window.__listening) return;
+             window.__listening = true;
+             let pressed = null;
+             const box = document.querySelector('form.ask textarea');
+             box.addEventListener('keydown', (e) => { if (pressed === null) pressed = e.timeStamp; });
+             box.addEventListener('input', () => {
+               const t0 = pressed;
+               pressed = null;
+               requestAnimationFrame(() => setTimeout(() => window.__latency.push(performance.now() - t0), 0));
+             });",
+            json!([]),
+        )
+        .unwrap();
+    let input = session.wait_for("form.ask textarea", SHORT).unwrap();
+    for key in TYPED.chars() {
+        session.type_text(&input, &key.to_string()).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let mut ms: Vec<f64> = session
+        .execute("return window.__latency;", json!([]))
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(serde_json::Value::as_f64)
+        .collect();
+    assert_eq!(ms.len(), TYPED.chars().count(), "every key reached the page");
+    ms.sort_by(f64::total_cmp);
+    session
+        .execute("document.querySelector('form.ask textarea').value = '';", json!([]))
+        .unwrap();
+    ms
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn busy_documents(session: &crate::webdriver::Session) -> usize {
+    invoke(session, "library_state", json!({}))["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["status"] == "queued" || d["status"] == "indexing")
+        .count()
+}
+
+#[test]
+#[ignore = "a benchmark: scripts/bench-app.sh"]
+fn bench_app() {
+    let library = PathBuf::from(
+        std::env::var_os("LECTERN_BENCH_LIBRARY").expect("LECTERN_BENCH_LIBRARY names a library of 1,000 documents"),
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let (empty_first, empty_median, empty_idle) = starts(empty.path());
+    let (full_first, full_median, full_idle) = starts(&library);
+
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4)
+        .to_string();
+    let loaded = tempfile::tempdir().unwrap();
+    let desktop = Desktop::start_with(Some(loaded.path()), &[("LECTERN_WORKERS", &workers)]);
+    let (session, _) = start(&desktop);
+    let idle_keys = key_latencies(&session);
+    let mut pdfs: Vec<PathBuf> = std::fs::read_dir(corpus_pdf(""))
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "pdf"))
+        .collect();
+    pdfs.sort();
+    pdfs.truncate(INDEXED);
+    invoke(
+        &session,
+        "import_files",
+        json!({ "paths": pdfs, "folder": "Personal Knowledge" }),
+    );
+    let started = Instant::now();
+    while busy_documents(&session) == 0
+        || invoke(&session, "library_state", json!({}))["documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| d["status"] != "indexing")
+    {
+        assert!(started.elapsed() < LONG, "indexing did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let busy_before = busy_documents(&session);
+    let loaded_keys = key_latencies(&session);
+    let busy_after = busy_documents(&session);
+    session.close().unwrap();
+
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "\nLectern desktop app (debug build, WebKitGTK under Xvfb, {} cores)",
+        workers
+    );
+    println!("{:<44} {:>24} {:>28}", "", "baseline", "measured");
+    println!(
+        "{:<44} {:>24} {:>28}",
+        "start to interactive window: first, ms",
+        format!("empty: {:.0}", ms(empty_first)),
+        format!("1,000 docs: {:.0}", ms(full_first))
+    );
+    println!(
+        "{:<44} {:>24} {:>28}",
+        format!("start to interactive window: median of {STARTS}, ms"),
+        format!("empty: {:.0}", ms(empty_median)),
+        format!("1,000 docs: {:.0}", ms(full_median))
+    );
+    println!(
+        "{:<44} {:>24} {:>28}",
+        "idle memory, app + WebKit processes: RSS, MB",
+        format!("empty: {:.0}", empty_idle.rss),
+        format!("1,000 docs: {:.0}", full_idle.rss)
+    );
+    println!(
+        "{:<44} {:>24} {:>28}",
+        "idle memory, app + WebKit processes: PSS, MB",
+        format!("empty: {:.0}", empty_idle.pss),
+        format!("1,000 docs: {:.0}", full_idle.pss)
+    );
+    for (label, p) in [("p50", 0.5), ("p95", 0.95), ("max", 1.0)] {
+        println!(
+            "{:<44} {:>24} {:>28}",
+            format!("key to next frame in the chat box: {label}, ms"),
+            format!("idle: {:.1}", percentile(&idle_keys, p)),
+            format!("50 PDFs indexing: {:.1}", percentile(&loaded_keys, p))
+        );
+    }
+    println!(
+        "(documents queued or indexing: {busy_before} before the typing, {busy_after} after; {} workers)",
+        workers
+    );
+    assert!(
+        busy_after > 0,
+        "indexing finished before the typing did: the load figure would be idle"
+    );
+}
