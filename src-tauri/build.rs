@@ -25,6 +25,8 @@ fn main() {
             "save_settings",
             "test_connection",
             "set_data_dir",
+            "link_directory",
+            "unlink_directory",
         ])),
     )
     .unwrap_or_else(|e| panic!("tauri build step failed: {e}"));

@@ -79,10 +79,13 @@ impl Error {
     pub fn code(&self) -> ErrorCode {
         match self {
             Error::Catalog(e) => match e {
-                CatalogError::FolderNotFound(_) | CatalogError::DocumentNotFound(_) | CatalogError::ChatNotFound(_) => {
-                    ErrorCode::NotFound
-                }
-                CatalogError::NameClash { .. } | CatalogError::FolderNotEmpty { .. } => ErrorCode::Conflict,
+                CatalogError::FolderNotFound(_)
+                | CatalogError::DocumentNotFound(_)
+                | CatalogError::ChatNotFound(_)
+                | CatalogError::LinkNotFound(_) => ErrorCode::NotFound,
+                CatalogError::NameClash { .. }
+                | CatalogError::FolderNotEmpty { .. }
+                | CatalogError::AlreadyLinked { .. } => ErrorCode::Conflict,
                 CatalogError::MoveIntoItself { .. } | CatalogError::NoParent(_) | CatalogError::InvalidName(_) => {
                     ErrorCode::InvalidInput
                 }

@@ -95,6 +95,21 @@ impl FileStore {
     }
 }
 
+/// The SHA-256 (hex) of the file at `path`, as [`FileStore::store`] would name it.
+pub fn hash_file(path: &Path) -> Result<String, Error> {
+    let mut input = File::open(path).map_err(Error::io(path))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        let n = input.read(&mut buffer).map_err(Error::io(path))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    Ok(hex::encode(hasher.finalize()))
+}
+
 /// Copies `source` to `target`, flushing it to disk, and returns its SHA-256 and size.
 fn copy_hashing(source: &Path, target: &Path) -> Result<Stored, Error> {
     let mut input = File::open(source).map_err(Error::io(source))?;

@@ -16,10 +16,12 @@ mod library;
 pub mod llm;
 pub mod pdf;
 pub mod search;
+pub mod watch;
 
 pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
 pub use config::{EmbedderConfig, LibraryConfig};
 pub use error::{Error, ErrorCode, ErrorPayload};
 pub use library::{
-    AskOutcome, AskRequest, BackendKind, ImportFailure, ImportReport, Library, LibraryStatus, Models, Settings, MAX_K,
+    AskOutcome, AskRequest, BackendKind, ImportFailure, ImportReport, Library, LibraryStatus, Models, Settings,
+    SyncReport, MAX_K,
 };

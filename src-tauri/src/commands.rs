@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use lectern::answer::AnswerEvent;
-use lectern::catalog::{Chat, ChatId, ChatMessage, Scope};
+use lectern::catalog::{Chat, ChatId, ChatMessage, Link, Scope};
 use lectern::llm::ConnectionCheck;
 use lectern::{
     AskOutcome, AskRequest, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
-    Settings,
+    Settings, SyncReport,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
@@ -36,6 +36,8 @@ fn chat_id(state: &AppState, id: &str) -> Reply<ChatId> {
 pub struct LibraryView {
     folders: Vec<Folder>,
     documents: Vec<Document>,
+    /// Directories linked to folders, with their sync state.
+    links: Vec<Link>,
 }
 
 #[tauri::command]
@@ -43,7 +45,30 @@ pub fn library_state(state: State<'_, AppState>) -> Reply<LibraryView> {
     Ok(LibraryView {
         folders: state.library.folders().map_err(fail)?,
         documents: state.library.documents(None, true).map_err(fail)?,
+        links: state.library.links().map_err(fail)?,
     })
+}
+
+/// Links a directory to a folder; the app's watcher keeps them in sync from now on.
+#[tauri::command]
+pub async fn link_directory(
+    state: State<'_, AppState>,
+    path: String,
+    folder: String,
+    keep_deleted: bool,
+) -> Reply<SyncReport> {
+    let library = state.library.clone();
+    tauri::async_runtime::spawn_blocking(move || library.link_directory(&PathBuf::from(path), &folder, keep_deleted))
+        .await
+        .map_err(|e| fail(Error::Task(e.to_string())))?
+        .map(|(_, report)| report)
+        .map_err(fail)
+}
+
+/// Unlinks a directory; its folder keeps the documents.
+#[tauri::command]
+pub fn unlink_directory(state: State<'_, AppState>, id: i64) -> Reply<Link> {
+    state.library.unlink(id).map_err(fail)
 }
 
 #[tauri::command]

@@ -16,6 +16,8 @@ fn main() {
         .setup(|app| {
             let state = state::AppState::open(app.path().app_config_dir()?)?;
             let library = state.library.clone();
+            // Catches up on linked directories, then follows them for the app's lifetime.
+            app.manage(lectern::watch::Watcher::start(library.clone())?);
             app.manage(state);
             let handle = app.handle().clone();
             let mut events = library.subscribe();
@@ -59,6 +61,8 @@ fn main() {
             commands::save_settings,
             commands::test_connection,
             commands::set_data_dir,
+            commands::link_directory,
+            commands::unlink_directory,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

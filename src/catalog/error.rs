@@ -13,6 +13,10 @@ pub enum CatalogError {
     ChatNotFound(String),
     #[error("a chat's stored {what} could not be read: {reason}")]
     BadChatData { what: &'static str, reason: String },
+    #[error("no linked directory {0}; `lectern watch ls` lists them")]
+    LinkNotFound(String),
+    #[error("{path} is already linked to folder \"{folder}\"; unlink it first (`lectern watch rm`)")]
+    AlreadyLinked { path: String, folder: String },
     #[error("no document with id {0}; `lectern ls` lists the documents")]
     DocumentNotFound(String),
     #[error("\"{name}\" already exists in {parent}; choose another name")]

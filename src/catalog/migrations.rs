@@ -81,6 +81,29 @@ pub const MIGRATIONS: &[&str] = &[
         value  TEXT NOT NULL
     );
     "#,
+    // 6: directories linked to folders, and which file of a link each of its documents came from.
+    r#"
+    CREATE TABLE links (
+        id            INTEGER PRIMARY KEY,
+        folder_id     INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+        path          TEXT NOT NULL UNIQUE,
+        keep_deleted  INTEGER NOT NULL DEFAULT 0,
+        created_at    INTEGER NOT NULL,
+        last_sync     INTEGER,
+        available     INTEGER NOT NULL DEFAULT 1,
+        pending       INTEGER NOT NULL DEFAULT 0,
+        failed        TEXT NOT NULL DEFAULT '[]'
+    );
+    CREATE TABLE linked_files (
+        link_id       INTEGER NOT NULL REFERENCES links(id) ON DELETE CASCADE,
+        rel_path      TEXT NOT NULL,
+        size          INTEGER NOT NULL,
+        mtime         INTEGER NOT NULL,
+        content_hash  TEXT NOT NULL,
+        document_id   TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        PRIMARY KEY (link_id, rel_path)
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -10,6 +10,7 @@ mod documents;
 mod error;
 mod folders;
 mod ids;
+mod links;
 pub mod migrations;
 mod scope;
 mod settings;
@@ -25,6 +26,7 @@ pub use documents::{NewDocument, PdfMetadata};
 pub use error::CatalogError;
 pub use folders::DeleteMode;
 pub use ids::{ChunkId, DocumentId, FolderId};
+pub use links::{Link, LinkId, LinkedFile};
 pub use scope::{Scope, ScopeFilters, ScopedDocument};
 
 /// The folder a new library starts with.

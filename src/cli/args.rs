@@ -40,8 +40,28 @@ pub enum Command {
     /// List, show, rename, delete and export chats.
     #[command(subcommand)]
     Chat(ChatCommand),
+    /// Keep folders in sync with directories on disk: link, list, unlink, sync, run.
+    #[command(subcommand)]
+    Watch(WatchCommand),
     /// Measure indexing speed on a directory of PDFs (`bench search`: query speed).
     Bench(BenchArgs),
+    /// Print the text the core extracts from a PDF, page by page (no library needed).
+    Extract(ExtractArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// The PDF file.
+    pub file: PathBuf,
+    /// The user password of an encrypted PDF.
+    #[arg(long)]
+    pub password: Option<String>,
+    /// Only this page (1-based).
+    #[arg(long)]
+    pub page: Option<u32>,
+    /// Print JSON (`pages`: number, text, has_text_layer, unmapped_fonts) instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Retrieval modes, as the command line spells them.
@@ -127,6 +147,28 @@ pub struct AskArgs {
     /// Print the whole outcome as JSON at the end instead of streaming text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WatchCommand {
+    /// Link a directory (searched recursively) to a folder and sync it once.
+    Add {
+        dir: PathBuf,
+        /// The folder that mirrors the directory.
+        #[arg(long)]
+        folder: String,
+        /// Keep the documents of files deleted from the directory.
+        #[arg(long)]
+        keep_deleted: bool,
+    },
+    /// List the linked directories: folder, last sync, pending and failed files.
+    Ls(JsonFlag),
+    /// Unlink a directory (by id or path); the folder keeps its documents.
+    Rm { link: String },
+    /// Catch up on every linked directory once (what changed while nothing watched).
+    Sync,
+    /// Watch the linked directories and index what changes, until interrupted.
+    Run,
 }
 
 #[derive(Debug, Subcommand)]
@@ -322,6 +364,32 @@ pub enum BenchCommand {
     /// End-to-end time of `lectern ask` over a folder of the library in `--home`, extractive and
     /// built-in backends side by side.
     Ask(AskBenchArgs),
+    /// Extraction quality and speed on the corpus, file by file: sample phrases, word-level F1
+    /// against poppler's `pdftotext`, pages per second beside `pdftotext`.
+    Extract(ExtractBenchArgs),
+    /// Linked directories: a saved PDF to searchable beside a direct import, the idle watcher's
+    /// CPU on a directory of many files, and the cost of a catch-up sync.
+    Watch(WatchBenchArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct WatchBenchArgs {
+    /// Files saved (and, for the baseline, imported) one at a time.
+    #[arg(long, default_value_t = 5)]
+    pub rounds: usize,
+    /// Files in the directory the idle watcher watches.
+    #[arg(long, default_value_t = 5000)]
+    pub files: usize,
+    /// Seconds of idle CPU measured, with and without the watcher.
+    #[arg(long, default_value_t = 30)]
+    pub idle_secs: u64,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ExtractBenchArgs {
+    /// The corpus: `manifest.json`, `pdfs/` and `expected/*.pdftotext.txt`.
+    #[arg(long, default_value = "../shared/corpus")]
+    pub corpus: PathBuf,
 }
 
 #[derive(Debug, Args)]

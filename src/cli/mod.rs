@@ -5,16 +5,20 @@ mod args;
 mod ask;
 mod bench;
 mod bench_ask;
+mod bench_extract;
 mod bench_llm;
 mod bench_search;
+mod bench_watch;
 mod output;
 mod progress;
 mod search;
+mod watch;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 use lectern::jobs::RunMode;
+use lectern::pdf::{Extracted, Extraction, Limits};
 use lectern::{DeleteMode, Error, Library, LibraryConfig};
 
 use args::{Cli, Command, DocCommand, FolderCommand};
@@ -57,6 +61,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
     if let Command::Bench(args) = &cli.command {
         return match &args.what {
             Some(args::BenchCommand::Search(search)) => bench_search::run(config, search).await,
+            Some(args::BenchCommand::Watch(watch)) => bench_watch::run(config, watch).await.map(|()| ExitCode::SUCCESS),
             Some(args::BenchCommand::Ask(ask)) => bench_ask::run(config, ask).await.map(|()| ExitCode::SUCCESS),
             Some(args::BenchCommand::Llm(llm)) => {
                 let llm = llm.clone();
@@ -65,8 +70,17 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
                     .map_err(|e| Error::Task(e.to_string()))?
                     .map(|()| ExitCode::SUCCESS)
             }
+            Some(args::BenchCommand::Extract(extract)) => {
+                let extract = extract.clone();
+                tokio::task::spawn_blocking(move || bench_extract::run(&extract))
+                    .await
+                    .map_err(|e| Error::Task(e.to_string()))?
+            }
             None => bench::run(config, args).await,
         };
+    }
+    if let Command::Extract(args) = &cli.command {
+        return extract(args);
     }
     let library = Library::open(config)?;
     match cli.command {
@@ -95,8 +109,39 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Eval(args) => return search::eval(&library, args).await,
         Command::Ask(args) => return ask::ask(&library, args).await,
         Command::Chat(command) => ask::chat(&library, command)?,
-        Command::Bench(_) => unreachable!("handled above"),
+        Command::Watch(command) => return watch::run(&library, &command).await,
+        Command::Bench(_) | Command::Extract(_) => unreachable!("handled above"),
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `lectern extract`: the core's text of a PDF, page by page, without a library.
+fn extract(args: &args::ExtractArgs) -> Result<ExitCode, Error> {
+    let mut extraction = Extraction::start(&args.file, args.password.clone(), Limits::default());
+    let mut pages = Vec::new();
+    while let Some(step) = extraction.next_step() {
+        if let Extracted::Page {
+            number,
+            text,
+            has_text_layer,
+            unmapped_fonts,
+        } = step?
+        {
+            if args.page.is_none_or(|p| p == number) {
+                pages.push(output::ExtractedPage {
+                    number,
+                    text,
+                    has_text_layer,
+                    unmapped_fonts,
+                });
+            }
+        }
+    }
+    if let Some(wanted) = args.page.filter(|_| pages.is_empty()) {
+        eprintln!("error: {} has no page {wanted}", args.file.display());
+        return Ok(ExitCode::FAILURE);
+    }
+    output::extracted_pages(&pages, args.json);
     Ok(ExitCode::SUCCESS)
 }
 

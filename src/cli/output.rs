@@ -1,6 +1,7 @@
 //! Everything the CLI prints goes through here: text tables for people, JSON for scripts.
 
 use std::collections::HashMap;
+use std::io::Write;
 
 use lectern::{Document, DocumentStatus, Folder, FolderId, LibraryStatus};
 use serde::Serialize;
@@ -153,5 +154,50 @@ mod tests {
     fn times_format_as_utc_dates() {
         assert_eq!(format_time(0), "1970-01-01 00:00 UTC");
         assert_eq!(format_time(1_795_305_600_000), "2026-11-22 00:00 UTC");
+    }
+}
+
+/// One extracted page, as `lectern extract` prints it.
+#[derive(Debug, Serialize)]
+pub struct ExtractedPage {
+    pub number: u32,
+    pub text: String,
+    pub has_text_layer: bool,
+    pub unmapped_fonts: Vec<String>,
+}
+
+/// The pages of `lectern extract`: each under a header saying what was found, or as JSON. A
+/// closed pipe (`| head`) ends the output quietly.
+pub fn extracted_pages(pages: &[ExtractedPage], as_json: bool) {
+    if as_json {
+        return json(&serde_json::json!({ "pages": pages }));
+    }
+    let mut out = std::io::stdout().lock();
+    for page in pages {
+        let mut notes = Vec::new();
+        if !page.has_text_layer {
+            notes.push("no text layer".to_string());
+        }
+        if !page.unmapped_fonts.is_empty() {
+            notes.push(format!(
+                "fonts without Unicode mapping: {}",
+                page.unmapped_fonts.join(", ")
+            ));
+        }
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", notes.join("; "))
+        };
+        let written = writeln!(out, "--- page {}{notes} ---", page.number).and_then(|()| {
+            if page.text.is_empty() {
+                Ok(())
+            } else {
+                writeln!(out, "{}", page.text)
+            }
+        });
+        if written.is_err() {
+            return;
+        }
     }
 }

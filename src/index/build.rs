@@ -132,7 +132,7 @@ fn build_in(
                 meta = m;
                 on_progress(progress);
             }
-            Extracted::Page { number, text } => {
+            Extracted::Page { number, text, .. } => {
                 quality.add(&text);
                 chars += text.chars().count() as u64;
                 pending.extend(input.chunker.chunk_page(input.content_hash, number, &text));

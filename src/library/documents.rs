@@ -83,7 +83,7 @@ impl Library {
     }
 
     /// Stores one file and records it; `false` when the folder already holds this content.
-    fn import_one(&self, path: &Path, folder_path: &str) -> Result<(Document, bool), Error> {
+    pub(crate) fn import_one(&self, path: &Path, folder_path: &str) -> Result<(Document, bool), Error> {
         let stored = self.files().store(path)?;
         let catalog = self.catalog();
         let folder = catalog.folder_by_path(folder_path)?;

@@ -5,6 +5,7 @@
 mod ask;
 mod documents;
 mod folders;
+mod links;
 mod search;
 mod settings;
 mod status;
@@ -27,6 +28,7 @@ use crate::Error;
 
 pub use ask::{AskOutcome, AskRequest};
 pub use documents::{ImportFailure, ImportReport};
+pub use links::SyncReport;
 pub use settings::{BackendKind, Settings, MAX_K};
 pub use status::LibraryStatus;
 

@@ -1,4 +1,5 @@
 //! Page-by-page text extraction on a thread of its own, behind a deadline and a panic guard.
+//! The text of each page comes from `lectern-text`, which interprets the page's content itself.
 //!
 //! A PDF parser meets hostile input: it may panic, loop or allocate without end. Extraction
 //! therefore runs on a dedicated thread that sends pages through a small bounded channel (memory
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
+use lectern_text::Extractor;
 use lopdf::{Document, LoadOptions};
 use unicode_normalization::UnicodeNormalization;
 
@@ -45,7 +47,14 @@ pub enum Extracted {
     /// The file opened; its metadata and page count.
     Opened(PdfMetadata),
     /// The text of one page (1-based), normalised.
-    Page { number: u32, text: String },
+    Page {
+        number: u32,
+        text: String,
+        /// The page shows glyphs (invisible OCR text included), whether or not they map to text.
+        has_text_layer: bool,
+        /// Fonts of the page whose glyphs map to no Unicode text (base font names).
+        unmapped_fonts: Vec<String>,
+    },
 }
 
 /// A running extraction; iterate it with [`Extraction::next`].
@@ -141,15 +150,20 @@ fn run(
     if tx.send(Ok(Extracted::Opened(meta))).is_err() {
         return Ok(());
     }
-    for (index, (&number, _)) in pages.iter().enumerate() {
-        let raw: String = doc
-            .extract_text_chunks_with_limit(&[number], limits.max_decompressed)
-            .into_iter()
-            .filter_map(Result::ok)
-            .collect();
+    let mut extractor = Extractor::new(
+        &doc,
+        lectern_text::Limits {
+            max_decompressed: limits.max_decompressed,
+            ..lectern_text::Limits::default()
+        },
+    );
+    for (index, (_, &page_id)) in pages.iter().enumerate() {
+        let page = extractor.page(page_id);
         let step = Extracted::Page {
             number: index as u32 + 1,
-            text: normalise(&raw),
+            text: normalise(&page.text),
+            has_text_layer: page.has_text_layer,
+            unmapped_fonts: page.unmapped_fonts,
         };
         if tx.send(Ok(step)).is_err() {
             return Ok(());

@@ -6,8 +6,10 @@ mod extract;
 mod info;
 mod quality;
 mod sniff;
+mod write;
 
 pub use error::PdfError;
 pub use extract::{Extracted, Extraction, Limits};
 pub use quality::TextQuality;
 pub use sniff::{check_pdf, has_pdf_header};
+pub use write::text_pdf;

@@ -132,3 +132,8 @@ pub fn index_small_corpus(library: &Library) -> lectern::FolderId {
     index_all(library);
     folder
 }
+
+/// Writes a one-page PDF holding `lines` of text, each on a line of its own.
+pub fn write_text_pdf(path: &std::path::Path, lines: &[&str]) {
+    std::fs::write(path, lectern::pdf::text_pdf(lines)).unwrap();
+}

@@ -11,3 +11,4 @@ mod embed;
 mod import;
 mod index;
 mod search;
+mod watch;

@@ -13,7 +13,7 @@ describe("ipc", () => {
         channel.onmessage({ type: "text", text: "Hi" });
         return { chat: { id: "c1" } };
       }
-      return { folders: [], documents: [] };
+      return { folders: [], documents: [], links: [] };
     };
     const api = makeApi(invoke, () => ({ onmessage: () => {} }));
     await api.libraryState();
@@ -24,7 +24,17 @@ describe("ipc", () => {
       "answer-1",
       (e) => events.push(e),
     );
-    expect(calls.map((c) => c[0])).toEqual(["library_state", "move_documents", "ask"]);
+    await api.linkDirectory("/home/me/Papers", "Work", true);
+    await api.unlinkDirectory(7);
+    expect(calls.map((c) => c[0])).toEqual([
+      "library_state",
+      "move_documents",
+      "ask",
+      "link_directory",
+      "unlink_directory",
+    ]);
+    expect(calls[3][1]).toEqual({ path: "/home/me/Papers", folder: "Work", keepDeleted: true });
+    expect(calls[4][1]).toEqual({ id: 7 });
     expect(calls[1][1]).toEqual({ ids: ["a", "b"], folder: "Work" });
     expect(calls[2][1]?.request).toEqual({ question: "Q", chat: null, folders: [1], documents: null });
     expect(calls[2][1]?.answerId).toBe("answer-1");

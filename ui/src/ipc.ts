@@ -64,6 +64,9 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     moveDocuments: (ids: string[], folder: string) => call<unknown>("move_documents", { ids, folder }),
     deleteDocument: (id: string) => call<unknown>("delete_document", { id }),
     unlockDocument: (id: string, password: string) => call<unknown>("unlock_document", { id, password }),
+    linkDirectory: (path: string, folder: string, keepDeleted: boolean) =>
+      call<unknown>("link_directory", { path, folder, keepDeleted }),
+    unlinkDirectory: (id: number) => call<unknown>("unlink_directory", { id }),
     listChats: () => call<Chat[]>("list_chats"),
     openChat: (id: string) => call<{ chat: Chat; messages: ChatMessage[] }>("open_chat", { id }),
     renameChat: (id: string, title: string) => call<Chat>("rename_chat", { id, title }),

@@ -20,7 +20,7 @@ notice.className = "notice";
 notice.hidden = true;
 document.body.append(notice);
 
-let library: LibraryView = { folders: [], documents: [] };
+let library: LibraryView = { folders: [], documents: [], links: [] };
 const selected = new Set<string>();
 
 function report(message: string) {

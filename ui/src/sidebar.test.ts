@@ -7,6 +7,7 @@ const library = {
     { id: 2, parent: 1, name: "taxes", path: "Work/taxes", created_at: 0 },
   ],
   documents: [],
+  links: [],
 };
 
 /** Sidebar hooks over a fake shell whose import fails for files named bad*.pdf. */
@@ -18,7 +19,7 @@ function hooks(open: OpenDialog = async () => null) {
   const api = makeApi(
     async (command, args) => {
       calls.push([command, args]);
-      const paths = args?.paths as string[];
+      const paths = (args?.paths as string[] | undefined) ?? [];
       const bad = paths.filter((p) => p.includes("bad"));
       return {
         added: [],
@@ -40,6 +41,28 @@ function hooks(open: OpenDialog = async () => null) {
 }
 
 describe("sidebar", () => {
+  it("links a folder to the directory picked, and marks and unlinks a linked folder", async () => {
+    const h = hooks(async () => "/home/me/Papers");
+    const confirm = vi.spyOn(window, "confirm").mockReturnValue(true);
+    const root = document.createElement("div");
+    renderSidebar(root, library, new Set(), h.value);
+    const work = root.querySelector('[data-folder-path="Work"]') as HTMLElement;
+    (work.querySelector(".link-directory") as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(h.refreshes()).toBe(1));
+    expect(h.calls).toEqual([["link_directory", { path: "/home/me/Papers", folder: "Work", keepDeleted: false }]]);
+
+    const link = { id: 3, folder: 1, path: "/home/me/Papers", keep_deleted: false, created_at: 0 };
+    const linked = { ...library, links: [{ ...link, last_sync: null, available: false, pending: 0, failed: [] }] };
+    renderSidebar(root, linked, new Set(), h.value);
+    const row = root.querySelector('[data-folder-path="Work"]') as HTMLElement;
+    expect(row.classList.contains("linked") && row.classList.contains("link-trouble")).toBe(true);
+    expect((row.querySelector(".folder-name") as HTMLElement).title).toMatch(/not there/);
+    (row.querySelector(".unlink-directory") as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(h.refreshes()).toBe(2));
+    expect(h.calls[1]).toEqual(["unlink_directory", { id: 3 }]);
+    confirm.mockRestore();
+  });
+
   it("adds the PDFs picked in the file dialog to the folder, reporting the files that failed", async () => {
     const options: unknown[] = [];
     const h = hooks(async (o) => {

@@ -3,7 +3,7 @@
 // documents and folders are moved by dragging.
 
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
-import { buildTree, statusText, type FolderNode } from "./store";
+import { buildTree, linkText, statusText, type FolderNode } from "./store";
 import type { LibraryDocument, LibraryView } from "./types";
 
 export interface SidebarHooks {
@@ -77,6 +77,11 @@ function folderItem(node: FolderNode, selected: Set<string>, hooks: SidebarHooks
   const name = document.createElement("span");
   name.className = "folder-name";
   name.textContent = node.folder.name;
+  if (node.link) {
+    item.classList.add("linked");
+    if (!node.link.available || node.link.failed.length > 0) item.classList.add("link-trouble");
+    name.title = linkText(node.link);
+  }
   const actions = document.createElement("span");
   actions.className = "actions";
   actions.append(
@@ -88,6 +93,26 @@ function folderItem(node: FolderNode, selected: Set<string>, hooks: SidebarHooks
         hooks.report(errorMessage(e));
       }
     }),
+    node.link
+      ? button("Unlink", "unlink-directory", async () => {
+          const link = node.link;
+          if (link && window.confirm(`Stop following ${link.path}? The folder keeps its documents.`)) {
+            await run(hooks, () => hooks.api.unlinkDirectory(link.id));
+          }
+        })
+      : button("Link a directory…", "link-directory", async () => {
+          try {
+            const chosen = await hooks.open({ directory: true });
+            if (typeof chosen !== "string") return;
+            const keep = !window.confirm(
+              `Keep "${node.folder.path}" in sync with ${chosen}?\n\n` +
+                "OK: a PDF deleted from the directory is deleted here too.\nCancel: its document is kept.",
+            );
+            await run(hooks, () => hooks.api.linkDirectory(chosen, node.folder.path, keep));
+          } catch (e) {
+            hooks.report(errorMessage(e));
+          }
+        }),
     button("+", "new-subfolder", async () => {
       const child = window.prompt(`New folder inside ${node.folder.path}`);
       if (child) await run(hooks, () => hooks.api.createFolder(`${node.folder.path}/${child}`));

@@ -1,5 +1,5 @@
-import { applyAnswerEvent, buildTree, citationsByDocument, statusText, Store } from "./store";
-import type { Citation, LibraryDocument } from "./types";
+import { applyAnswerEvent, buildTree, citationsByDocument, linkText, statusText, Store } from "./store";
+import type { Citation, LibraryDocument, Link } from "./types";
 
 const doc = (id: string, folder: number, file_name: string, extra: Partial<LibraryDocument> = {}): LibraryDocument => ({
   id,
@@ -26,7 +26,37 @@ const citation = (number: number, document: string, page: number): Citation => (
   score: 0.5,
 });
 
+const link = (extra: Partial<Link> = {}): Link => ({
+  id: 7,
+  folder: 2,
+  path: "/home/me/Papers",
+  keep_deleted: false,
+  created_at: 0,
+  last_sync: 0,
+  available: true,
+  pending: 0,
+  failed: [],
+  ...extra,
+});
+
 describe("stores", () => {
+  it("puts each link on its folder and says what its last sync found", () => {
+    const folders = [
+      { id: 1, parent: null, name: "A", path: "A", created_at: 0 },
+      { id: 2, parent: null, name: "B", path: "B", created_at: 0 },
+    ];
+    const tree = buildTree({ folders, documents: [], links: [link()] });
+    expect(tree.map((n) => [n.folder.name, n.link?.id ?? null])).toEqual([
+      ["A", null],
+      ["B", 7],
+    ]);
+    expect(linkText(link({ pending: 2, failed: [["x.pdf", "not a PDF"]] }))).toMatch(
+      /^Linked to \/home\/me\/Papers · synced .* · 2 being written · 1 failed: x.pdf \(not a PDF\)$/,
+    );
+    expect(linkText(link({ last_sync: null }))).toBe("Linked to /home/me/Papers · not synced yet");
+    expect(linkText(link({ available: false }))).toMatch(/not there.*documents are kept/);
+  });
+
   it("builds the folder tree with documents, sorted by name", () => {
     const tree = buildTree({
       folders: [
@@ -36,6 +66,7 @@ describe("stores", () => {
         { id: 4, parent: null, name: "Home", path: "Home", created_at: 0 },
       ],
       documents: [doc("b", 2, "b.pdf"), doc("a", 2, "A.pdf"), doc("c", 4, "c.pdf")],
+      links: [],
     });
     expect(tree.map((n) => n.folder.name)).toEqual(["Home", "Work"]);
     expect(tree[1].children.map((n) => n.folder.name)).toEqual(["Admin", "taxes"]);

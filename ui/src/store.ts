@@ -1,7 +1,7 @@
 // The UI's state, kept apart from the DOM so that it can be tested: the folder tree built from
 // the library's flat lists, and the chat as it streams.
 
-import type { AnswerEvent, Citation, Folder, LibraryDocument, LibraryView } from "./types";
+import type { AnswerEvent, Citation, Folder, LibraryDocument, LibraryView, Link } from "./types";
 
 /** A tiny observable value. */
 export class Store<T> {
@@ -28,12 +28,18 @@ export interface FolderNode {
   folder: Folder;
   children: FolderNode[];
   documents: LibraryDocument[];
+  /** The directory the folder mirrors, if it is linked to one. */
+  link: Link | null;
 }
 
 /** The folder tree, children and documents sorted by name (case-insensitive, then exact). */
 export function buildTree(view: LibraryView): FolderNode[] {
   const nodes = new Map<number, FolderNode>();
-  for (const folder of view.folders) nodes.set(folder.id, { folder, children: [], documents: [] });
+  for (const folder of view.folders) nodes.set(folder.id, { folder, children: [], documents: [], link: null });
+  for (const link of view.links) {
+    const node = nodes.get(link.folder);
+    if (node) node.link = link;
+  }
   const roots: FolderNode[] = [];
   for (const node of nodes.values()) {
     const parent = node.folder.parent === null ? undefined : nodes.get(node.folder.parent);
@@ -50,6 +56,17 @@ export function buildTree(view: LibraryView): FolderNode[] {
   };
   sort(roots);
   return roots;
+}
+
+/** What a linked folder's sync state says to a person. */
+export function linkText(link: Link): string {
+  if (!link.available) return `${link.path} is not there (an unplugged drive?); its documents are kept`;
+  const parts = [`Linked to ${link.path}`];
+  if (link.last_sync === null) parts.push("not synced yet");
+  else parts.push(`synced ${new Date(link.last_sync).toLocaleTimeString()}`);
+  if (link.pending > 0) parts.push(`${link.pending} being written`);
+  if (link.failed.length > 0) parts.push(`${link.failed.length} failed: ${link.failed.map(([f, why]) => `${f} (${why})`).join("; ")}`);
+  return parts.join(" · ");
 }
 
 /** What a document's status says to a person. */

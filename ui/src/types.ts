@@ -25,6 +25,21 @@ export interface LibraryDocument {
 export interface LibraryView {
   folders: Folder[];
   documents: LibraryDocument[];
+  links: Link[];
+}
+
+/** A directory on disk kept in sync with a folder, and what its last sync found. */
+export interface Link {
+  id: number;
+  folder: number;
+  path: string;
+  keep_deleted: boolean;
+  created_at: number;
+  last_sync: number | null;
+  available: boolean;
+  pending: number;
+  /** Files that could not be imported, each with why. */
+  failed: [string, string][];
 }
 
 /** What importing files into a folder did. */

@@ -1,0 +1,417 @@
+//! From glyphs placed on the page to text in reading order. Each glyph's writing direction is
+//! taken to the nearest of four (so rotated and vertical text read along their own lines);
+//! glyphs are grouped into lines by baseline, lines are cut into segments at wide gaps, and the
+//! segments are ordered by recursive XY cuts (a vertical gutter of whitespace separates columns,
+//! a horizontal gap separates blocks). Word spaces come from space glyphs and from gaps.
+
+/// One glyph with text, where the content stream put it (user space as displayed).
+#[derive(Debug, Clone, Copy)]
+pub struct PlacedGlyph {
+    /// The glyph's origin.
+    pub x: f32,
+    pub y: f32,
+    /// Unit vector of the writing direction.
+    pub dx: f32,
+    pub dy: f32,
+    /// The glyph's length along the writing direction.
+    pub extent: f32,
+    /// The font size as drawn.
+    pub size: f32,
+    /// The glyph's text, a range of the page's text buffer.
+    pub start: u32,
+    pub end: u32,
+    /// A space glyph came just before this one.
+    pub space_before: bool,
+}
+
+/// A gap wider than this (in font sizes) between glyphs is a word space.
+const WORD_GAP: f32 = 0.12;
+/// A gap wider than this (in font sizes) splits a line into segments.
+const SEGMENT_GAP: f32 = 0.8;
+/// Whitespace this wide (in median font sizes) running down a block is a column gutter.
+const GUTTER: f32 = 0.8;
+/// Whitespace this tall (in median font sizes) between lines separates blocks.
+const BLOCK_GAP: f32 = 0.6;
+/// Baselines closer than this (in font sizes) are one line.
+const SAME_LINE: f32 = 0.4;
+/// Deepest XY-cut recursion.
+const MAX_CUTS: usize = 48;
+
+/// A glyph in the frame of its writing direction: `along` runs with the text, `perp` across
+/// it (larger first).
+#[derive(Debug, Clone, Copy)]
+struct Item {
+    along: f32,
+    end: f32,
+    perp: f32,
+    size: f32,
+    glyph: usize,
+}
+
+/// A run of a line's glyphs without a wide gap.
+#[derive(Debug, Clone)]
+struct Segment {
+    along: f32,
+    end: f32,
+    perp: f32,
+    size: f32,
+    /// The line it was cut from, numbered top first.
+    line: usize,
+    items: Vec<Item>,
+}
+
+/// The text of a page's glyphs in reading order, lines separated by newlines.
+pub fn lay_out(glyphs: &[PlacedGlyph], text: &str) -> String {
+    let mut by_direction: [Vec<Item>; 4] = Default::default();
+    for (i, g) in glyphs.iter().enumerate() {
+        if !(g.x.is_finite() && g.y.is_finite() && g.size.is_finite() && g.extent.is_finite()) {
+            continue;
+        }
+        let direction = if g.dx.abs() >= g.dy.abs() {
+            if g.dx >= 0.0 {
+                0
+            } else {
+                2
+            }
+        } else if g.dy < 0.0 {
+            1
+        } else {
+            3
+        };
+        let (ux, uy) = [(1.0, 0.0), (0.0, -1.0), (-1.0, 0.0), (0.0, 1.0)][direction];
+        let along = g.x * ux + g.y * uy;
+        by_direction[direction].push(Item {
+            along,
+            end: along + g.extent * (g.dx * ux + g.dy * uy),
+            perp: g.x * -uy + g.y * ux,
+            size: g.size.max(1e-3),
+            glyph: i,
+        });
+    }
+    let mut groups: Vec<Vec<Item>> = by_direction.into_iter().filter(|g| !g.is_empty()).collect();
+    groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
+    let mut out = String::new();
+    for items in groups {
+        let median = median_size(&items);
+        let mut segments = Vec::new();
+        for (number, line) in lines(items).into_iter().enumerate() {
+            segments.extend(split_line(line, number));
+        }
+        let mut blocks = Vec::new();
+        cut(segments, median, 0, &mut blocks);
+        for block in blocks {
+            for line in block_lines(block) {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                write_line(&line, glyphs, text, &mut out);
+            }
+        }
+    }
+    out
+}
+
+fn median_size(items: &[Item]) -> f32 {
+    let mut sizes: Vec<f32> = items.iter().map(|i| i.size).collect();
+    sizes.sort_by(f32::total_cmp);
+    sizes.get(sizes.len() / 2).copied().unwrap_or(1.0)
+}
+
+/// Runs of glyphs drawn one after another along one baseline, in content order.
+fn runs(items: Vec<Item>) -> Vec<Vec<Item>> {
+    let mut runs: Vec<Vec<Item>> = Vec::new();
+    for item in items {
+        if let Some(run) = runs.last_mut() {
+            if let Some(last) = run.last() {
+                let size = last.size.max(item.size);
+                let gap = item.along - last.end;
+                if (item.perp - last.perp).abs() <= 0.25 * size && gap >= -0.5 * size && gap <= SEGMENT_GAP * size {
+                    run.push(item);
+                    continue;
+                }
+            }
+        }
+        runs.push(vec![item]);
+    }
+    runs
+}
+
+/// A line being built: its baseline (that of its largest glyphs) and its runs.
+struct Line {
+    perp: f32,
+    size: f32,
+    runs: Vec<Vec<Item>>,
+}
+
+fn extent(run: &[Item]) -> (f32, f32) {
+    let start = run.iter().map(|i| i.along).fold(f32::INFINITY, f32::min);
+    let end = run.iter().map(|i| i.end.max(i.along)).fold(f32::NEG_INFINITY, f32::max);
+    (start, end)
+}
+
+/// Groups items into lines: runs whose baselines are close and which do not overlap along the
+/// text share a line (a superscript joins its line; a large heading beside small text does
+/// not interleave with it). Lines come top first, each sorted along the text.
+fn lines(items: Vec<Item>) -> Vec<Vec<Item>> {
+    let mut runs = runs(items);
+    let perp = |run: &Vec<Item>| run.iter().map(|i| i.perp).fold(f32::NEG_INFINITY, f32::max);
+    runs.sort_by(|a, b| perp(b).total_cmp(&perp(a)));
+    let mut lines: Vec<Line> = Vec::new();
+    for run in runs {
+        let (Some(first), (start, end)) = (run.first().copied(), extent(&run)) else {
+            continue;
+        };
+        let size = run.iter().map(|i| i.size).fold(first.size, f32::max);
+        let baseline = perp(&run);
+        let mut home = None;
+        for (index, line) in lines.iter().enumerate().rev().take(8) {
+            if line.perp - baseline > SAME_LINE * line.size.max(size) {
+                break;
+            }
+            let overlaps = line.runs.iter().any(|r| {
+                let (s, e) = extent(r);
+                start < e - 0.3 * size && s < end - 0.3 * size
+            });
+            if !overlaps {
+                home = Some(index);
+                break;
+            }
+        }
+        match home.and_then(|i| lines.get_mut(i)) {
+            Some(line) => {
+                if size > line.size {
+                    line.size = size;
+                    line.perp = baseline;
+                }
+                line.runs.push(run);
+            }
+            None => lines.push(Line {
+                perp: baseline,
+                size,
+                runs: vec![run],
+            }),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|line| {
+            let mut items: Vec<Item> = line.runs.into_iter().flatten().collect();
+            items.sort_by(|a, b| a.along.total_cmp(&b.along));
+            items
+        })
+        .collect()
+}
+
+/// Cuts a sorted line at wide gaps.
+fn split_line(line: Vec<Item>, number: usize) -> Vec<Segment> {
+    let mut segments: Vec<Segment> = Vec::new();
+    for item in line {
+        match segments.last_mut() {
+            Some(s) if item.along - s.end <= SEGMENT_GAP * s.size.max(item.size) => {
+                s.end = s.end.max(item.end);
+                if item.size > s.size {
+                    s.size = item.size;
+                    s.perp = item.perp;
+                }
+                s.items.push(item);
+            }
+            _ => segments.push(Segment {
+                along: item.along,
+                end: item.end.max(item.along),
+                perp: item.perp,
+                size: item.size,
+                line: number,
+                items: vec![item],
+            }),
+        }
+    }
+    segments
+}
+
+/// Recursive XY cut: columns first (a vertical gutter through every segment), then blocks
+/// (horizontal gaps); what cannot be cut is a block in reading order.
+fn cut(mut segments: Vec<Segment>, median: f32, depth: usize, blocks: &mut Vec<Vec<Segment>>) {
+    if segments.len() <= 1 || depth >= MAX_CUTS {
+        blocks.push(segments);
+        return;
+    }
+    segments.sort_by(|a, b| a.along.total_cmp(&b.along));
+    let mut reach = segments[0].end;
+    for i in 1..segments.len() {
+        if segments[i].along - reach >= GUTTER * median {
+            let right = segments.split_off(i);
+            cut(segments, median, depth + 1, blocks);
+            cut(right, median, depth + 1, blocks);
+            return;
+        }
+        reach = reach.max(segments[i].end);
+    }
+    segments.sort_by(|a, b| b.perp.total_cmp(&a.perp));
+    let mut bottom = segments[0].perp - 0.25 * segments[0].size;
+    for i in 1..segments.len() {
+        let top = segments[i].perp + 0.8 * segments[i].size;
+        if bottom - top >= BLOCK_GAP * median {
+            let below = segments.split_off(i);
+            cut(segments, median, depth + 1, blocks);
+            cut(below, median, depth + 1, blocks);
+            return;
+        }
+        bottom = bottom.min(segments[i].perp - 0.25 * segments[i].size);
+    }
+    blocks.push(segments);
+}
+
+/// The lines of a block: its segments back on their lines, each line's items along the text.
+fn block_lines(mut block: Vec<Segment>) -> Vec<Vec<Item>> {
+    block.sort_by(|a, b| a.line.cmp(&b.line).then(a.along.total_cmp(&b.along)));
+    let mut lines: Vec<(usize, Vec<Item>)> = Vec::new();
+    for segment in block {
+        match lines.last_mut() {
+            Some((number, items)) if *number == segment.line => items.extend(segment.items),
+            _ => lines.push((segment.line, segment.items)),
+        }
+    }
+    lines.into_iter().map(|(_, items)| items).collect()
+}
+
+/// Appends a line's text, with a space wherever a space glyph was or the gap is wide.
+fn write_line(line: &[Item], glyphs: &[PlacedGlyph], text: &str, out: &mut String) {
+    let mut previous: Option<&Item> = None;
+    for item in line {
+        let Some(glyph) = glyphs.get(item.glyph) else { continue };
+        if let Some(prev) = previous {
+            let gap = item.along - prev.end;
+            let wide = gap > WORD_GAP * prev.size.max(item.size);
+            if (glyph.space_before || wide) && !out.ends_with(' ') {
+                out.push(' ');
+            }
+        }
+        if let Some(s) = text.get(glyph.start as usize..glyph.end as usize) {
+            out.push_str(s);
+        }
+        previous = Some(item);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Glyphs for words written left to right from (x, y), one unit of size 10 per character.
+    fn words(text: &mut String, glyphs: &mut Vec<PlacedGlyph>, x: f32, y: f32, line: &str) {
+        let mut x = x;
+        for c in line.chars() {
+            if c == ' ' {
+                x += 3.0;
+                continue;
+            }
+            let start = text.len() as u32;
+            text.push(c);
+            glyphs.push(PlacedGlyph {
+                x,
+                y,
+                dx: 1.0,
+                dy: 0.0,
+                extent: 5.0,
+                size: 10.0,
+                start,
+                end: text.len() as u32,
+                space_before: false,
+            });
+            x += 5.0;
+        }
+    }
+
+    #[test]
+    fn gaps_make_word_spaces_and_baselines_make_lines() {
+        let (mut text, mut glyphs) = (String::new(), Vec::new());
+        words(&mut text, &mut glyphs, 0.0, 700.0, "The Crazy");
+        words(&mut text, &mut glyphs, 0.0, 688.0, "Ones here");
+        assert_eq!(lay_out(&glyphs, &text), "The Crazy\nOnes here");
+        // Drawn in reverse order, the same text comes out.
+        glyphs.reverse();
+        assert_eq!(lay_out(&glyphs, &text), "The Crazy\nOnes here");
+    }
+
+    #[test]
+    fn two_columns_read_one_after_the_other() {
+        let (mut text, mut glyphs) = (String::new(), Vec::new());
+        for (i, (left, right)) in [("aaa aa", "ddd dd"), ("bbb bb", "eee ee"), ("ccc cc", "fff ff")]
+            .iter()
+            .enumerate()
+        {
+            let y = 700.0 - 12.0 * i as f32;
+            words(&mut text, &mut glyphs, 0.0, y, left);
+            words(&mut text, &mut glyphs, 60.0, y, right);
+        }
+        assert_eq!(
+            lay_out(&glyphs, &text),
+            "aaa aa\nbbb bb\nccc cc\nddd dd\neee ee\nfff ff"
+        );
+    }
+
+    #[test]
+    fn vertical_text_reads_top_down_right_to_left() {
+        let mut text = String::new();
+        let mut glyphs = Vec::new();
+        for (column, chars) in ["あい", "うえ"].iter().enumerate() {
+            for (row, c) in chars.chars().enumerate() {
+                let start = text.len() as u32;
+                text.push(c);
+                glyphs.push(PlacedGlyph {
+                    x: 100.0 - 12.0 * column as f32,
+                    y: 700.0 - 10.0 * row as f32,
+                    dx: 0.0,
+                    dy: -1.0,
+                    extent: 10.0,
+                    size: 10.0,
+                    start,
+                    end: text.len() as u32,
+                    space_before: false,
+                });
+            }
+        }
+        assert_eq!(lay_out(&glyphs, &text), "あい\nうえ");
+    }
+
+    #[test]
+    fn a_large_heading_beside_small_text_does_not_interleave() {
+        let (mut text, mut glyphs) = (String::new(), Vec::new());
+        words(&mut text, &mut glyphs, 0.0, 700.0, "Dept of it");
+        // Big glyphs whose baseline is close to the small text's, over the same stretch.
+        let start = glyphs.len();
+        words(&mut text, &mut glyphs, 2.0, 703.0, "Form");
+        for g in &mut glyphs[start..] {
+            g.size = 24.0;
+            g.x = 2.0 + (g.x - 2.0) * 2.0;
+            g.extent = 10.0;
+        }
+        let out = lay_out(&glyphs, &text);
+        assert!(out.contains("Form") && out.contains("Dept of it"), "{out}");
+    }
+
+    #[test]
+    fn superscripts_stay_on_their_line() {
+        let (mut text, mut glyphs) = (String::new(), Vec::new());
+        words(&mut text, &mut glyphs, 0.0, 700.0, "x");
+        words(&mut text, &mut glyphs, 5.0, 703.5, "2");
+        words(&mut text, &mut glyphs, 13.0, 700.0, "is");
+        assert_eq!(lay_out(&glyphs, &text), "x2 is");
+    }
+
+    #[test]
+    fn non_finite_positions_are_dropped() {
+        let glyph = PlacedGlyph {
+            x: f32::NAN,
+            y: 0.0,
+            dx: 1.0,
+            dy: 0.0,
+            extent: 1.0,
+            size: 1.0,
+            start: 0,
+            end: 1,
+            space_before: false,
+        };
+        assert_eq!(lay_out(&[glyph], "x"), "");
+    }
+}

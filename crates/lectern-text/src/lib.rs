@@ -1,0 +1,121 @@
+//! PDF page text extraction on lopdf, as good as poppler's `pdftotext`: content streams are
+//! interpreted here (text state, matrices, Form XObjects), fonts are decoded to Unicode
+//! (simple encodings with Differences, ToUnicode CMaps, Type 0 Identity fonts), glyphs are placed
+//! on the page and grouped into lines and words, and the text is cleaned up (ligatures, soft
+//! hyphens, hyphenation). [`score`] measures an extraction against a reference text.
+
+mod cff;
+mod cid_collections;
+pub mod cleanup;
+mod cmap;
+mod encodings;
+mod font;
+mod glyph_list;
+mod glyph_names;
+mod interpreter;
+mod layout;
+mod matrix;
+mod pdf_object;
+pub mod score;
+mod type1;
+
+use lopdf::{Dictionary, Document, ObjectId};
+
+use interpreter::{page_rotation, rotation_matrix, FontCache, Interpreter};
+
+/// Bounds on the work one page may cause.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Bytes any one stream (or a page's content) may decode to.
+    pub max_decompressed: usize,
+    /// Content stream operations run per page, forms included.
+    pub max_operations: usize,
+    /// Glyphs shown per page.
+    pub max_glyphs: usize,
+    /// Bytes of text per page.
+    pub max_text_bytes: usize,
+    /// Form XObjects nested in one another.
+    pub max_form_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_decompressed: 256 << 20,
+            max_operations: 5_000_000,
+            max_glyphs: 2_000_000,
+            max_text_bytes: 32 << 20,
+            max_form_depth: 12,
+        }
+    }
+}
+
+/// The text of one page.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageText {
+    /// Lines in reading order, separated by newlines.
+    pub text: String,
+    /// The page shows glyphs (invisible OCR text included), whether or not they map to text.
+    pub has_text_layer: bool,
+    /// Fonts whose glyphs were shown but none of which maps to Unicode, by base font name.
+    pub unmapped_fonts: Vec<String>,
+    /// A limit stopped the page before its end.
+    pub truncated: bool,
+}
+
+/// Extracts pages of one document, keeping decoded fonts between pages.
+pub struct Extractor<'a> {
+    doc: &'a Document,
+    limits: Limits,
+    fonts: FontCache,
+}
+
+impl<'a> Extractor<'a> {
+    pub fn new(doc: &'a Document, limits: Limits) -> Extractor<'a> {
+        Extractor {
+            doc,
+            limits,
+            fonts: FontCache::new(),
+        }
+    }
+
+    /// The text of the page with object id `page_id`.
+    pub fn page(&mut self, page_id: ObjectId) -> PageText {
+        let doc = self.doc;
+        let Ok(page) = doc.get_dictionary(page_id) else {
+            return PageText::default();
+        };
+        let content = match doc.get_page_content_with_limit(page_id, self.limits.max_decompressed) {
+            Ok(content) => content,
+            Err(_) => {
+                return PageText {
+                    truncated: true,
+                    ..PageText::default()
+                }
+            }
+        };
+        let mut resources: Vec<&'a Dictionary> = Vec::new();
+        if let Ok((direct, ids)) = doc.get_page_resources(page_id) {
+            resources.extend(direct);
+            resources.extend(ids.into_iter().filter_map(|id| doc.get_dictionary(id).ok()));
+        }
+        let ctm = rotation_matrix(page_rotation(doc, page));
+        let mut interpreter = Interpreter::new(doc, &mut self.fonts, self.limits);
+        interpreter.run(&content, &resources, ctm, 0);
+        let shown = interpreter.finish();
+        let text = layout::lay_out(&shown.glyphs, &shown.text);
+        let mut unmapped_fonts: Vec<String> = shown
+            .fonts
+            .iter()
+            .filter(|(_, &(count, mapped))| count > 0 && mapped == 0)
+            .map(|(name, _)| name.clone())
+            .collect();
+        unmapped_fonts.sort();
+        PageText {
+            text: cleanup::join_hyphenated(&cleanup::expand_ligatures(&text)),
+            has_text_layer: shown.glyph_count > 0,
+            unmapped_fonts,
+            truncated: shown.truncated,
+        }
+    }
+}

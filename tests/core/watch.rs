@@ -1,0 +1,243 @@
+//! Linked directories: sync after changes made while Lectern was closed (renames, edits,
+//! deletions, files still being written, unreadable files, a directory that vanishes and comes
+//! back), and the watcher picking up changes, a burst of 200 files among them, while it runs.
+
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime};
+
+use lectern::watch::Watcher;
+use lectern::{Library, SyncReport};
+
+use crate::common::{corpus_pdf, index_all, library, write_text_pdf};
+
+/// Marks `path` as last modified a minute ago: settled, as far as a sync can tell.
+fn settle(path: &Path) {
+    let file = fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(SystemTime::now() - Duration::from_secs(60)).unwrap();
+}
+
+fn copy_settled(from: &Path, to: &Path) {
+    fs::copy(from, to).unwrap();
+    settle(to);
+}
+
+fn names(library: &Library, folder: &str) -> Vec<String> {
+    let mut names: Vec<String> = library
+        .documents(Some(folder), true)
+        .unwrap()
+        .into_iter()
+        .map(|d| d.file_name)
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_sync_catches_up_on_new_renamed_changed_and_deleted_files() {
+    let t = library();
+    t.create_folder("Linked").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    copy_settled(
+        &corpus_pdf("text-libreoffice-writer-1p.pdf"),
+        &dir.path().join("writer.pdf"),
+    );
+    copy_settled(
+        &corpus_pdf("text-word-mac-lorem-ipsum-2p.pdf"),
+        &dir.path().join("sub/lorem.PDF"),
+    );
+    fs::write(dir.path().join("notes.txt"), "not a pdf").unwrap();
+    fs::write(dir.path().join(".hidden.pdf"), "an editor's temporary file").unwrap();
+
+    let (link, report) = t.link_directory(dir.path(), "Linked", false).unwrap();
+    assert_eq!(
+        (report.available, report.added, report.failed.len()),
+        (true, 2, 0),
+        "{report:?}"
+    );
+    assert_eq!(names(&t, "Linked"), ["lorem.PDF", "writer.pdf"]);
+    let lorem_id = t.documents(Some("Linked"), true).unwrap()[0].id;
+    index_all(&t);
+
+    // While "closed": a rename into another subdirectory, an edit, a deletion, a new file.
+    fs::create_dir(dir.path().join("moved")).unwrap();
+    fs::rename(dir.path().join("sub/lorem.PDF"), dir.path().join("moved/ipsum.pdf")).unwrap();
+    copy_settled(
+        &corpus_pdf("multicol-latex-multicolumn-3p.pdf"),
+        &dir.path().join("writer.pdf"),
+    );
+    write_text_pdf(&dir.path().join("new.pdf"), &["A new file about lighthouses."]);
+    settle(&dir.path().join("new.pdf"));
+    let report = t.sync_link(link.id).unwrap();
+    assert_eq!(
+        (report.added, report.renamed, report.changed, report.removed),
+        (1, 1, 1, 0),
+        "{report:?}"
+    );
+    assert_eq!(names(&t, "Linked"), ["ipsum.pdf", "new.pdf", "writer.pdf"]);
+    let renamed = t.document(&lorem_id.to_string()).unwrap();
+    assert_eq!(
+        renamed.file_name, "ipsum.pdf",
+        "a rename keeps the document and its index"
+    );
+    assert!(renamed.status.is_settled());
+
+    fs::remove_file(dir.path().join("new.pdf")).unwrap();
+    let report = t.sync_link(link.id).unwrap();
+    assert_eq!(report.removed, 1, "{report:?}");
+    assert_eq!(names(&t, "Linked"), ["ipsum.pdf", "writer.pdf"]);
+    assert_eq!(
+        t.sync_link(link.id).unwrap(),
+        SyncReport {
+            available: true,
+            ..SyncReport::default()
+        }
+    );
+}
+
+#[test]
+fn files_being_written_wait_and_unreadable_ones_are_reported() {
+    let t = library();
+    t.create_folder("Linked").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (link, _) = t.link_directory(dir.path(), "Linked", false).unwrap();
+
+    write_text_pdf(&dir.path().join("fresh.pdf"), &["Written this very second."]);
+    std::os::unix::fs::symlink(dir.path().join("missing-target.pdf"), dir.path().join("broken.pdf")).unwrap();
+    fs::write(dir.path().join("fake.pdf"), "this is not a PDF at all").unwrap();
+    settle(&dir.path().join("fake.pdf"));
+    let report = t.sync_link(link.id).unwrap();
+    assert_eq!((report.pending, report.added), (1, 0), "{report:?}");
+    let failed: Vec<&str> = report.failed.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(failed, ["broken.pdf", "fake.pdf"], "{report:?}");
+    assert!(report.failed.iter().all(|(_, why)| !why.is_empty()));
+    let status = &t.links().unwrap()[0];
+    assert_eq!(
+        (status.pending, status.failed.len()),
+        (1, 2),
+        "the link shows what waits and what failed"
+    );
+
+    settle(&dir.path().join("fresh.pdf"));
+    let report = t.sync_link(link.id).unwrap();
+    assert_eq!((report.pending, report.added), (0, 1), "{report:?}");
+}
+
+#[test]
+fn a_vanished_directory_keeps_its_documents_until_it_is_back() {
+    let t = library();
+    t.create_folder("Linked").unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("drive");
+    fs::create_dir(&dir).unwrap();
+    copy_settled(&corpus_pdf("text-libreoffice-writer-1p.pdf"), &dir.join("a.pdf"));
+    let (link, _) = t.link_directory(&dir, "Linked", false).unwrap();
+
+    fs::rename(&dir, parent.path().join("unplugged")).unwrap();
+    let report = t.sync_link(link.id).unwrap();
+    assert!(!report.available);
+    assert_eq!(
+        names(&t, "Linked"),
+        ["a.pdf"],
+        "nothing is deleted while the drive is away"
+    );
+    assert!(!t.links().unwrap()[0].available);
+
+    fs::rename(parent.path().join("unplugged"), &dir).unwrap();
+    let report = t.sync_link(link.id).unwrap();
+    assert_eq!(
+        (report.available, report.removed, report.added),
+        (true, 0, 0),
+        "{report:?}"
+    );
+    assert_eq!(names(&t, "Linked"), ["a.pdf"]);
+}
+
+#[test]
+fn a_link_can_keep_the_documents_of_deleted_files_and_unlinking_keeps_them_all() {
+    let t = library();
+    t.create_folder("Kept").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    copy_settled(&corpus_pdf("text-libreoffice-writer-1p.pdf"), &dir.path().join("a.pdf"));
+    let (link, _) = t.link_directory(dir.path(), "Kept", true).unwrap();
+    let e = t.link_directory(dir.path(), "Kept", true).unwrap_err();
+    assert!(e.to_string().contains("already linked"), "{e}");
+
+    fs::remove_file(dir.path().join("a.pdf")).unwrap();
+    assert_eq!(t.sync_link(link.id).unwrap().kept, 1);
+    assert_eq!(names(&t, "Kept"), ["a.pdf"]);
+    t.unlink(t.find_link(&dir.path().to_string_lossy()).unwrap().id)
+        .unwrap();
+    assert!(t.links().unwrap().is_empty());
+    assert_eq!(names(&t, "Kept"), ["a.pdf"]);
+}
+
+fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < timeout, "{what}: not within {timeout:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_watcher_follows_changes_and_a_burst_of_200_files_while_it_runs() {
+    let t = library();
+    t.create_folder("Watched").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    copy_settled(
+        &corpus_pdf("text-libreoffice-writer-1p.pdf"),
+        &dir.path().join("before.pdf"),
+    );
+    t.link_directory(dir.path(), "Watched", false).unwrap();
+    let watcher = Watcher::start(t.library.clone()).unwrap();
+
+    // A file copied in is indexed once it has settled.
+    fs::copy(
+        corpus_pdf("text-word-mac-lorem-ipsum-2p.pdf"),
+        dir.path().join("copied.pdf"),
+    )
+    .unwrap();
+    wait_for("the copied file", Duration::from_secs(20), || {
+        names(&t, "Watched").len() == 2
+    });
+
+    // An editor's save: write a temporary file, then rename it over the original.
+    write_text_pdf(&dir.path().join(".copied.pdf.tmp"), &["Edited content about harbours."]);
+    settle(&dir.path().join(".copied.pdf.tmp"));
+    let copied_id = |t: &Library| {
+        t.documents(Some("Watched"), true)
+            .unwrap()
+            .into_iter()
+            .find(|d| d.file_name == "copied.pdf")
+            .map(|d| d.id)
+    };
+    let before = copied_id(&t);
+    fs::rename(dir.path().join(".copied.pdf.tmp"), dir.path().join("copied.pdf")).unwrap();
+    wait_for("the edited file re-indexed", Duration::from_secs(20), || {
+        copied_id(&t).is_some_and(|id| Some(id) != before) && names(&t, "Watched").len() == 2
+    });
+
+    // A burst of 200 new files lands at once.
+    let burst = dir.path().join("burst");
+    fs::create_dir(&burst).unwrap();
+    for i in 0..200 {
+        write_text_pdf(
+            &burst.join(format!("note-{i:03}.pdf")),
+            &[&format!("Note number {i} of the burst.")],
+        );
+    }
+    wait_for("the burst", Duration::from_secs(60), || {
+        names(&t, "Watched").len() == 202
+    });
+
+    fs::remove_dir_all(&burst).unwrap();
+    fs::remove_file(dir.path().join("before.pdf")).unwrap();
+    wait_for("the deletions", Duration::from_secs(20), || {
+        names(&t, "Watched") == ["copied.pdf"]
+    });
+    watcher.stop();
+    let status = &t.links().unwrap()[0];
+    assert_eq!((status.pending, status.available), (0, true));
+}
