@@ -182,10 +182,18 @@ impl Catalog {
         Ok(())
     }
 
-    /// Marks a document ready with its final counts; `false` if the document no longer exists.
-    pub fn set_ready(&self, id: DocumentId, meta: &PdfMetadata, chars: u64, chunks: u64) -> Result<bool, CatalogError> {
+    /// Marks a document ready with its final counts and a note (pages that need OCR); `false` if
+    /// the document no longer exists.
+    pub fn set_ready(
+        &self,
+        id: DocumentId,
+        meta: &PdfMetadata,
+        chars: u64,
+        chunks: u64,
+        note: Option<&str>,
+    ) -> Result<bool, CatalogError> {
         let changed = self.conn.execute(
-            "UPDATE documents SET status = 'ready', reason = NULL, title = ?1, author = ?2, pdf_created = ?3,
+            "UPDATE documents SET status = 'ready', reason = ?8, title = ?1, author = ?2, pdf_created = ?3,
                  page_count = ?4, progress_done = ?4, progress_total = ?4, char_count = ?5, chunk_count = ?6,
                  index_generation = index_generation + 1
              WHERE id = ?7",
@@ -196,7 +204,8 @@ impl Catalog {
                 meta.page_count,
                 chars,
                 chunks,
-                id.to_string()
+                id.to_string(),
+                note
             ],
         )?;
         Ok(changed == 1)

@@ -59,7 +59,8 @@ pub struct ExtractArgs {
     /// Only this page (1-based).
     #[arg(long)]
     pub page: Option<u32>,
-    /// Print JSON (`pages`: number, text, has_text_layer, unmapped_fonts) instead of text.
+    /// Print JSON instead of text: `pages`, each with number, text, its character offsets in the
+    /// document's text (start, end, chars), has_text_layer, has_images and unmapped_fonts.
     #[arg(long)]
     pub json: bool,
 }

@@ -50,6 +50,10 @@ const DISAGREEMENTS: &[(&str, &str)] = &[
         "rot-arabic-90-180-270-0.pdf",
         "it writes Arabic in visual order (words compared in either order)",
     ),
+    (
+        "text-geotopo-117p-german.pdf",
+        "math: it writes A0 for A′, control codes for brackets, splits σ(a1 )",
+    ),
 ];
 
 pub fn run(args: &ExtractBenchArgs) -> Result<ExitCode, Error> {

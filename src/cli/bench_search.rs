@@ -294,7 +294,7 @@ async fn write_document(
         metadata: &meta,
     };
     let manifest = publish(dirs, row.id, &chunk_list, &vectors, DIMENSION, &provenance).await?;
-    catalog.set_ready(row.id, &meta, manifest.char_count, manifest.chunk_count)?;
+    catalog.set_ready(row.id, &meta, manifest.char_count, manifest.chunk_count, None)?;
     Ok(())
 }
 

@@ -119,22 +119,31 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
 fn extract(args: &args::ExtractArgs) -> Result<ExitCode, Error> {
     let mut extraction = Extraction::start(&args.file, args.password.clone(), Limits::default());
     let mut pages = Vec::new();
+    // Character offsets in the document's text: the pages' texts, each followed by a form feed.
+    let mut start = 0;
     while let Some(step) = extraction.next_step() {
         if let Extracted::Page {
             number,
             text,
             has_text_layer,
+            has_images,
             unmapped_fonts,
         } = step?
         {
+            let chars = text.chars().count();
             if args.page.is_none_or(|p| p == number) {
                 pages.push(output::ExtractedPage {
                     number,
+                    start,
+                    end: start + chars,
+                    chars,
                     text,
                     has_text_layer,
+                    has_images,
                     unmapped_fonts,
                 });
             }
+            start += chars + 1;
         }
     }
     if let Some(wanted) = args.page.filter(|_| pages.is_empty()) {

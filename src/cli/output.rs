@@ -6,10 +6,12 @@ use std::io::Write;
 use lectern::{Document, DocumentStatus, Folder, FolderId, LibraryStatus};
 use serde::Serialize;
 
-/// Prints `value` as pretty JSON.
+/// Prints `value` as pretty JSON. A closed pipe (`| head`) ends the output quietly.
 pub fn json<T: Serialize>(value: &T) {
     match serde_json::to_string_pretty(value) {
-        Ok(text) => println!("{text}"),
+        Ok(text) => {
+            let _ = writeln!(std::io::stdout().lock(), "{text}");
+        }
         Err(e) => eprintln!("error: the output could not be written as JSON: {e}"),
     }
 }
@@ -41,7 +43,7 @@ pub fn documents(docs: &[Document], folders: &[Folder], as_json: bool) {
             d.file_name,
             paths.get(&d.folder).map_or("?", String::as_str),
         );
-        if let Some(reason) = d.reason.as_deref().filter(|_| d.status != DocumentStatus::Ready) {
+        if let Some(reason) = &d.reason {
             println!("          {reason}");
         }
     }
@@ -161,8 +163,16 @@ mod tests {
 #[derive(Debug, Serialize)]
 pub struct ExtractedPage {
     pub number: u32,
+    /// Where the page's text starts in the document's text (pages followed by a form feed), in
+    /// characters.
+    pub start: usize,
+    /// Where it ends (exclusive).
+    pub end: usize,
+    /// Its length in characters: chunks and citations give `char_start..char_end` in `text`.
+    pub chars: usize,
     pub text: String,
     pub has_text_layer: bool,
+    pub has_images: bool,
     pub unmapped_fonts: Vec<String>,
 }
 
@@ -175,8 +185,10 @@ pub fn extracted_pages(pages: &[ExtractedPage], as_json: bool) {
     let mut out = std::io::stdout().lock();
     for page in pages {
         let mut notes = Vec::new();
-        if !page.has_text_layer {
-            notes.push("no text layer".to_string());
+        match (page.has_text_layer, page.has_images) {
+            (false, true) => notes.push("no text layer, images only: scanned?".to_string()),
+            (false, false) => notes.push("no text layer".to_string()),
+            (true, _) => notes.push(format!("characters {}..{}", page.start, page.end)),
         }
         if !page.unmapped_fonts.is_empty() {
             notes.push(format!(

@@ -15,7 +15,7 @@ use super::IndexError;
 use crate::catalog::{now_millis, DocumentId, PdfMetadata};
 use crate::chunk::{Chunk, Chunker};
 use crate::embed::{EmbedError, Embedder};
-use crate::pdf::{Extracted, Extraction, Limits, PdfError, TextQuality};
+use crate::pdf::{Extracted, Extraction, Limits, PageContent, PdfError, TextQuality};
 
 /// Chunks embedded and written together.
 const BATCH: usize = 64;
@@ -45,8 +45,8 @@ pub struct BuildProgress {
 pub enum Built {
     /// The index is in place.
     Ready(Manifest),
-    /// The PDF opened but has no usable text layer; no index was kept.
-    NoText(PdfMetadata),
+    /// The PDF opened but has no usable text layer (the reason says why); no index was kept.
+    NoText { meta: PdfMetadata, reason: String },
 }
 
 /// Why a build failed.
@@ -132,8 +132,20 @@ fn build_in(
                 meta = m;
                 on_progress(progress);
             }
-            Extracted::Page { number, text, .. } => {
-                quality.add(&text);
+            Extracted::Page {
+                number,
+                text,
+                has_text_layer,
+                has_images,
+                unmapped_fonts,
+            } => {
+                quality.add(PageContent {
+                    number,
+                    text: &text,
+                    has_text_layer,
+                    has_images,
+                    unmapped_fonts: &unmapped_fonts,
+                });
                 chars += text.chars().count() as u64;
                 pending.extend(input.chunker.chunk_page(input.content_hash, number, &text));
                 if pending.len() >= BATCH {
@@ -147,7 +159,10 @@ fn build_in(
     flush(&mut pending, &mut progress)?;
     on_progress(progress);
     if !quality.is_usable() {
-        return Ok(Built::NoText(meta));
+        return Ok(Built::NoText {
+            meta,
+            reason: quality.no_text_reason(),
+        });
     }
     keywords.finish()?;
     runtime.block_on(vectors.finish())?;
@@ -161,6 +176,7 @@ fn build_in(
         page_count: meta.page_count,
         chunk_count: progress.chunks_embedded,
         char_count: chars,
+        pages_needing_ocr: quality.pages_needing_ocr(),
         title: meta.title,
         author: meta.author,
         pdf_created: meta.created,

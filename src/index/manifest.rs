@@ -26,6 +26,9 @@ pub struct Manifest {
     pub page_count: u64,
     pub chunk_count: u64,
     pub char_count: u64,
+    /// Pages without readable text (scans, fonts without Unicode), not indexed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages_needing_ocr: Vec<u32>,
     pub title: Option<String>,
     pub author: Option<String>,
     pub pdf_created: Option<String>,

@@ -11,7 +11,7 @@ use super::IndexEvent;
 use crate::catalog::{Document, DocumentId, DocumentStatus, PdfMetadata};
 use crate::index::{self, BuildError, BuildInput, Built, Manifest};
 use crate::library::Models;
-use crate::pdf::PdfError;
+use crate::pdf::{ocr_note, PdfError};
 use crate::{Error, Library};
 
 /// How often progress is written to the catalog (events go out on every page).
@@ -66,14 +66,9 @@ fn run(library: &Library, models: &Models, doc: &Document, runtime: &Handle, can
     };
     match index::build(library.dirs(), input, runtime, &mut on_progress) {
         Ok(Built::Ready(manifest)) => finish_ready(library, doc.id, &manifest, None),
-        Ok(Built::NoText(meta)) => {
+        Ok(Built::NoText { meta, reason }) => {
             library.catalog().set_metadata(doc.id, &meta)?;
-            settle(
-                library,
-                doc.id,
-                DocumentStatus::NeedsOcr,
-                "no text layer: the pages are images (a scan) or their fonts carry no text; this PDF needs OCR",
-            )
+            settle(library, doc.id, DocumentStatus::NeedsOcr, &reason)
         }
         Err(BuildError::Cancelled) => settle(
             library,
@@ -113,9 +108,11 @@ fn finish_ready(
     reused_from: Option<DocumentId>,
 ) -> Result<(), Error> {
     let meta: PdfMetadata = manifest.metadata();
-    let recorded = library
-        .catalog()
-        .set_ready(id, &meta, manifest.char_count, manifest.chunk_count)?;
+    let note = ocr_note(&manifest.pages_needing_ocr);
+    let recorded =
+        library
+            .catalog()
+            .set_ready(id, &meta, manifest.char_count, manifest.chunk_count, note.as_deref())?;
     if !recorded {
         library.dirs().remove(id)?;
         return Ok(());
@@ -123,7 +120,7 @@ fn finish_ready(
     library.emit(IndexEvent::Finished {
         document: id,
         status: DocumentStatus::Ready,
-        reason: None,
+        reason: note,
         reused_from,
     });
     Ok(())

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
-use lectern_text::Extractor;
-use lopdf::{Document, LoadOptions};
+use lectern_text::{Extractor, OpenError};
+use lopdf::Document;
 use unicode_normalization::UnicodeNormalization;
 
 use super::info::read_info;
@@ -52,6 +52,8 @@ pub enum Extracted {
         text: String,
         /// The page shows glyphs (invisible OCR text included), whether or not they map to text.
         has_text_layer: bool,
+        /// The page paints images; with no text layer, it is probably a scan.
+        has_images: bool,
         /// Fonts of the page whose glyphs map to no Unicode text (base font names).
         unmapped_fonts: Vec<String>,
     },
@@ -163,6 +165,7 @@ fn run(
             number: index as u32 + 1,
             text: normalise(&page.text),
             has_text_layer: page.has_text_layer,
+            has_images: page.has_images,
             unmapped_fonts: page.unmapped_fonts,
         };
         if tx.send(Ok(step)).is_err() {
@@ -174,29 +177,12 @@ fn run(
 
 /// Loads the document, telling a missing or wrong password apart from a damaged file.
 fn open(path: &Path, password: Option<&str>, limits: Limits) -> Result<Document, PdfError> {
-    let options = LoadOptions {
-        password: password.map(str::to_string),
-        max_decompressed_size: Some(limits.max_decompressed),
-        ..Default::default()
-    };
-    let doc = match Document::load_with_options(path, options) {
-        Ok(doc) => doc,
-        Err(lopdf::Error::InvalidPassword) if password.is_some() => return Err(PdfError::WrongPassword),
-        Err(lopdf::Error::InvalidPassword) => return Err(PdfError::NeedsPassword),
-        Err(e) => return Err(PdfError::Parse(e.to_string())),
-    };
-    // lopdf tries the empty user password itself; an encrypted file it could not decrypt loads
-    // with its objects still encrypted, which reads as zero pages or garbage. `is_encrypted` only
-    // sees an `/Encrypt` given by reference; some writers (cpdf) put the dictionary inline. A
-    // reference to a missing object (a damaged file) is no encryption.
-    let encrypted = doc.is_encrypted() || matches!(doc.trailer.get(b"Encrypt"), Ok(lopdf::Object::Dictionary(_)));
-    if encrypted && !doc.was_encrypted() {
-        return Err(match password {
-            Some(_) => PdfError::WrongPassword,
-            None => PdfError::NeedsPassword,
-        });
-    }
-    Ok(doc)
+    let bytes = std::fs::read(path)?;
+    lectern_text::open(&bytes, password, limits.max_decompressed).map_err(|e| match e {
+        OpenError::NeedsPassword => PdfError::NeedsPassword,
+        OpenError::WrongPassword => PdfError::WrongPassword,
+        OpenError::Parse(e) => PdfError::Parse(e.to_string()),
+    })
 }
 
 /// NFKC (ligatures become letters), control characters become spaces, runs of spaces collapse,

@@ -10,6 +10,6 @@ mod write;
 
 pub use error::PdfError;
 pub use extract::{Extracted, Extraction, Limits};
-pub use quality::TextQuality;
+pub use quality::{ocr_note, PageContent, TextQuality};
 pub use sniff::{check_pdf, has_pdf_header};
 pub use write::text_pdf;

@@ -1,41 +1,145 @@
-//! Whether extracted text is a usable text layer or the residue of fonts without a Unicode mapping.
+//! Whether extracted text is a usable text layer, and which pages need OCR.
 //!
-//! A scan has no text at all; a file whose fonts map glyphs to nothing meaningful yields a few
-//! stray punctuation marks (`"7+%-` for "Phone"). Both need OCR. Real text, even a plot's axis
-//! digits or two Greek letters, is mostly letters, digits or non-ASCII symbols.
+//! A scanned page paints an image and shows no glyph. A page whose fonts map glyphs to nothing
+//! shows glyphs but yields no text, or a few stray punctuation marks (`"7+%-` for "Phone"). Both
+//! need OCR. Real text, even a plot's axis digits or two Greek letters, is mostly letters, digits
+//! or non-ASCII symbols. A document with no usable text anywhere is `needs_ocr`; a document with
+//! some is indexed, and the pages that need OCR are named.
 
-/// Running counts over a document's text, page by page.
-#[derive(Debug, Default, Clone, Copy)]
+use std::collections::BTreeSet;
+
+/// What one extracted page held, as the quality judgement needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct PageContent<'a> {
+    pub number: u32,
+    pub text: &'a str,
+    pub has_text_layer: bool,
+    pub has_images: bool,
+    pub unmapped_fonts: &'a [String],
+}
+
+/// Running judgement over a document's pages.
+#[derive(Debug, Default, Clone)]
 pub struct TextQuality {
+    counts: CharCounts,
+    pages: u32,
+    scanned: Vec<u32>,
+    unreadable: Vec<u32>,
+    unmapped_fonts: BTreeSet<String>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct CharCounts {
     meaningful: usize,
     other: usize,
 }
 
-impl TextQuality {
-    /// Counts the characters of one more page.
-    pub fn add(&mut self, text: &str) {
+impl CharCounts {
+    fn of(text: &str) -> CharCounts {
+        let mut counts = CharCounts::default();
         for c in text.chars().filter(|c| !c.is_whitespace()) {
             if c.is_alphanumeric() || !c.is_ascii() {
-                self.meaningful += 1;
+                counts.meaningful += 1;
             } else {
-                self.other += 1;
+                counts.other += 1;
             }
+        }
+        counts
+    }
+
+    fn is_usable(self) -> bool {
+        self.meaningful > 0 && self.meaningful >= self.other
+    }
+}
+
+impl TextQuality {
+    /// Takes one more page into account.
+    pub fn add(&mut self, page: PageContent<'_>) {
+        let counts = CharCounts::of(page.text);
+        self.counts.meaningful += counts.meaningful;
+        self.counts.other += counts.other;
+        self.pages += 1;
+        if counts.is_usable() {
+            return;
+        }
+        if !page.unmapped_fonts.is_empty() {
+            self.unreadable.push(page.number);
+            self.unmapped_fonts.extend(page.unmapped_fonts.iter().cloned());
+        } else if !page.has_text_layer && page.has_images {
+            self.scanned.push(page.number);
         }
     }
 
     /// True when the text seen so far holds something worth indexing.
     pub fn is_usable(&self) -> bool {
-        self.meaningful > 0 && self.meaningful >= self.other
+        self.counts.is_usable()
     }
+
+    /// Pages with no usable text that OCR could read (scans, fonts without Unicode), ascending.
+    pub fn pages_needing_ocr(&self) -> Vec<u32> {
+        let mut pages: Vec<u32> = self.scanned.iter().chain(&self.unreadable).copied().collect();
+        pages.sort_unstable();
+        pages
+    }
+
+    /// Why a document without usable text is `needs_ocr`, in words a person understands.
+    pub fn no_text_reason(&self) -> String {
+        if !self.unmapped_fonts.is_empty() {
+            let fonts: Vec<&str> = self.unmapped_fonts.iter().map(String::as_str).collect();
+            format!(
+                "its fonts ({}) draw letters as shapes without saying which letters they are, so no text can be read; this PDF needs OCR",
+                fonts.join(", ")
+            )
+        } else if self.pages > 0 && self.scanned.len() as u32 == self.pages {
+            "no text layer: the pages are images (a scan); this PDF needs OCR".to_string()
+        } else {
+            "no text layer: the pages hold no readable text; this PDF needs OCR".to_string()
+        }
+    }
+}
+
+/// The note kept with a ready document some of whose pages need OCR, or `None` if none do.
+pub fn ocr_note(pages: &[u32]) -> Option<String> {
+    let (&first, rest) = pages.split_first()?;
+    let mut ranges: Vec<(u32, u32)> = vec![(first, first)];
+    for &page in rest {
+        match ranges.last_mut() {
+            Some(last) if page == last.1 + 1 => last.1 = page,
+            _ => ranges.push((page, page)),
+        }
+    }
+    let list: Vec<String> = ranges
+        .iter()
+        .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+        .collect();
+    let (noun, verb) = if pages.len() == 1 {
+        ("page", "has")
+    } else {
+        ("pages", "have")
+    };
+    Some(format!(
+        "{noun} {} {verb} no readable text (scanned, or fonts without text) and cannot be searched until OCR",
+        list.join(", ")
+    ))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::TextQuality;
+    use super::*;
+
+    fn page<'a>(number: u32, text: &'a str, layer: bool, images: bool, unmapped: &'a [String]) -> PageContent<'a> {
+        PageContent {
+            number,
+            text,
+            has_text_layer: layer,
+            has_images: images,
+            unmapped_fonts: unmapped,
+        }
+    }
 
     fn usable(text: &str) -> bool {
         let mut q = TextQuality::default();
-        q.add(text);
+        q.add(page(1, text, true, false, &[]));
         q.is_usable()
     }
 
@@ -52,5 +156,35 @@ mod tests {
         assert!(usable("0 2 4 6 8 0 2 4 6 8"));
         assert!(usable("😀 🔧 🔨"));
         assert!(usable("Hello (world), \"quoted\"."));
+    }
+
+    #[test]
+    fn scanned_and_unreadable_pages_are_named_blank_ones_are_not() {
+        let fonts = ["F1".to_string()];
+        let mut q = TextQuality::default();
+        q.add(page(1, "", false, true, &[]));
+        q.add(page(2, "Some real text here", true, true, &[]));
+        q.add(page(3, "", false, false, &[]));
+        q.add(page(4, "", false, true, &[]));
+        q.add(page(5, "\"7+%", true, false, &fonts));
+        assert!(q.is_usable());
+        assert_eq!(q.pages_needing_ocr(), vec![1, 4, 5]);
+        assert_eq!(
+            ocr_note(&q.pages_needing_ocr()).unwrap(),
+            "pages 1, 4-5 have no readable text (scanned, or fonts without text) and cannot be searched until OCR"
+        );
+        assert!(ocr_note(&[]).is_none());
+        assert!(ocr_note(&[7]).unwrap().starts_with("page 7 has"));
+    }
+
+    #[test]
+    fn the_reason_says_scan_or_fonts() {
+        let mut scan = TextQuality::default();
+        scan.add(page(1, "", false, true, &[]));
+        assert!(scan.no_text_reason().contains("are images (a scan)"));
+        let mut fonts = TextQuality::default();
+        fonts.add(page(1, "", true, false, &["Foo".to_string()]));
+        assert!(fonts.no_text_reason().contains("(Foo)"), "{}", fonts.no_text_reason());
+        assert!(fonts.no_text_reason().contains("needs OCR"));
     }
 }

@@ -100,7 +100,15 @@ fn every_corpus_file_ends_in_the_status_its_manifest_implies() {
         .reason
         .as_deref()
         .unwrap()
-        .contains("needs OCR"));
+        .contains("the pages are images (a scan)"));
+    let fonts = by_name["font-truetype-no-tounicode.pdf"].reason.as_deref().unwrap();
+    assert!(fonts.contains("fonts (") && fonts.contains("needs OCR"), "{fonts}");
+    // A mixed document is indexed, and its scanned pages are named.
+    assert_eq!(
+        by_name["scan-multipage-6p-mixed.pdf"].reason.as_deref(),
+        Some("pages 1-3, 5-6 have no readable text (scanned, or fonts without text) and cannot be searched until OCR")
+    );
+    assert_eq!(by_name["text-crazyones-pdfa-ghostscript.pdf"].reason, None);
 }
 
 #[test]

@@ -76,7 +76,7 @@ fn add(t: &TestLibrary, doc: Doc) -> DocumentId {
         .block_on(publish(&dirs, row.id, &chunks, &doc.vectors, DIM, &provenance))
         .unwrap();
     catalog
-        .set_ready(row.id, &doc.meta, manifest.char_count, manifest.chunk_count)
+        .set_ready(row.id, &doc.meta, manifest.char_count, manifest.chunk_count, None)
         .unwrap();
     row.id
 }

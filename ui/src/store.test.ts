@@ -75,6 +75,9 @@ describe("stores", () => {
 
   it("says each status in words", () => {
     expect(statusText(doc("a", 1, "a.pdf"))).toBe("Ready · 3 pages");
+    expect(statusText(doc("a", 1, "a.pdf", { reason: "page 2 has no readable text" }))).toBe(
+      "Ready · 3 pages · page 2 has no readable text",
+    );
     expect(statusText(doc("a", 1, "a.pdf", { status: "indexing", progress_done: 2, progress_total: 9 }))).toBe(
       "Indexing page 2 of 9",
     );

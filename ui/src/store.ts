@@ -72,8 +72,11 @@ export function linkText(link: Link): string {
 /** What a document's status says to a person. */
 export function statusText(doc: LibraryDocument): string {
   switch (doc.status) {
-    case "ready":
-      return doc.page_count === null ? "Ready" : `Ready · ${doc.page_count} pages`;
+    case "ready": {
+      const ready = doc.page_count === null ? "Ready" : `Ready · ${doc.page_count} pages`;
+      // A ready document's reason names pages that need OCR.
+      return doc.reason === null ? ready : `${ready} · ${doc.reason}`;
+    }
     case "queued":
       return "Waiting to be indexed";
     case "indexing":

@@ -1,14 +1,17 @@
 //! Runs a page's content stream far enough to know where every glyph lands: the graphics state
 //! (`q`/`Q`, `cm`), the text state and operators (`BT`..`ET`, `Tf`, `Td`, `TD`, `Tm`, `T*`,
 //! `TL`, `Tc`, `Tw`, `Tz`, `Ts`, `Tr`, `Tj`, `TJ`, `'`, `"`), and Form XObjects through `Do`.
-//! Images are skipped without decoding. Work is bounded: operations, glyphs, text and nesting.
+//! Images are skipped without decoding (only counted). Marked content with `/ActualText` (tagged
+//! PDFs' emoji, ligatures, hyphenation) replaces the text of the glyphs it covers, as in poppler.
+//! Work is bounded: operations, glyphs, text and nesting.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use lopdf::content::Content;
-use lopdf::{Dictionary, Document, Object, ObjectId};
+use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 
+use crate::annotations::Appearance;
 use crate::font::Font;
 use crate::layout::PlacedGlyph;
 use crate::matrix::Matrix;
@@ -59,6 +62,8 @@ pub struct Shown {
     pub glyph_count: usize,
     /// Per font name: glyphs shown and glyphs that had text.
     pub fonts: HashMap<String, (usize, usize)>,
+    /// Images painted (image XObjects and inline images), forms included.
+    pub images: usize,
     /// A limit stopped the page early.
     pub truncated: bool,
 }
@@ -74,6 +79,14 @@ pub struct Interpreter<'a> {
     forms: HashSet<ObjectId>,
     /// A space glyph was seen; the next glyph starts a word.
     pending_space: bool,
+    /// Open marked-content sequences, each with its `/ActualText` if it has one.
+    marked: Vec<Option<ActualText>>,
+}
+
+/// The replacement text of a marked-content sequence; it is given to the sequence's first glyph.
+struct ActualText {
+    text: String,
+    given: bool,
 }
 
 /// The text matrices of a text object.
@@ -96,6 +109,7 @@ impl<'a> Interpreter<'a> {
             shown: Shown::default(),
             forms: HashSet::new(),
             pending_space: false,
+            marked: Vec::new(),
         }
     }
 
@@ -106,6 +120,7 @@ impl<'a> Interpreter<'a> {
     /// Runs a content stream with its resources (nearest first) and initial matrix.
     pub fn run(&mut self, content: &[u8], resources: &[&'a Dictionary], ctm: Matrix, depth: usize) {
         let mut state = State::new(ctm);
+        let marked_outside = self.marked.len();
         let mut saved: Vec<State> = Vec::new();
         let mut unsaved_depth = 0usize;
         let mut text = Text {
@@ -117,7 +132,7 @@ impl<'a> Interpreter<'a> {
             self.operations += 1;
             if self.operations > self.limits.max_operations || self.shown.glyph_count > self.limits.max_glyphs {
                 self.shown.truncated = true;
-                return;
+                break;
             }
             let ops = &operation.operands;
             match operation.operator.as_str() {
@@ -209,9 +224,40 @@ impl<'a> Interpreter<'a> {
                         self.form(resources, name, &state, depth);
                     }
                 }
+                "BI" => self.shown.images += 1,
+                "BMC" => self.begin_marked(None),
+                "BDC" => {
+                    let actual = ops.get(1).and_then(|props| self.actual_text(resources, props));
+                    self.begin_marked(actual);
+                }
+                "EMC" if self.marked.len() > marked_outside => {
+                    self.marked.pop();
+                }
                 _ => {}
             }
         }
+        // Sequences a stream leaves open end with it.
+        self.marked.truncate(marked_outside);
+    }
+
+    fn begin_marked(&mut self, actual: Option<String>) {
+        if self.marked.len() < MAX_SAVED_STATES {
+            self.marked.push(actual.map(|text| ActualText { text, given: false }));
+        }
+    }
+
+    /// The `/ActualText` of a `BDC`'s properties, given inline or named in `/Properties`.
+    fn actual_text(&self, resources: &[&'a Dictionary], props: &Object) -> Option<String> {
+        let dict = match props {
+            Object::Dictionary(dict) => dict,
+            Object::Name(name) => resources
+                .iter()
+                .filter_map(|r| get_dict(self.doc, r, b"Properties"))
+                .find_map(|p| get_dict(self.doc, p, name))?,
+            _ => return None,
+        };
+        let text = resolve(self.doc, dict.get(b"ActualText").ok()?);
+        lopdf::decode_text_string(text).ok()
     }
 
     /// The font a `Tf` names, decoded once per document.
@@ -246,18 +292,76 @@ impl<'a> Interpreter<'a> {
         let Object::Stream(stream) = resolve(self.doc, reference) else {
             return;
         };
-        if get_name(self.doc, &stream.dict, b"Subtype") != Some(b"Form".as_slice()) {
+        match get_name(self.doc, &stream.dict, b"Subtype") {
+            Some(b"Form") => {}
+            Some(b"Image") => {
+                self.shown.images += 1;
+                return;
+            }
+            _ => return,
+        }
+        let matrix = get_array(self.doc, &stream.dict, b"Matrix")
+            .and_then(|m| Matrix::from_slice(&m.iter().filter_map(number).collect::<Vec<_>>()))
+            .unwrap_or(Matrix::IDENTITY);
+        self.run_form(id, stream, matrix.then(&state.ctm), resources, depth);
+    }
+
+    /// Runs an annotation's appearance over the page whose matrix is `ctm`; `resources` are used
+    /// for what the form's own resources do not name (the form's `/DR`).
+    pub fn run_appearance(&mut self, appearance: &Appearance<'a>, ctm: Matrix, resources: &[&'a Dictionary]) {
+        self.run_form(
+            appearance.id,
+            appearance.form,
+            appearance.matrix.then(&ctm),
+            resources,
+            0,
+        );
+    }
+
+    /// Puts `text` on the page as one run, its baseline starting at (`x`, `y`) under `ctm`, in
+    /// a font `size` high: a form field's value whose appearance is left to the viewer.
+    pub fn place_text(&mut self, text: &str, x: f32, y: f32, size: f32, ctm: Matrix) {
+        if text.is_empty() || self.shown.text.len() + text.len() > self.limits.max_text_bytes {
             return;
         }
+        let (vx, vy) = ctm.apply_vector(1.0, 0.0);
+        let norm = (vx * vx + vy * vy).sqrt();
+        if norm.is_nan() || norm <= 1e-6 {
+            return;
+        }
+        let start = self.shown.text.len();
+        self.shown.text.push_str(text);
+        let (x, y) = ctm.apply(x, y);
+        self.shown.glyphs.push(PlacedGlyph {
+            x,
+            y,
+            dx: vx / norm,
+            dy: vy / norm,
+            // About half an em per character: only the layout's gaps depend on it.
+            extent: 0.5 * size * text.chars().count() as f32 * norm,
+            size: size * ctm.scale(),
+            start: start as u32,
+            end: self.shown.text.len() as u32,
+            space_before: true,
+        });
+        self.shown.glyph_count += 1;
+    }
+
+    /// Runs a form's content with `matrix` as its initial CTM, its own resources first.
+    fn run_form(
+        &mut self,
+        id: Option<ObjectId>,
+        stream: &'a Stream,
+        matrix: Matrix,
+        resources: &[&'a Dictionary],
+        depth: usize,
+    ) {
         if id.is_some_and(|id| self.forms.contains(&id)) {
             return;
         }
         let Some(content) = stream_bytes(stream, self.limits.max_decompressed) else {
             return;
         };
-        let matrix = get_array(self.doc, &stream.dict, b"Matrix")
-            .and_then(|m| Matrix::from_slice(&m.iter().filter_map(number).collect::<Vec<_>>()))
-            .unwrap_or(Matrix::IDENTITY);
         let mut inner: Vec<&'a Dictionary> = Vec::with_capacity(resources.len() + 1);
         if let Some(own) = get_dict(self.doc, &stream.dict, b"Resources") {
             inner.push(own);
@@ -266,7 +370,7 @@ impl<'a> Interpreter<'a> {
         if let Some(id) = id {
             self.forms.insert(id);
         }
-        self.run(&content, &inner, matrix.then(&state.ctm), depth + 1);
+        self.run(&content, &inner, matrix, depth + 1);
         if let Some(id) = id {
             self.forms.remove(&id);
         }
@@ -301,8 +405,19 @@ impl<'a> Interpreter<'a> {
             shown += 1;
             let to_user = text.matrix.then(&state.ctm);
             let start = self.shown.text.len();
-            let has_text =
-                self.shown.text.len() < self.limits.max_text_bytes && font.text(glyph.code, &mut self.shown.text);
+            let room = self.shown.text.len() < self.limits.max_text_bytes;
+            // The outermost replacement covers its whole sequence, nested ones included.
+            let has_text = match self.marked.iter_mut().find_map(Option::as_mut) {
+                Some(actual) => {
+                    if room && !std::mem::replace(&mut actual.given, true) {
+                        self.shown.text.push_str(&actual.text);
+                    }
+                    // The glyphs after the first are covered by its text: mapped, but silent.
+                    mapped += usize::from(self.shown.text.len() == start);
+                    self.shown.text.len() > start
+                }
+                None => room && font.text(glyph.code, &mut self.shown.text),
+            };
             let (advance_x, advance_y, visual) = if font.vertical {
                 (0.0, -size + state.char_spacing, (0.0, -size))
             } else {
@@ -431,6 +546,27 @@ mod tests {
         let mut interpreter = Interpreter::new(&doc, &mut fonts, Limits::default());
         interpreter.run(content, &[&resources], Matrix::IDENTITY, 0);
         interpreter.finish()
+    }
+
+    #[test]
+    fn actual_text_replaces_the_glyphs_it_covers() {
+        let shown = run(
+            b"BT /F1 10 Tf (a) Tj /Span <</ActualText <FEFFD83CDDEED83CDDE9>>> BDC (xy) Tj EMC \
+            /P BMC (b) Tj EMC /Span <</ActualText (fl)>> BDC /Span <</ActualText (inner)>> BDC (q) Tj EMC EMC ET",
+        );
+        // Two glyphs give the flag once (the surrogate pairs decoded); the outer text wins.
+        assert_eq!(shown.text, "a\u{1F1EE}\u{1F1E9}bfl");
+        assert_eq!(shown.glyphs.len(), 4);
+        assert_eq!(shown.fonts["Helvetica"], (5, 5));
+    }
+
+    #[test]
+    fn images_are_counted_not_decoded() {
+        assert_eq!(
+            run(b"q 10 0 0 10 0 0 cm BI /W 1 /H 1 /CS /G /BPC 8 ID \x00 EI Q").images,
+            1
+        );
+        assert_eq!(run(b"BT /F1 10 Tf (a) Tj ET").images, 0);
     }
 
     #[test]

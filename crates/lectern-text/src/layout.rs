@@ -2,7 +2,11 @@
 //! taken to the nearest of four (so rotated and vertical text read along their own lines);
 //! glyphs are grouped into lines by baseline, lines are cut into segments at wide gaps, and the
 //! segments are ordered by recursive XY cuts (a vertical gutter of whitespace separates columns,
-//! a horizontal gap separates blocks). Word spaces come from space glyphs and from gaps.
+//! a horizontal gap separates blocks). Word spaces come from space glyphs and from gaps. Text
+//! drawn twice at the same place is read once.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// One glyph with text, where the content stream put it (user space as displayed).
 #[derive(Debug, Clone, Copy)]
@@ -22,6 +26,58 @@ pub struct PlacedGlyph {
     pub end: u32,
     /// A space glyph came just before this one.
     pub space_before: bool,
+}
+
+/// Glyphs of the same text this close (in font sizes) are one glyph drawn twice.
+const OVERDRAW: f32 = 0.1;
+
+/// True when the same text was already drawn at (nearly) the same place: the "fake bold" of
+/// glyphs drawn two or three times a hair apart, or a form field's label drawn both by the page
+/// and by the field's appearance. poppler keeps one copy, and so do we.
+fn overdrawn(drawn: &mut HashSet<u64, BuildHasherDefault<CellHasher>>, g: &PlacedGlyph, text: &str) -> bool {
+    let Some(glyph_text) = text.get(g.start as usize..g.end as usize) else {
+        return false;
+    };
+    let cell = (g.size * OVERDRAW).max(0.05);
+    let (fx, fy) = (g.x / cell, g.y / cell);
+    let (cx, cy) = (fx.floor() as i64, fy.floor() as i64);
+    // The cell and its neighbours on the sides the glyph is nearer to.
+    let (nx, ny) = (
+        if fx - fx.floor() < 0.5 { -1 } else { 1 },
+        if fy - fy.floor() < 0.5 { -1 } else { 1 },
+    );
+    let key = |x: i64, y: i64| {
+        let mut h = CellHasher::default();
+        glyph_text.hash(&mut h);
+        (x, y).hash(&mut h);
+        h.finish()
+    };
+    let near = [(0, 0), (nx, 0), (0, ny), (nx, ny)]
+        .iter()
+        .any(|&(dx, dy)| drawn.contains(&key(cx + dx, cy + dy)));
+    drawn.insert(key(cx, cy));
+    near
+}
+
+/// A fast multiplicative hash (FxHash's) for the overdraw cells: SipHash costs more than the
+/// layout of a page.
+#[derive(Default)]
+struct CellHasher(u64);
+
+impl Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn write_i64(&mut self, n: i64) {
+        self.0 = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
 }
 
 /// A gap wider than this (in font sizes) between glyphs is a word space.
@@ -63,8 +119,12 @@ struct Segment {
 /// The text of a page's glyphs in reading order, lines separated by newlines.
 pub fn lay_out(glyphs: &[PlacedGlyph], text: &str) -> String {
     let mut by_direction: [Vec<Item>; 4] = Default::default();
+    let mut drawn: HashSet<u64, BuildHasherDefault<CellHasher>> = HashSet::default();
     for (i, g) in glyphs.iter().enumerate() {
         if !(g.x.is_finite() && g.y.is_finite() && g.size.is_finite() && g.extent.is_finite()) {
+            continue;
+        }
+        if overdrawn(&mut drawn, g, text) {
             continue;
         }
         let direction = if g.dx.abs() >= g.dy.abs() {
@@ -320,6 +380,16 @@ mod tests {
             });
             x += 5.0;
         }
+    }
+
+    #[test]
+    fn text_drawn_twice_in_place_is_read_once() {
+        let (mut text, mut glyphs) = (String::new(), Vec::new());
+        words(&mut text, &mut glyphs, 100.0, 700.0, "Bold");
+        // Fake bold: the same word again, a third of a point to the right.
+        words(&mut text, &mut glyphs, 100.3, 700.0, "Bold");
+        words(&mut text, &mut glyphs, 100.0, 680.0, "Bold");
+        assert_eq!(lay_out(&glyphs, &text), "Bold\nBold");
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! PDF page text extraction on lopdf, as good as poppler's `pdftotext`: content streams are
 //! interpreted here (text state, matrices, Form XObjects), fonts are decoded to Unicode
 //! (simple encodings with Differences, ToUnicode CMaps, Type 0 Identity fonts), glyphs are placed
-//! on the page and grouped into lines and words, and the text is cleaned up (ligatures, soft
-//! hyphens, hyphenation). [`score`] measures an extraction against a reference text.
+//! on the page (annotations' appearances, such as filled-in form fields, included) and grouped
+//! into lines and words, and the text is cleaned up (ligatures, soft
+//! hyphens, hyphenation). [`open`] loads a document, encrypted ones included; [`score`]
+//! measures an extraction against a reference text.
 
+mod annotations;
 mod cff;
 mod cid_collections;
 pub mod cleanup;
@@ -15,6 +18,7 @@ mod glyph_names;
 mod interpreter;
 mod layout;
 mod matrix;
+mod open;
 mod pdf_object;
 pub mod score;
 mod type1;
@@ -22,6 +26,7 @@ mod type1;
 use lopdf::{Dictionary, Document, ObjectId};
 
 use interpreter::{page_rotation, rotation_matrix, FontCache, Interpreter};
+pub use open::{open, OpenError};
 
 /// Bounds on the work one page may cause.
 #[derive(Debug, Clone, Copy)]
@@ -57,6 +62,8 @@ pub struct PageText {
     pub text: String,
     /// The page shows glyphs (invisible OCR text included), whether or not they map to text.
     pub has_text_layer: bool,
+    /// The page paints images: without a text layer, it is probably a scan.
+    pub has_images: bool,
     /// Fonts whose glyphs were shown but none of which maps to Unicode, by base font name.
     pub unmapped_fonts: Vec<String>,
     /// A limit stopped the page before its end.
@@ -102,6 +109,34 @@ impl<'a> Extractor<'a> {
         let ctm = rotation_matrix(page_rotation(doc, page));
         let mut interpreter = Interpreter::new(doc, &mut self.fonts, self.limits);
         interpreter.run(&content, &resources, ctm, 0);
+        // Filled-in form fields and other annotations draw their text over the page.
+        let form = doc
+            .catalog()
+            .ok()
+            .and_then(|catalog| pdf_object::get_dict(doc, catalog, b"AcroForm"));
+        let form_resources: Vec<&'a Dictionary> = form
+            .and_then(|form| pdf_object::get_dict(doc, form, b"DR"))
+            .into_iter()
+            .collect();
+        let need_appearances = form
+            .and_then(|form| pdf_object::get(doc, form, b"NeedAppearances"))
+            .and_then(|need| need.as_bool().ok())
+            .unwrap_or(false);
+        for annotation in annotations::annotations(doc, page, need_appearances) {
+            if let Some(appearance) = &annotation.appearance {
+                interpreter.run_appearance(appearance, ctm, &form_resources);
+            }
+            if let Some((value, size)) = annotation.value {
+                let [x0, y0, _, y1] = annotation.rect;
+                let size = if size > 0.0 {
+                    size
+                } else {
+                    ((y1 - y0) * 0.7).clamp(4.0, 12.0)
+                };
+                let baseline = y0 + ((y1 - y0 - size) / 2.0).max(0.0) + size * 0.2;
+                interpreter.place_text(&value, x0 + 2.0, baseline, size, ctm);
+            }
+        }
         let shown = interpreter.finish();
         let text = layout::lay_out(&shown.glyphs, &shown.text);
         let mut unmapped_fonts: Vec<String> = shown
@@ -114,6 +149,7 @@ impl<'a> Extractor<'a> {
         PageText {
             text: cleanup::join_hyphenated(&cleanup::expand_ligatures(&text)),
             has_text_layer: shown.glyph_count > 0,
+            has_images: shown.images > 0,
             unmapped_fonts,
             truncated: shown.truncated,
         }

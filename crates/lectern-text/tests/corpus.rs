@@ -7,8 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use lectern_text::score::contains_phrase;
-use lectern_text::{Extractor, Limits, PageText};
-use lopdf::{Document, LoadOptions};
+use lectern_text::{open, Extractor, Limits, OpenError, PageText};
 use serde_json::Value;
 
 fn corpus_dir() -> PathBuf {
@@ -17,15 +16,16 @@ fn corpus_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
 }
 
-/// The pages of a corpus file, or `None` when lopdf cannot open it.
+/// The pages of a corpus file, or `None` when it cannot be opened.
 fn extract(file: &str, password: Option<&str>) -> Option<Vec<PageText>> {
-    let options = LoadOptions {
-        password: password.map(str::to_string),
-        ..Default::default()
-    };
-    let doc = Document::load_with_options(corpus_dir().join("pdfs").join(file), options).ok()?;
+    let doc = open_file(file, password).ok()?;
     let mut extractor = Extractor::new(&doc, Limits::default());
     Some(doc.get_pages().values().map(|&id| extractor.page(id)).collect())
+}
+
+fn open_file(file: &str, password: Option<&str>) -> Result<lopdf::Document, OpenError> {
+    let bytes = std::fs::read(corpus_dir().join("pdfs").join(file)).unwrap();
+    open(&bytes, password, Limits::default().max_decompressed)
 }
 
 fn manifest() -> Vec<Value> {
@@ -98,4 +98,44 @@ fn vertical_japanese_reads_through_the_adobe_japan1_collection() {
     let pages = extract("script-ja-vertical-jo.pdf", None).unwrap();
     assert!(pages[0].text.contains("わたくしといふ現象は"), "{}", pages[0].text);
     assert!(pages[0].unmapped_fonts.is_empty());
+}
+
+/// Every encrypted corpus file opens with the user password its manifest lists (RC4-40, RC4-128,
+/// AES-128, AES-256 R5 and R6, `/Encrypt` inline or by reference), files with an empty user
+/// password open without one, and a wrong or missing password is reported as such.
+#[test]
+fn encrypted_files_open_with_their_password_and_only_with_it() {
+    let mut opened = 0;
+    for entry in manifest().into_iter().filter(|e| e["encrypted"] == true) {
+        let file = entry["file"].as_str().unwrap();
+        match entry["user_password"].as_str() {
+            Some("") => {
+                let doc = open_file(file, None).unwrap_or_else(|e| panic!("{file}: {e}"));
+                assert!(doc.was_encrypted(), "{file}");
+            }
+            Some(password) => {
+                let doc = open_file(file, Some(password)).unwrap_or_else(|e| panic!("{file}: {e}"));
+                assert_eq!(doc.get_pages().len() as u64, entry["pages"].as_u64().unwrap(), "{file}");
+                if let (Some(phrase), Some(page)) = (entry["sample_text"].as_str(), entry["sample_page"].as_u64()) {
+                    let id = doc.get_pages()[&(page as u32)];
+                    let text = Extractor::new(&doc, Limits::default()).page(id).text;
+                    assert!(contains_phrase(&text, phrase), "{file}: {phrase:?} not in {text:?}");
+                }
+                assert!(
+                    matches!(open_file(file, None), Err(OpenError::NeedsPassword)),
+                    "{file} opened without its password"
+                );
+                assert!(
+                    matches!(open_file(file, Some("wrong")), Err(OpenError::WrongPassword)),
+                    "{file} opened with a wrong password"
+                );
+            }
+            None => {
+                assert!(matches!(open_file(file, None), Err(OpenError::NeedsPassword)), "{file}");
+                continue;
+            }
+        }
+        opened += 1;
+    }
+    assert_eq!(opened, 10, "encrypted corpus files opened");
 }
