@@ -10,7 +10,7 @@ use lopdf::{Dictionary, Document, Object};
 use crate::cff;
 use crate::cid_collections::Collection;
 use crate::cmap::CMap;
-use crate::encodings::{MAC_ROMAN, STANDARD, SYMBOL, WIN_ANSI};
+use crate::encodings::{MAC_ROMAN, STANDARD, SYMBOL, WIN_ANSI, ZAPF_DINGBATS};
 use crate::glyph_names;
 use crate::pdf_object::{get, get_array, get_dict, get_name, get_number, number, stream_bytes};
 use crate::type1;
@@ -130,9 +130,10 @@ impl Font {
         let base = match base_name.and_then(named_table) {
             Some(table) => simple_table(table),
             None if name.contains("Symbol") => simple_table(&SYMBOL),
+            None if name.contains("Dingbats") => simple_table(&ZAPF_DINGBATS),
             // A Type 3 font's codes mean nothing beyond its /Differences; a symbolic TrueType
             // font without an encoding addresses its glyphs directly.
-            None if is_type3 || name.contains("Dingbats") => vec![None; 256],
+            None if is_type3 => vec![None; 256],
             None if symbolic && subtype == b"TrueType" && encoding.is_none() => vec![None; 256],
             None => simple_table(&STANDARD),
         };
@@ -443,6 +444,23 @@ mod tests {
         let mut widths = Vec::new();
         font.decode(b"A ", |g| widths.push((g.width, g.word_space)));
         assert_eq!(widths, vec![(0.5, false), (0.25, true)]);
+    }
+
+    #[test]
+    fn zapf_dingbats_reads_its_built_in_encoding() {
+        let doc = Document::with_version("1.5");
+        let font = dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "ZapfDingbats" };
+        let font = Font::load(&doc, &font, 1 << 20);
+        let text = |code| {
+            let mut s = String::new();
+            font.text(code, &mut s).then_some(s)
+        };
+        // The check marks and the radio button dot of form fields.
+        assert_eq!(text(u32::from(b'4')).as_deref(), Some("✔"));
+        assert_eq!(text(u32::from(b'8')).as_deref(), Some("✘"));
+        assert_eq!(text(u32::from(b'l')).as_deref(), Some("●"));
+        assert_eq!(text(0xAC).as_deref(), Some("①"));
+        assert_eq!(text(0xF0), None);
     }
 
     #[test]

@@ -75,14 +75,30 @@ pub struct Extractor<'a> {
     doc: &'a Document,
     limits: Limits,
     fonts: FontCache,
+    /// The interactive form's default resources (`/AcroForm /DR`), for field appearances.
+    form_resources: Vec<&'a Dictionary>,
+    /// The form leaves its fields' appearances to the viewer (`/AcroForm /NeedAppearances`).
+    need_appearances: bool,
 }
 
 impl<'a> Extractor<'a> {
     pub fn new(doc: &'a Document, limits: Limits) -> Extractor<'a> {
+        let form = doc
+            .catalog()
+            .ok()
+            .and_then(|catalog| pdf_object::get_dict(doc, catalog, b"AcroForm"));
         Extractor {
             doc,
             limits,
             fonts: FontCache::new(),
+            form_resources: form
+                .and_then(|form| pdf_object::get_dict(doc, form, b"DR"))
+                .into_iter()
+                .collect(),
+            need_appearances: form
+                .and_then(|form| pdf_object::get(doc, form, b"NeedAppearances"))
+                .and_then(|need| need.as_bool().ok())
+                .unwrap_or(false),
         }
     }
 
@@ -110,21 +126,9 @@ impl<'a> Extractor<'a> {
         let mut interpreter = Interpreter::new(doc, &mut self.fonts, self.limits);
         interpreter.run(&content, &resources, ctm, 0);
         // Filled-in form fields and other annotations draw their text over the page.
-        let form = doc
-            .catalog()
-            .ok()
-            .and_then(|catalog| pdf_object::get_dict(doc, catalog, b"AcroForm"));
-        let form_resources: Vec<&'a Dictionary> = form
-            .and_then(|form| pdf_object::get_dict(doc, form, b"DR"))
-            .into_iter()
-            .collect();
-        let need_appearances = form
-            .and_then(|form| pdf_object::get(doc, form, b"NeedAppearances"))
-            .and_then(|need| need.as_bool().ok())
-            .unwrap_or(false);
-        for annotation in annotations::annotations(doc, page, need_appearances) {
+        for annotation in annotations::annotations(doc, page, self.need_appearances) {
             if let Some(appearance) = &annotation.appearance {
-                interpreter.run_appearance(appearance, ctm, &form_resources);
+                interpreter.run_appearance(appearance, ctm, &self.form_resources);
             }
             if let Some((value, size)) = annotation.value {
                 let [x0, y0, _, y1] = annotation.rect;
