@@ -21,7 +21,7 @@ use lectern::chunk::{Chunk, ChunkerSettings};
 use lectern::index::{block, publish, IndexDirs, Provenance};
 use lectern::search::eval::read_questions;
 use lectern::search::{SearchMode, SearchRequest};
-use lectern::{Error, Library, LibraryConfig};
+use lectern::{DocumentStatus, Error, Library, LibraryConfig};
 use serde::{Deserialize, Serialize};
 
 use super::args::SearchBenchArgs;
@@ -189,11 +189,18 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> Result<(), Erro
     };
     let data = data_dir(args, sizes);
     let spec_path = data.join("spec.json");
-    if std::fs::read_to_string(&spec_path)
+    let same_spec = std::fs::read_to_string(&spec_path)
         .ok()
         .and_then(|t| serde_json::from_str::<DataSpec>(&t).ok())
-        .is_some_and(|s| s == spec)
-    {
+        .is_some_and(|s| s == spec);
+    // The synthetic documents have no stored PDF: an indexer that ran over this library (the
+    // app's, opened on it) marks them failed, and the library must then be made again.
+    let all_ready = || {
+        Catalog::open(&home(&data).join("library.sqlite"))
+            .and_then(|c| c.documents_with_status(DocumentStatus::Ready))
+            .is_ok_and(|ready| sizes.iter().max().is_some_and(|&n| ready.len() == n))
+    };
+    if same_spec && all_ready() {
         return Ok(());
     }
     if data.exists() {
