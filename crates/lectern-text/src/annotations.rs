@@ -6,7 +6,7 @@
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 
 use crate::matrix::Matrix;
-use crate::pdf_object::{get, get_array, get_dict, get_name, number, resolve};
+use crate::pdf_object::{form_matrix, get, get_array, get_dict, get_name, numbers, resolve};
 
 /// At most this many annotations of one page are drawn.
 const MAX_ANNOTATIONS: usize = 10_000;
@@ -17,14 +17,20 @@ const NO_VIEW: i64 = 1 << 5;
 /// Fields inherit their type and value from at most this many ancestors.
 const MAX_FIELD_DEPTH: usize = 16;
 
-/// A visible annotation of a page.
-pub struct Annotation<'a> {
-    /// Its normal appearance, if it has one.
-    pub appearance: Option<Appearance<'a>>,
-    /// Where it is on the page: `[x0 y0 x1 y1]`.
-    pub rect: [f32; 4],
-    /// The value of a text field, with the font size its `/DA` asks for (0: fit the field).
-    pub value: Option<(String, f32)>,
+/// What a visible annotation puts on its page.
+pub enum Annotation<'a> {
+    /// Its normal appearance, drawn.
+    Drawn(Appearance<'a>),
+    /// A text field's value, written in the field (its appearance left to the viewer).
+    Value(FieldValue),
+}
+
+/// A text field's value and where it is written: from (`x`, `y`), in a font `size` high.
+pub struct FieldValue {
+    pub text: String,
+    pub x: f32,
+    pub y: f32,
+    pub size: f32,
 }
 
 /// One annotation's normal appearance: a form XObject, and where it goes on the page.
@@ -59,17 +65,10 @@ fn annotation<'a>(doc: &'a Document, annot: &'a Dictionary, need_appearances: bo
     }
     let rect = rectangle(get_array(doc, annot, b"Rect")?)?;
     if need_appearances && subtype == Some(b"Widget".as_slice()) {
-        return Some(Annotation {
-            appearance: None,
-            rect,
-            value: text_field_value(doc, annot),
-        });
+        text_field_value(doc, annot, rect).map(Annotation::Value)
+    } else {
+        appearance(doc, annot, rect).map(Annotation::Drawn)
     }
-    Some(Annotation {
-        appearance: appearance(doc, annot, rect),
-        rect,
-        value: None,
-    })
 }
 
 /// A field's entry, looked up on the widget and then up its `/Parent` chain.
@@ -83,8 +82,9 @@ fn inherited<'a>(doc: &'a Document, mut dict: &'a Dictionary, key: &[u8]) -> Opt
     None
 }
 
-/// The value of a text field widget, and the font size of its `/DA` (`/F1 11 Tf`).
-fn text_field_value(doc: &Document, widget: &Dictionary) -> Option<(String, f32)> {
+/// The value of a text field widget, written at the left of its rectangle `rect`, vertically
+/// centred, in the font size of its `/DA` (`/F1 11 Tf`; 0 or none: fitted to the field).
+fn text_field_value(doc: &Document, widget: &Dictionary, rect: [f32; 4]) -> Option<FieldValue> {
     if inherited(doc, widget, b"FT")?.as_name().ok()? != b"Tx" {
         return None;
     }
@@ -103,9 +103,15 @@ fn text_field_value(doc: &Document, widget: &Dictionary) -> Option<(String, f32)
                 .parse::<f32>()
                 .ok()
         })
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .unwrap_or(0.0);
-    Some((value, size))
+        .filter(|s| s.is_finite() && *s > 0.0);
+    let [x0, y0, _, y1] = rect;
+    let size = size.unwrap_or(((y1 - y0) * 0.7).clamp(4.0, 12.0));
+    Some(FieldValue {
+        text: value,
+        x: x0 + 2.0,
+        y: y0 + ((y1 - y0 - size) / 2.0).max(0.0) + size * 0.2,
+        size,
+    })
 }
 
 fn appearance<'a>(doc: &'a Document, annot: &'a Dictionary, rect: [f32; 4]) -> Option<Appearance<'a>> {
@@ -123,9 +129,7 @@ fn appearance<'a>(doc: &'a Document, annot: &'a Dictionary, rect: [f32; 4]) -> O
         }
         _ => return None,
     };
-    let own = get_array(doc, &form.dict, b"Matrix")
-        .and_then(|m| Matrix::from_slice(&m.iter().filter_map(number).collect::<Vec<_>>()))
-        .unwrap_or(Matrix::IDENTITY);
+    let own = form_matrix(doc, &form.dict);
     let bbox = get_array(doc, &form.dict, b"BBox").and_then(|b| rectangle(b))?;
     Some(Appearance {
         id,
@@ -136,7 +140,7 @@ fn appearance<'a>(doc: &'a Document, annot: &'a Dictionary, rect: [f32; 4]) -> O
 
 /// `[x0 y0 x1 y1]` with the corners in order.
 fn rectangle(values: &[Object]) -> Option<[f32; 4]> {
-    let n: Vec<f32> = values.iter().filter_map(number).collect();
+    let n = numbers(values);
     let [a, b, c, d] = n.as_slice() else {
         return None;
     };

@@ -12,7 +12,7 @@ use crate::cid_collections::Collection;
 use crate::cmap::CMap;
 use crate::encodings::{MAC_ROMAN, STANDARD, SYMBOL, WIN_ANSI, ZAPF_DINGBATS};
 use crate::glyph_names;
-use crate::pdf_object::{get, get_array, get_dict, get_name, get_number, number, stream_bytes};
+use crate::pdf_object::{get, get_array, get_dict, get_name, get_number, number, numbers, stream_bytes};
 use crate::type1;
 
 /// Most entries read from a /W array or a /Differences array.
@@ -151,7 +151,7 @@ impl Font {
             apply_differences(doc, d, &mut table);
         }
         let font_matrix: Vec<f32> = get_array(doc, dict, b"FontMatrix")
-            .map(|a| a.iter().filter_map(number).collect())
+            .map(|a| numbers(a))
             .unwrap_or_default();
         let (width_scale, size_scale) = match font_matrix.as_slice() {
             [a, _, _, d, _, _] if is_type3 && a.abs() > 1e-9 => (*a, (d.abs() * 1000.0).clamp(0.01, 100.0)),

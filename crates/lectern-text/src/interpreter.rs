@@ -15,7 +15,7 @@ use crate::annotations::Appearance;
 use crate::font::Font;
 use crate::layout::PlacedGlyph;
 use crate::matrix::Matrix;
-use crate::pdf_object::{get, get_array, get_dict, get_name, number, resolve, stream_bytes};
+use crate::pdf_object::{form_matrix, get, get_dict, get_name, number, numbers, resolve, stream_bytes};
 use crate::Limits;
 
 /// Deepest `q` nesting kept; deeper saves are counted but not stored.
@@ -93,10 +93,6 @@ struct ActualText {
 struct Text {
     matrix: Matrix,
     line: Matrix,
-}
-
-fn numbers(operands: &[Object]) -> Vec<f32> {
-    operands.iter().filter_map(number).collect()
 }
 
 impl<'a> Interpreter<'a> {
@@ -300,9 +296,7 @@ impl<'a> Interpreter<'a> {
             }
             _ => return,
         }
-        let matrix = get_array(self.doc, &stream.dict, b"Matrix")
-            .and_then(|m| Matrix::from_slice(&m.iter().filter_map(number).collect::<Vec<_>>()))
-            .unwrap_or(Matrix::IDENTITY);
+        let matrix = form_matrix(self.doc, &stream.dict);
         self.run_form(id, stream, matrix.then(&state.ctm), resources, depth);
     }
 

@@ -25,6 +25,7 @@ mod type1;
 
 use lopdf::{Dictionary, Document, ObjectId};
 
+use annotations::Annotation;
 use interpreter::{page_rotation, rotation_matrix, FontCache, Interpreter};
 pub use open::{open, OpenError};
 
@@ -127,18 +128,9 @@ impl<'a> Extractor<'a> {
         interpreter.run(&content, &resources, ctm, 0);
         // Filled-in form fields and other annotations draw their text over the page.
         for annotation in annotations::annotations(doc, page, self.need_appearances) {
-            if let Some(appearance) = &annotation.appearance {
-                interpreter.run_appearance(appearance, ctm, &self.form_resources);
-            }
-            if let Some((value, size)) = annotation.value {
-                let [x0, y0, _, y1] = annotation.rect;
-                let size = if size > 0.0 {
-                    size
-                } else {
-                    ((y1 - y0) * 0.7).clamp(4.0, 12.0)
-                };
-                let baseline = y0 + ((y1 - y0 - size) / 2.0).max(0.0) + size * 0.2;
-                interpreter.place_text(&value, x0 + 2.0, baseline, size, ctm);
+            match annotation {
+                Annotation::Drawn(appearance) => interpreter.run_appearance(&appearance, ctm, &self.form_resources),
+                Annotation::Value(value) => interpreter.place_text(&value.text, value.x, value.y, value.size, ctm),
             }
         }
         let shown = interpreter.finish();

@@ -3,6 +3,8 @@
 
 use lopdf::{Dictionary, Document, Object, Stream};
 
+use crate::matrix::Matrix;
+
 /// The object itself, or the object a reference points at (a dangling reference is `Null`).
 pub fn resolve<'a>(doc: &'a Document, object: &'a Object) -> &'a Object {
     doc.dereference(object).map_or(&Object::Null, |(_, o)| o)
@@ -40,6 +42,18 @@ pub fn get_array<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Opt
 /// An integer or real as `f32`; NaN and infinities are refused.
 pub fn number(object: &Object) -> Option<f32> {
     object.as_float().ok().filter(|n| n.is_finite())
+}
+
+/// The integers and reals of an array or operand list, other objects skipped.
+pub fn numbers(objects: &[Object]) -> Vec<f32> {
+    objects.iter().filter_map(number).collect()
+}
+
+/// A form XObject's `/Matrix`, or the identity.
+pub fn form_matrix(doc: &Document, form: &Dictionary) -> Matrix {
+    get_array(doc, form, b"Matrix")
+        .and_then(|m| Matrix::from_slice(&numbers(m)))
+        .unwrap_or(Matrix::IDENTITY)
 }
 
 /// A stream's decoded bytes, bounded by `limit`; an undecodable stream yields nothing.
