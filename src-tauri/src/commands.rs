@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use lectern::answer::AnswerEvent;
 use lectern::catalog::{Chat, ChatId, ChatMessage, Link, Scope};
-use lectern::llm::ConnectionCheck;
+use lectern::llm::{default_threads, ConnectionCheck};
 use lectern::{
     AskOutcome, AskRequest, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
     Settings, SyncReport,
@@ -15,7 +15,7 @@ use tauri::ipc::{Channel, Response};
 use tauri::State;
 
 use crate::app_config;
-use crate::state::{load_model, model_threads, AppState};
+use crate::state::AppState;
 
 type Reply<T> = Result<T, ErrorPayload>;
 
@@ -176,8 +176,8 @@ pub async fn ask(
     ask.k = settings.k;
     ask.mode = settings.mode;
     let backend = settings.backend(&library.config().models_dir).map_err(fail)?;
-    let slot = state.model.clone();
-    let model = tauri::async_runtime::spawn_blocking(move || load_model(&slot, backend))
+    let loader = library.clone();
+    let model = tauri::async_runtime::spawn_blocking(move || loader.language_model(&backend, default_threads()))
         .await
         .map_err(|e| fail(Error::Task(e.to_string())))?
         .map_err(fail)?;
@@ -276,7 +276,7 @@ pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> Reply<Se
 #[tauri::command]
 pub async fn test_connection(state: State<'_, AppState>, settings: Settings) -> Reply<ConnectionCheck> {
     let backend = settings.backend(&state.library.config().models_dir).map_err(fail)?;
-    tauri::async_runtime::spawn_blocking(move || backend.check(model_threads()))
+    tauri::async_runtime::spawn_blocking(move || backend.check(default_threads()))
         .await
         .map_err(|e| fail(Error::Task(e.to_string())))?
         .map_err(fail)

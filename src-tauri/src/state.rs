@@ -1,21 +1,17 @@
-//! What the app holds while it runs: the library, the language model once loaded, and a cancel
-//! flag per answer being generated.
+//! What the app holds while it runs: the library (which keeps the language model once loaded), and
+//! a cancel flag per answer being generated.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
-use lectern::llm::{Backend, Cancel, LanguageModel};
+use lectern::llm::Cancel;
 use lectern::{Error, Library};
 
 use crate::app_config;
 
-/// The loaded model with the backend it was loaded for, shared with the thread that loads it.
-pub type ModelSlot = Arc<Mutex<Option<(Backend, Option<Arc<dyn LanguageModel>>)>>>;
-
 pub struct AppState {
     pub library: Library,
-    pub model: ModelSlot,
     /// Where the app's own configuration file lives.
     pub config_dir: PathBuf,
     answers: Mutex<HashMap<String, Cancel>>,
@@ -30,7 +26,6 @@ impl AppState {
         }
         Ok(AppState {
             library: Library::open(app_config::library_config(&config_dir)?)?,
-            model: Arc::default(),
             config_dir,
             answers: Mutex::new(HashMap::new()),
         })
@@ -56,27 +51,4 @@ impl AppState {
             cancel.cancel();
         }
     }
-}
-
-/// The model of `backend`, loading it on first use or when the backend changed (blocking: run it
-/// off the async threads).
-pub fn load_model(slot: &ModelSlot, backend: Backend) -> Result<Option<Arc<dyn LanguageModel>>, Error> {
-    let mut held = slot.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((loaded, model)) = held.as_ref() {
-        if *loaded == backend {
-            return Ok(model.clone());
-        }
-    }
-    let model = backend.connect(model_threads())?;
-    *held = Some((backend, model.clone()));
-    Ok(model)
-}
-
-/// The threads the built-in model runs on: `LECTERN_LLM_THREADS`, else every core.
-pub fn model_threads() -> usize {
-    std::env::var("LECTERN_LLM_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

@@ -1,10 +1,17 @@
 //! The prompt: instructions, earlier turns of the chat, the passages that fit, and the question,
 //! sized with the model's own token counts.
 //!
-//! The question, the instructions and room for the answer come first; earlier turns are kept,
-//! newest first, up to a third of the window; the passages fill what is left, in rank order,
-//! each labelled `[n]` so the model can cite it. A passage that does not fit whole is left out
-//! rather than cut, so that a citation always points at text the model saw.
+//! Passages are merged first: hits of the same page whose character ranges overlap or touch
+//! become one passage (chunks overlap by design, and two neighbours together often hold a table
+//! with its header), and a hit wholly inside another is dropped. The question, the instructions
+//! and room for the answer come first; earlier turns are kept, newest first, up to a sixth of the
+//! budget; the passages fill what is left, in rank order, each labelled `[n]` with its document
+//! and page and keeping its lines (a table row stays one line with its label). A passage that
+//! does not fit whole is left out rather than cut, so a citation always points at text the model
+//! saw. The question is asked before the passages and again after them, where a small model
+//! attends most.
+//!
+//! There is no worked example: small models copy an example's answer verbatim.
 
 use crate::llm::{LanguageModel, Message, Role};
 use crate::search::Hit;
@@ -13,49 +20,47 @@ use crate::search::Hit;
 const PER_MESSAGE: usize = 8;
 
 /// The instructions the model gets.
-pub const INSTRUCTIONS: &str = "You answer questions about the user's documents using only the numbered passages \
-given with the question. After each sentence, cite the passage it comes from with its number in square brackets, \
-for example [1] or [2]. If the passages do not answer the question, say that the documents do not say.";
+pub const INSTRUCTIONS: &str = "You answer questions about the user's documents. Use only the numbered \
+excerpts in the user's message; they are text extracted from PDF pages, and table rows keep their labels \
+on the same line. Begin with the direct answer: the number with its unit, the name, the date or a short \
+phrase. Then add at most two sentences if they help. Cite the excerpt each fact comes from with its number \
+in square brackets right after the fact, like [2]. Copy numbers exactly as written, with their units and \
+scale (thousands, millions). Answer in the language of the question. If the excerpts do not contain the \
+answer, say: The documents do not say.";
 
-/// A worked example shown before the real question: small models follow an example of citing far
-/// more reliably than an instruction alone.
-const EXAMPLE_QUESTION: &str = "Passages:\n[1] (guide.pdf, page 4) The museum opens at 9 am and closes at 6 pm, \
-except on Mondays.\n\n[2] (guide.pdf, page 7) Tickets cost 12 euros; children under 12 enter free.\n\n\
-Question: When does the museum open?";
-const EXAMPLE_ANSWER: &str = "The museum opens at 9 am and closes at 6 pm, except on Mondays [1].";
-
-/// What the model is asked, and which passages it was given.
+/// What the model is asked, and the passages it was given.
 #[derive(Debug, Clone)]
 pub struct Prompt {
     pub messages: Vec<Message>,
-    /// Indexes into the hits given to [`plan`], in label order: label `n` is `supplied[n - 1]`.
-    pub supplied: Vec<usize>,
+    /// The passages in label order: label `n` is `passages[n - 1]`. A passage may join several
+    /// hits of one page.
+    pub passages: Vec<Hit>,
     /// The tokens the prompt takes, by the model's count.
     pub tokens: usize,
 }
 
 /// Plans the prompt for `question` with `history` (earlier turns, oldest first) and `hits` (in
-/// rank order), leaving `answer_room` tokens for the answer.
+/// rank order), within `budget` prompt tokens (and the model's window less `answer_room`).
 pub fn plan(
     model: &dyn LanguageModel,
     question: &str,
     history: &[Message],
     hits: &[Hit],
+    budget: usize,
     answer_room: usize,
 ) -> Prompt {
-    let window = model.context_window();
+    let budget = budget.min(model.context_window().saturating_sub(answer_room));
     let count = |text: &str| model.count_tokens(text) + PER_MESSAGE;
-    let question_part =
-        format!("\nQuestion: {question}\nAnswer in one or two sentences and cite the passage number, like [1].");
-    let mut used =
-        count(INSTRUCTIONS) + count(EXAMPLE_QUESTION) + count(EXAMPLE_ANSWER) + count(&question_part) + answer_room;
+    let question = question.trim();
+    let head = format!("Question: {question}\n\nExcerpts:\n\n");
+    let tail = format!("Question: {question}\nAnswer directly, citing the excerpt numbers.");
+    let mut used = count(INSTRUCTIONS) + count(&head) + count(&tail);
 
     let mut turns = Vec::new();
-    let history_budget = window / 3;
     let mut history_used = 0;
     for message in history.iter().rev() {
         let cost = count(&message.content);
-        if history_used + cost > history_budget || used + history_used + cost > window {
+        if history_used + cost > budget / 6 || used + history_used + cost > budget {
             break;
         }
         history_used += cost;
@@ -64,39 +69,145 @@ pub fn plan(
     turns.reverse();
     used += history_used;
 
-    let mut passages = String::from("Passages:\n");
-    let mut supplied = Vec::new();
-    for (i, hit) in hits.iter().enumerate() {
-        let block = passage_block(supplied.len() + 1, hit);
+    let mut body = String::new();
+    let mut passages = Vec::new();
+    for passage in merge(hits) {
+        let block = passage_block(passages.len() + 1, &passage);
         let cost = model.count_tokens(&block);
-        if used + cost > window {
+        if used + cost > budget {
             continue;
         }
         used += cost;
-        passages.push_str(&block);
-        supplied.push(i);
+        body.push_str(&block);
+        passages.push(passage);
     }
 
-    let mut messages = vec![
-        Message::new(Role::System, INSTRUCTIONS),
-        Message::new(Role::User, EXAMPLE_QUESTION),
-        Message::new(Role::Assistant, EXAMPLE_ANSWER),
-    ];
+    let mut messages = vec![Message::new(Role::System, INSTRUCTIONS)];
     messages.extend(turns);
-    messages.push(Message::new(Role::User, format!("{passages}{question_part}")));
+    messages.push(Message::new(Role::User, format!("{head}{body}{tail}")));
     Prompt {
         messages,
-        supplied,
-        tokens: used - answer_room,
+        passages,
+        tokens: used,
     }
 }
 
-/// One passage as the model sees it.
+/// One passage as the model sees it: its label, document and page, then its lines.
 fn passage_block(label: usize, hit: &Hit) -> String {
     format!(
-        "[{label}] ({}, page {}) {}\n\n",
+        "[{label}] {}, page {}:\n{}\n\n",
         hit.document_name,
         hit.page,
-        hit.text.split_whitespace().collect::<Vec<_>>().join(" ")
+        hit.text.trim()
     )
+}
+
+/// The hits as passages, in the rank of their best hit: hits of one page whose ranges overlap or
+/// touch are joined into one, and a hit inside another is dropped.
+pub fn merge(hits: &[Hit]) -> Vec<Hit> {
+    let mut passages: Vec<Hit> = Vec::new();
+    for hit in hits {
+        let joined = passages.iter_mut().any(|p| join(p, hit));
+        if !joined {
+            passages.push(hit.clone());
+        }
+    }
+    // A join can make two earlier passages meet.
+    let mut merged: Vec<Hit> = Vec::new();
+    for passage in passages {
+        if !merged.iter_mut().any(|p| join(p, &passage)) {
+            merged.push(passage);
+        }
+    }
+    merged
+}
+
+/// Joins `other` into `passage` if both are of the same page and their ranges overlap or touch
+/// and the texts agree where they overlap; whether it did.
+fn join(passage: &mut Hit, other: &Hit) -> bool {
+    if passage.document != other.document || passage.page != other.page {
+        return false;
+    }
+    let (a, b) = (passage.char_start, passage.char_end);
+    let (c, d) = (other.char_start, other.char_end);
+    if c > b || a > d {
+        return false;
+    }
+    if c >= a && d <= b {
+        return true;
+    }
+    let (first, second) = if a <= c { (&*passage, other) } else { (other, &*passage) };
+    let first_chars: Vec<char> = first.text.chars().collect();
+    let second_chars: Vec<char> = second.text.chars().collect();
+    let overlap = (first.char_end - second.char_start) as usize;
+    if second.char_end <= first.char_end || overlap > second_chars.len() || overlap > first_chars.len() {
+        return false;
+    }
+    if first_chars[first_chars.len() - overlap..] != second_chars[..overlap] {
+        return false;
+    }
+    let text: String = first_chars
+        .iter()
+        .chain(second_chars[overlap..].iter())
+        .collect::<String>();
+    let (start, end) = (first.char_start, second.char_end);
+    passage.text = text;
+    passage.char_start = start;
+    passage.char_end = end;
+    passage.score = passage.score.max(other.score);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{DocumentId, FolderId};
+    use crate::search::ScoreComponents;
+
+    fn hit(doc: DocumentId, page: u32, start: u32, text: &str, score: f32) -> Hit {
+        Hit {
+            document: doc,
+            document_name: "r.pdf".into(),
+            folder: FolderId(1),
+            folder_path: "F".into(),
+            chunk_id: format!("{page}-{start}"),
+            page,
+            char_start: start,
+            char_end: start + text.chars().count() as u32,
+            text: text.into(),
+            score,
+            components: ScoreComponents::default(),
+        }
+    }
+
+    #[test]
+    fn overlapping_hits_of_a_page_become_one_passage() {
+        let doc = DocumentId::new_random();
+        let page = "Revenue 2023 2022\nProduct 10 9\nServices 5 4\nTotal 15 13";
+        let first = &page[..30];
+        let second = &page[18..];
+        let merged = merge(&[
+            hit(doc, 3, 18, second, 0.9),
+            hit(doc, 4, 0, "other page", 0.8),
+            hit(doc, 3, 0, first, 0.7),
+        ]);
+        assert_eq!(merged.len(), 2);
+        assert_eq!(merged[0].text, page);
+        assert_eq!((merged[0].char_start, merged[0].char_end), (0, page.len() as u32));
+        assert_eq!(merged[0].score, 0.9);
+        assert_eq!(merged[1].page, 4);
+    }
+
+    #[test]
+    fn hits_that_do_not_touch_or_disagree_stay_apart() {
+        let doc = DocumentId::new_random();
+        let apart = merge(&[hit(doc, 1, 0, "abc", 0.5), hit(doc, 1, 10, "xyz", 0.4)]);
+        assert_eq!(apart.len(), 2);
+        let disagree = merge(&[hit(doc, 1, 0, "abcdef", 0.5), hit(doc, 1, 3, "XYZghi", 0.4)]);
+        assert_eq!(disagree.len(), 2);
+        let inside = merge(&[hit(doc, 1, 0, "abcdef", 0.5), hit(doc, 1, 2, "cd", 0.4)]);
+        assert_eq!(inside.len(), 1);
+        let touching = merge(&[hit(doc, 1, 0, "abc", 0.5), hit(doc, 1, 3, "def", 0.4)]);
+        assert_eq!(touching[0].text, "abcdef");
+    }
 }

@@ -8,6 +8,9 @@
 
 pub mod citations;
 pub mod context;
+mod followup;
+pub mod grade;
+mod highlight;
 mod markdown;
 
 use serde::{Deserialize, Serialize};
@@ -16,6 +19,7 @@ use crate::catalog::DocumentId;
 use crate::llm::{Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message};
 use crate::search::Hit;
 use citations::{CitationParser, Piece};
+pub use followup::retrieval_query;
 pub use markdown::{chat_markdown, footnote_list};
 
 /// How answers are made.
@@ -28,11 +32,17 @@ pub struct AnswerSettings {
     pub extractive_passages: usize,
     /// How many nearest passages a "not found" answer lists.
     pub nearest_passages: usize,
+    /// The most tokens a prompt may take (instructions, chat, passages, question), whatever the
+    /// model's window: on a CPU, reading the prompt is most of the wait for the first word.
+    pub prompt_budget: usize,
     pub generate: GenerateOptions,
 }
 
 /// The default relevance floor; see ARCHITECTURE.md ("Relevance floor") for how it was chosen.
 pub const DEFAULT_RELEVANCE_FLOOR: f32 = 0.28;
+
+/// The default prompt budget in tokens; see ARCHITECTURE.md ("Answers measured").
+pub const DEFAULT_PROMPT_BUDGET: usize = 2048;
 
 impl Default for AnswerSettings {
     fn default() -> Self {
@@ -40,6 +50,7 @@ impl Default for AnswerSettings {
             relevance_floor: DEFAULT_RELEVANCE_FLOOR,
             extractive_passages: 3,
             nearest_passages: 3,
+            prompt_budget: DEFAULT_PROMPT_BUDGET,
             generate: GenerateOptions::default(),
         }
     }
@@ -145,23 +156,38 @@ pub fn answer(
     // Keyword-only hits carry no similarity: there, any hit counts as relevant.
     let measured = hits.iter().any(|h| h.components.vector.is_some());
     if hits.is_empty() || (measured && best < settings.relevance_floor) {
-        return Ok(quoted(AnswerKind::NotFound, hits, settings.nearest_passages, on_event));
+        return Ok(quoted(
+            AnswerKind::NotFound,
+            question,
+            hits,
+            settings.nearest_passages,
+            on_event,
+        ));
     }
     let Some(model) = model else {
+        let passages = context::merge(hits);
         return Ok(quoted(
             AnswerKind::Extractive,
-            hits,
+            question,
+            &passages,
             settings.extractive_passages,
             on_event,
         ));
     };
-    let prompt = context::plan(model, question, history, hits, settings.generate.max_tokens);
-    if prompt.supplied.is_empty() {
+    let prompt = context::plan(
+        model,
+        question,
+        history,
+        hits,
+        settings.prompt_budget,
+        settings.generate.max_tokens,
+    );
+    if prompt.passages.is_empty() {
         return Err(LlmError::ContextFull {
             window: model.context_window(),
         });
     }
-    let mut parser = CitationParser::new(prompt.supplied.len());
+    let mut parser = CitationParser::new(prompt.passages.len());
     let mut body = String::new();
     let mut citations = Vec::new();
     let mut deliver = |pieces: Vec<Piece>, body: &mut String, citations: &mut Vec<Citation>| {
@@ -172,7 +198,7 @@ pub fn answer(
                     on_event(AnswerEvent::Text { text });
                 }
                 Piece::NewFootnote { number, passage } => {
-                    let citation = Citation::of(number, &hits[prompt.supplied[passage]]);
+                    let citation = Citation::of(number, &prompt.passages[passage]);
                     citations.push(citation.clone());
                     on_event(AnswerEvent::Citation { citation });
                 }
@@ -183,19 +209,40 @@ pub fn answer(
         deliver(parser.push(text), &mut body, &mut citations);
     })?;
     deliver(parser.finish(), &mut body, &mut citations);
+    if citations.is_empty() && !grade::says_not_found(&body) {
+        // Small models often answer from a passage without citing it: cite the passage the
+        // answer draws on, so it can still be checked against the page.
+        let texts: Vec<&str> = prompt.passages.iter().map(|p| p.text.as_str()).collect();
+        if let Some(passage) = highlight::supporting_passage(&body, &texts) {
+            let citation = Citation::of(1, &prompt.passages[passage]);
+            let text = " [^1]".to_string();
+            body = format!("{}{text}", body.trim_end());
+            on_event(AnswerEvent::Text { text });
+            on_event(AnswerEvent::Citation {
+                citation: citation.clone(),
+            });
+            citations.push(citation);
+        }
+    }
     Ok(Answer {
         kind: AnswerKind::Generated,
         body: body.trim().to_string(),
         citations,
         finish,
         backend: model.describe(),
-        passages_supplied: prompt.supplied.len(),
+        passages_supplied: prompt.passages.len(),
     })
 }
 
-/// An answer made of passages themselves: the best ones (extractive), or the nearest ones when
-/// nothing was relevant enough.
-fn quoted(kind: AnswerKind, hits: &[Hit], count: usize, on_event: &mut dyn FnMut(AnswerEvent)) -> Answer {
+/// An answer made of passages themselves: the best ones (extractive, each with the line or
+/// sentence most likely to answer in bold), or the nearest ones when nothing was relevant enough.
+fn quoted(
+    kind: AnswerKind,
+    question: &str,
+    hits: &[Hit],
+    count: usize,
+    on_event: &mut dyn FnMut(AnswerEvent),
+) -> Answer {
     let shown = &hits[..hits.len().min(count)];
     let mut body = match (kind, shown.is_empty()) {
         (AnswerKind::NotFound, true) => {
@@ -214,8 +261,10 @@ fn quoted(kind: AnswerKind, hits: &[Hit], count: usize, on_event: &mut dyn FnMut
             citation: citation.clone(),
         });
         citations.push(citation);
-        let quote = hit.text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let text = format!("> {} [^{}]\n\n", markdown::escape_quote(&quote), i + 1);
+        let span = (kind == AnswerKind::Extractive)
+            .then(|| highlight::best_span(question, &hit.text))
+            .flatten();
+        let text = format!("> {} [^{}]\n\n", quote_line(&hit.text, span), i + 1);
         on_event(AnswerEvent::Text { text: text.clone() });
         body.push_str(&text);
     }
@@ -227,4 +276,20 @@ fn quoted(kind: AnswerKind, hits: &[Hit], count: usize, on_event: &mut dyn FnMut
         backend: String::new(),
         passages_supplied: 0,
     }
+}
+
+/// A passage as one line of a block quote, escaped, with the character range `span` in bold.
+fn quote_line(text: &str, span: Option<(usize, usize)>) -> String {
+    let flat = |part: &str| markdown::escape_quote(&part.split_whitespace().collect::<Vec<_>>().join(" "));
+    let Some((start, end)) = span else {
+        return flat(text);
+    };
+    let chars: Vec<char> = text.chars().collect();
+    let part = |from: usize, to: usize| flat(&chars[from..to].iter().collect::<String>());
+    let (before, bold, after) = (part(0, start), part(start, end), part(end, chars.len()));
+    [before, format!("**{bold}**"), after]
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }

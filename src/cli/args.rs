@@ -43,6 +43,9 @@ pub enum Command {
     /// Keep folders in sync with directories on disk: link, list, unlink, sync, run.
     #[command(subcommand)]
     Watch(WatchCommand),
+    /// The language and embedding models: list, install, choose, remove.
+    #[command(subcommand)]
+    Model(ModelCommand),
     /// Measure indexing speed on a directory of PDFs (`bench search`: query speed).
     Bench(BenchArgs),
     /// Print the text the core extracts from a PDF, page by page (no library needed).
@@ -124,7 +127,7 @@ pub struct AskArgs {
     #[arg(long, value_enum)]
     pub backend: Option<BackendArg>,
     /// The model: a GGUF path for builtin, a model name for ollama and openai
-    /// (default: $LECTERN_LLM_MODEL; for builtin, the installed SmolLM2-135M-Instruct).
+    /// (default: $LECTERN_LLM_MODEL; for builtin, the model chosen with `lectern model use`).
     #[arg(long)]
     pub model: Option<String>,
     /// The server's base URL for ollama and openai (default: $LECTERN_LLM_URL, else the usual one).
@@ -224,14 +227,83 @@ pub struct SearchArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct EvalArgs {
+    #[command(subcommand)]
+    pub what: Option<EvalCommand>,
     /// A JSON Lines file of `{"question", "doc", "pages"}` (doc: file name; pages: 1-based).
-    pub questions: PathBuf,
+    pub questions: Option<PathBuf>,
     #[command(flatten)]
     pub scope: ScopeArgs,
     /// List every question each mode misses at page level.
     #[arg(long)]
     pub verbose: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// Measure answers against gold answers: share correct, share citing a gold page, citations
+    /// that resolve, time to first token and tokens/s, per backend and model.
+    Answers(Box<EvalAnswersArgs>),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalAnswersArgs {
+    /// A JSON Lines file of `{"id", "question", "answer", "doc", "pages"}`; `"after": ID` asks a
+    /// question in the chat of an earlier one, `"answer": null` marks one the documents do not
+    /// answer.
+    pub questions: PathBuf,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
+    /// Who answers (repeat to compare; default: builtin).
+    #[arg(long, value_enum)]
+    pub backend: Vec<BackendArg>,
+    /// A model for builtin (an id of `lectern model ls` or a GGUF path) or a server's model name
+    /// (repeat to compare; default: the default model).
+    #[arg(long)]
+    pub model: Vec<String>,
+    /// The server's base URL for ollama and openai.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Passages retrieved per question.
+    #[arg(long, default_value_t = 10)]
+    pub k: usize,
+    /// The most tokens a prompt may take (default: Lectern's default budget).
+    #[arg(long)]
+    pub budget: Option<usize>,
+    /// The most tokens an answer may have.
+    #[arg(long, default_value_t = 256)]
+    pub max_tokens: usize,
+    /// Threads for the built-in model (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Only the first N questions (follow-ups keep the questions they follow).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Write each question's answer, grade and timing as JSON Lines to this file.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Known and installed models: size, licence, memory, context, which answers and which embeds.
+    Ls(JsonFlag),
+    /// Install a model: a known id (`lectern model ls`), an https:// URL of a GGUF file, or the
+    /// path of a GGUF file on this machine.
+    Install {
+        what: String,
+        /// The SHA-256 the file from a URL or path must have.
+        #[arg(long)]
+        sha256: Option<String>,
+        /// The id to install a file from a URL or path under (default: its file name).
+        #[arg(long)]
+        id: Option<String>,
+    },
+    /// Answer with this installed chat model (the built-in backend) from now on.
+    Use { id: String },
+    /// Remove an installed model.
+    Rm { id: String },
 }
 
 #[derive(Debug, Args)]
@@ -416,7 +488,7 @@ pub struct AskBenchArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct LlmBenchArgs {
-    /// The GGUF model (default: the installed SmolLM2-135M-Instruct).
+    /// The GGUF model (default: the built-in model answers use when none is chosen).
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Tokens to generate per run.

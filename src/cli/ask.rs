@@ -60,10 +60,9 @@ pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
         None,
         &library.config().models_dir,
     )?;
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let model = tokio::task::spawn_blocking(move || backend.connect(threads))
+    let threads = args.threads.unwrap_or_else(lectern::llm::default_threads);
+    let loader = library.clone();
+    let model = tokio::task::spawn_blocking(move || loader.language_model(&backend, threads))
         .await
         .map_err(|e| Error::Task(e.to_string()))??;
 

@@ -9,7 +9,7 @@ use candle_core::quantized::gguf_file;
 use candle_core::{Device, Tensor};
 use candle_transformers::models::quantized_llama::ModelWeights;
 use lectern::answer::context::INSTRUCTIONS;
-use lectern::llm::{Backend, BuiltinModel, Cancel, GenerateOptions, Message, Role};
+use lectern::llm::{BuiltinModel, Cancel, GenerateOptions, Message, Role};
 use lectern::{Error, LibraryConfig};
 
 use super::args::LlmBenchArgs;
@@ -58,10 +58,10 @@ fn prompt_messages(text: &str) -> Vec<Message> {
 }
 
 pub fn run(config: LibraryConfig, args: LlmBenchArgs) -> Result<(), Error> {
-    let path = args
-        .model
-        .clone()
-        .unwrap_or_else(|| Backend::builtin_path(&config.models_dir));
+    let path = match &args.model {
+        Some(path) => path.clone(),
+        None => lectern::models::ModelStore::new(&config.models_dir).chat_model_path(None)?,
+    };
     let text = std::fs::read_to_string(&args.text).map_err(Error::io(&args.text))?;
     let llama = BuiltinModel::load(&path, 1)?;
     let prompt = llama.render(&prompt_messages(&text))?;

@@ -9,6 +9,8 @@ mod bench_extract;
 mod bench_llm;
 mod bench_search;
 mod bench_watch;
+mod eval_answers;
+mod models;
 mod output;
 mod progress;
 mod search;
@@ -110,6 +112,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Ask(args) => return ask::ask(&library, args).await,
         Command::Chat(command) => ask::chat(&library, command)?,
         Command::Watch(command) => return watch::run(&library, &command).await,
+        Command::Model(command) => return models::run(&library, command).await,
         Command::Bench(_) | Command::Extract(_) => unreachable!("handled above"),
     }
     Ok(ExitCode::SUCCESS)

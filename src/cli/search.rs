@@ -161,7 +161,16 @@ fn print_results(results: &SearchResults) {
 
 /// `lectern eval`.
 pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> {
-    let questions = read_questions(&args.questions)?;
+    if let Some(super::args::EvalCommand::Answers(answers)) = args.what {
+        return super::eval_answers::run(library, *answers).await;
+    }
+    let Some(path) = &args.questions else {
+        return Err(Error::Config {
+            name: "eval".into(),
+            reason: "name a questions file: `lectern eval QUESTIONS.jsonl --folder F`".into(),
+        });
+    };
+    let questions = read_questions(path)?;
     let scope = scope(library, &args.scope)?;
     let in_scope = library.documents_in_scope(&scope)?;
     let missing: Vec<&str> = questions

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::Library;
+use super::{lock, Library};
 use crate::answer::{answer, Answer, AnswerEvent, AnswerSettings};
 use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, NewMessage, Scope};
-use crate::llm::{Cancel, LanguageModel, Message, Role};
+use crate::llm::{Backend, Cancel, LanguageModel, Message, Role};
 use crate::search::{SearchMode, SearchRequest, SearchResults};
 use crate::Error;
 
@@ -50,10 +50,39 @@ pub struct AskOutcome {
     pub results: SearchResults,
 }
 
+/// A loaded language model with what it was loaded for.
+pub(super) struct LoadedModel {
+    backend: Backend,
+    threads: usize,
+    model: Option<Arc<dyn LanguageModel>>,
+}
+
 impl Library {
+    /// The model of `backend` (`None` for extractive answers), loaded on first use and kept while
+    /// the backend and thread count stay the same, so that a chat's second question does not load
+    /// a gigabyte again. Blocking: call it off the async threads.
+    pub fn language_model(&self, backend: &Backend, threads: usize) -> Result<Option<Arc<dyn LanguageModel>>, Error> {
+        let mut held = lock(&self.shared.chat_model);
+        if let Some(loaded) = held.as_ref() {
+            if loaded.backend == *backend && loaded.threads == threads {
+                return Ok(loaded.model.clone());
+            }
+        }
+        // The old model's memory goes before the new one loads.
+        *held = None;
+        let model = backend.connect(threads)?;
+        *held = Some(LoadedModel {
+            backend: backend.clone(),
+            threads,
+            model: model.clone(),
+        });
+        Ok(model)
+    }
+
     /// Answers `request` with `model` (extractively without one), sending the answer to `events`
     /// as it is made; the question and the answer are added to the chat, also when `cancel` stops
-    /// the answer part-way.
+    /// the answer part-way. A question that fails before it is answered (no model, nothing in
+    /// scope, a server down) changes nothing: no new chat, no change of scope.
     pub async fn ask(
         &self,
         request: &AskRequest,
@@ -61,27 +90,23 @@ impl Library {
         cancel: &Cancel,
         events: Option<UnboundedSender<AnswerEvent>>,
     ) -> Result<AskOutcome, Error> {
-        let chat = {
-            let catalog = self.catalog();
-            match (request.chat, &request.scope) {
-                (Some(id), Some(scope)) => {
-                    catalog.set_chat_scope(id, scope)?;
-                    catalog.chat(id)?
-                }
-                (Some(id), None) => catalog.chat(id)?,
-                (None, scope) => catalog.create_chat(&request.question, &scope.clone().unwrap_or_default())?,
+        let (scope, history) = match request.chat {
+            Some(id) => {
+                let catalog = self.catalog();
+                let chat = catalog.chat(id)?;
+                let history: Vec<Message> = catalog
+                    .chat_messages(id)?
+                    .into_iter()
+                    .map(|m| Message::new(m.role, m.content))
+                    .collect();
+                (request.scope.clone().unwrap_or(chat.scope), history)
             }
+            None => (request.scope.clone().unwrap_or_default(), Vec::new()),
         };
-        let history: Vec<Message> = self
-            .catalog()
-            .chat_messages(chat.id)?
-            .into_iter()
-            .map(|m| Message::new(m.role, m.content))
-            .collect();
         let results = self
             .search(&SearchRequest {
-                query: request.question.clone(),
-                scope: chat.scope.clone(),
+                query: crate::answer::retrieval_query(&request.question, &history),
+                scope: scope.clone(),
                 k: request.k,
                 mode: request.mode,
             })
@@ -108,8 +133,17 @@ impl Library {
         .map_err(|e| Error::Task(e.to_string()))??;
 
         let mut catalog = self.catalog();
+        let chat = match request.chat {
+            Some(id) => {
+                if request.scope.is_some() {
+                    catalog.set_chat_scope(id, &scope)?;
+                }
+                id
+            }
+            None => catalog.create_chat(&request.question, &scope)?.id,
+        };
         catalog.add_chat_message(
-            chat.id,
+            chat,
             &NewMessage {
                 role: Role::User,
                 content: &request.question,
@@ -119,7 +153,7 @@ impl Library {
             },
         )?;
         catalog.add_chat_message(
-            chat.id,
+            chat,
             &NewMessage {
                 role: Role::Assistant,
                 content: &answered.body,
@@ -129,7 +163,7 @@ impl Library {
             },
         )?;
         Ok(AskOutcome {
-            chat: catalog.chat(chat.id)?,
+            chat: catalog.chat(chat)?,
             answer: answered,
             results,
         })

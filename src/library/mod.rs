@@ -6,6 +6,7 @@ mod ask;
 mod documents;
 mod folders;
 mod links;
+mod models;
 mod search;
 mod settings;
 mod status;
@@ -29,6 +30,7 @@ use crate::Error;
 pub use ask::{AskOutcome, AskRequest};
 pub use documents::{ImportFailure, ImportReport};
 pub use links::SyncReport;
+pub use models::ModelEntry;
 pub use settings::{BackendKind, Settings, MAX_K};
 pub use status::LibraryStatus;
 
@@ -53,6 +55,8 @@ struct Shared {
     cancels: Mutex<HashMap<DocumentId, Arc<AtomicBool>>>,
     wake: Notify,
     models: Mutex<Option<Arc<Models>>>,
+    /// The language model last loaded, for the backend and threads it was loaded with.
+    chat_model: Mutex<Option<ask::LoadedModel>>,
     search_cache: IndexCache,
     fields: Fields,
     search_threads: usize,
@@ -79,6 +83,7 @@ impl Library {
                 cancels: Mutex::new(HashMap::new()),
                 wake: Notify::new(),
                 models: Mutex::new(None),
+                chat_model: Mutex::new(None),
                 search_cache: IndexCache::default(),
                 fields: Fields::new()?,
                 search_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),

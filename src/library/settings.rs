@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Library;
 use crate::llm::{Backend, LlmError};
+use crate::models::ModelError;
 use crate::search::SearchMode;
 use crate::Error;
 
@@ -41,7 +42,8 @@ pub const MAX_K: usize = 50;
 #[serde(default)]
 pub struct Settings {
     pub backend: BackendKind,
-    /// A GGUF path for the built-in backend, a model name for a server.
+    /// The built-in backend's model (an id of `lectern model ls`, or a GGUF path; none: the
+    /// default), or a server's model name.
     pub model: Option<String>,
     /// A server's base URL.
     pub url: Option<String>,
@@ -87,8 +89,12 @@ impl Settings {
                 reason: format!("{} passages: choose between 1 and {MAX_K}", self.k),
             });
         }
-        self.backend(models_dir)?;
-        Ok(())
+        match self.backend(models_dir) {
+            // A chosen model that is not installed yet is a valid choice: answering says how to
+            // install it.
+            Err(LlmError::Model(ModelError::NotInstalled(_))) | Ok(_) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 

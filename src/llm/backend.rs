@@ -7,10 +7,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{
-    BuiltinModel, Cancel, ChatApi, GenerateOptions, HttpChat, LanguageModel, LlmError, Message, Role, BUILTIN_FILE,
-    BUILTIN_NAME,
-};
+use super::{BuiltinModel, Cancel, ChatApi, GenerateOptions, HttpChat, LanguageModel, LlmError, Message, Role};
+use crate::models::ModelStore;
 
 /// The context window assumed for a server's model unless set (`LECTERN_LLM_CONTEXT`).
 pub const DEFAULT_SERVER_CONTEXT: usize = 4096;
@@ -38,14 +36,10 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// Where the default built-in model is installed under `models_dir`.
-    pub fn builtin_path(models_dir: &Path) -> PathBuf {
-        models_dir.join(BUILTIN_NAME).join(BUILTIN_FILE)
-    }
-
     /// The backend named `name` (`builtin`, `ollama`, `openai`, `extractive`), with its model, URL,
     /// key and context window taken from the arguments, else from `LECTERN_LLM_MODEL`,
     /// `LECTERN_LLM_URL`, `LECTERN_LLM_API_KEY` (or `OPENAI_API_KEY`) and `LECTERN_LLM_CONTEXT`.
+    /// The built-in model is a model id or a GGUF path (see [`ModelStore::chat_model_path`]).
     pub fn from_settings(
         name: &str,
         model: Option<String>,
@@ -78,7 +72,7 @@ impl Backend {
         };
         match name {
             "builtin" => Ok(Backend::Builtin {
-                model: model.map_or_else(|| Backend::builtin_path(models_dir), PathBuf::from),
+                model: ModelStore::new(models_dir).chat_model_path(model.as_deref())?,
             }),
             "ollama" => Ok(Backend::Ollama {
                 url: url.unwrap_or_else(|| "http://127.0.0.1:11434".into()),

@@ -1,6 +1,6 @@
 //! The built-in language model: any GGUF file run in-process by llama.cpp (through the
-//! `llama-cpp-2` crate), with the chat template and tokenizer the file carries. The default is
-//! SmolLM2-135M-Instruct, installed by `scripts/setup-models.sh`.
+//! `llama-cpp-2` crate), with the chat template and tokenizer the file carries. Which file is the
+//! models' business (`crate::models`).
 //!
 //! llama.cpp rather than candle's quantised models: on the same prompt and tokens, llama.cpp is
 //! several times faster on this class of machine (its kernels are chosen at run time for the CPU,
@@ -20,10 +20,6 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
 use super::{Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message};
-
-/// The default model's name, and its file in the models directory.
-pub const BUILTIN_NAME: &str = "SmolLM2-135M-Instruct";
-pub const BUILTIN_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 /// The largest context a generation asks llama.cpp for, whatever the model was trained on: the
 /// key-value cache grows with it, and retrieved passages rarely need more.

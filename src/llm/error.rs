@@ -4,9 +4,11 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::models::ModelError;
+
 #[derive(Debug, Error)]
 pub enum LlmError {
-    #[error("the language model {} is not installed: run scripts/setup-models.sh, or choose another model in the settings", path.display())]
+    #[error("the language model {} is not there: `lectern model install` installs a model, or choose another in the settings", path.display())]
     NotInstalled { path: PathBuf },
     #[error("could not load the language model {}: {reason}", path.display())]
     Load { path: PathBuf, reason: String },
@@ -44,6 +46,8 @@ pub enum LlmError {
     Dropped { backend: &'static str, url: String },
     #[error("invalid setting {name}: {reason}")]
     Setting { name: &'static str, reason: String },
+    #[error(transparent)]
+    Model(#[from] ModelError),
     #[error("the question and its passages do not fit the model's context window of {window} tokens")]
     ContextFull { window: usize },
 }

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use super::{Hit, SearchMode};
@@ -14,8 +15,7 @@ use crate::Error;
 pub const CUTOFFS: [usize; 3] = [1, 5, 10];
 
 /// One line of a questions file: `{"question", "doc", "pages"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvalQuestion {
     pub question: String,
     /// The file name of the document that answers it.
@@ -24,21 +24,50 @@ pub struct EvalQuestion {
     pub pages: Vec<u32>,
 }
 
-/// Reads a JSON Lines file of questions; blank lines are skipped.
+/// A line as written: an answer set's lines (`lectern eval answers`) also hold questions no
+/// document answers and follow-ups, which retrieval alone cannot be scored on.
+#[derive(Deserialize)]
+struct Line {
+    question: String,
+    doc: Option<String>,
+    #[serde(default)]
+    pages: Vec<u32>,
+    #[serde(default)]
+    after: Option<String>,
+}
+
+/// Reads a JSON Lines file of questions; blank lines, questions without a document and follow-ups
+/// are skipped.
 pub fn read_questions(path: &Path) -> Result<Vec<EvalQuestion>, Error> {
+    let lines: Vec<Line> = read_json_lines(path, r#"{"question": ..., "doc": ..., "pages": [...]}"#)?;
+    Ok(lines
+        .into_iter()
+        .filter_map(|line| match (line.doc, line.after) {
+            (Some(doc), None) => Some(EvalQuestion {
+                question: line.question,
+                doc,
+                pages: line.pages,
+            }),
+            _ => None,
+        })
+        .collect())
+}
+
+/// Reads a JSON Lines file, one `T` a line (blank lines skipped); a line that is not a `T` is an
+/// error naming the file, the line and the `shape` each line must have.
+pub fn read_json_lines<T: DeserializeOwned>(path: &Path, shape: &str) -> Result<Vec<T>, Error> {
     let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
-    let mut questions = Vec::new();
+    let mut values = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let q: EvalQuestion = serde_json::from_str(line).map_err(|e| Error::Config {
+        values.push(serde_json::from_str(line).map_err(|e| Error::Config {
             name: format!("{} line {}", path.display(), i + 1),
-            reason: format!("{e}; each line must be {{\"question\": ..., \"doc\": ..., \"pages\": [...]}}"),
-        })?;
-        questions.push(q);
+            reason: format!("{e}; each line must be {shape}"),
+        })?);
     }
-    Ok(questions)
+    Ok(values)
 }
 
 /// The 1-based rank of the answering document among the distinct documents of `hits`.

@@ -10,5 +10,6 @@ mod crash;
 mod embed;
 mod import;
 mod index;
+mod models;
 mod search;
 mod watch;

