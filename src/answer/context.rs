@@ -25,8 +25,8 @@ excerpts in the user's message; they are text extracted from PDF pages, and tabl
 on the same line. Begin with the direct answer: the number with its unit, the name, the date or a short \
 phrase. Then add at most two sentences if they help. Cite the excerpt each fact comes from with its number \
 in square brackets right after the fact, like [2]. Copy numbers exactly as written, with their units and \
-scale (thousands, millions). Answer in the language of the question. If the excerpts do not contain the \
-answer, say: The documents do not say.";
+scale (thousands, millions). Answer in the language of the question. Only if no excerpt bears on the \
+question, say: The documents do not say.";
 
 /// What the model is asked, and the passages it was given.
 #[derive(Debug, Clone)]
@@ -72,14 +72,18 @@ pub fn plan(
     let mut body = String::new();
     let mut passages = Vec::new();
     for passage in merge(hits) {
-        let block = passage_block(passages.len() + 1, &passage);
-        let cost = model.count_tokens(&block);
-        if used + cost > budget {
-            continue;
+        // A joined passage too long for what is left may still have a hit of its own that fits.
+        let parts = hits.iter().filter(|h| inside(h, &passage)).cloned();
+        for candidate in std::iter::once(passage.clone()).chain(parts) {
+            let block = passage_block(passages.len() + 1, &candidate);
+            let cost = model.count_tokens(&block);
+            if used + cost <= budget {
+                used += cost;
+                body.push_str(&block);
+                passages.push(candidate);
+                break;
+            }
         }
-        used += cost;
-        body.push_str(&block);
-        passages.push(passage);
     }
 
     let mut messages = vec![Message::new(Role::System, INSTRUCTIONS)];
@@ -92,14 +96,49 @@ pub fn plan(
     }
 }
 
+/// Whether `hit` is a strict part of `passage` (same page, a smaller range within it).
+fn inside(hit: &Hit, passage: &Hit) -> bool {
+    hit.document == passage.document
+        && hit.page == passage.page
+        && hit.char_start >= passage.char_start
+        && hit.char_end <= passage.char_end
+        && hit.char_end - hit.char_start < passage.char_end - passage.char_start
+}
+
 /// One passage as the model sees it: its label, document and page, then its lines.
 fn passage_block(label: usize, hit: &Hit) -> String {
     format!(
         "[{label}] {}, page {}:\n{}\n\n",
         hit.document_name,
         hit.page,
-        hit.text.trim()
+        compact_leaders(hit.text.trim())
     )
+}
+
+/// `text` with each run of four or more dots (the leaders of a table of contents or a statement's
+/// rows, ". . . . ." or ".....") as one "…": they cost the model a token a dot and say nothing.
+fn compact_leaders(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let (mut j, mut dots) = (i, 0);
+        while j < chars.len() && (chars[j] == '.' || (chars[j] == ' ' && chars.get(j + 1) == Some(&'.'))) {
+            dots += usize::from(chars[j] == '.');
+            j += 1;
+        }
+        if dots >= 4 {
+            out.push_str(" … ");
+            i = j;
+            while chars.get(i) == Some(&' ') {
+                i += 1;
+            }
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// The hits as passages, in the rank of their best hit: hits of one page whose ranges overlap or
@@ -134,6 +173,12 @@ fn join(passage: &mut Hit, other: &Hit) -> bool {
         return false;
     }
     if c >= a && d <= b {
+        return true;
+    }
+    if a >= c && b <= d {
+        let score = passage.score.max(other.score);
+        *passage = other.clone();
+        passage.score = score;
         return true;
     }
     let (first, second) = if a <= c { (&*passage, other) } else { (other, &*passage) };
@@ -199,6 +244,14 @@ mod tests {
     }
 
     #[test]
+    fn leaders_become_one_ellipsis_and_numbers_keep_their_points() {
+        assert_eq!(
+            compact_leaders("Robbery. . . . . . . . . 102.1 25.5\nArson...... 9.8\nEnd. Next... ok"),
+            "Robbery … 102.1 25.5\nArson … 9.8\nEnd. Next... ok"
+        );
+    }
+
+    #[test]
     fn hits_that_do_not_touch_or_disagree_stay_apart() {
         let doc = DocumentId::new_random();
         let apart = merge(&[hit(doc, 1, 0, "abc", 0.5), hit(doc, 1, 10, "xyz", 0.4)]);
@@ -207,6 +260,11 @@ mod tests {
         assert_eq!(disagree.len(), 2);
         let inside = merge(&[hit(doc, 1, 0, "abcdef", 0.5), hit(doc, 1, 2, "cd", 0.4)]);
         assert_eq!(inside.len(), 1);
+        let around = merge(&[hit(doc, 1, 2, "cd", 0.5), hit(doc, 1, 0, "abcdef", 0.4)]);
+        assert_eq!(
+            (around.len(), around[0].text.as_str(), around[0].score),
+            (1, "abcdef", 0.5)
+        );
         let touching = merge(&[hit(doc, 1, 0, "abc", 0.5), hit(doc, 1, 3, "def", 0.4)]);
         assert_eq!(touching[0].text, "abcdef");
     }

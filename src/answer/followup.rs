@@ -1,7 +1,7 @@
 //! Follow-up questions retrieve with their context: "and in 2022?" or "who wrote it?" says too
-//! little to find passages by itself, so it is searched together with the chat's previous
-//! question. A rule rather than the model: it costs nothing, and on the answer set's follow-ups it
-//! finds the gold page as often as a rewrite would need (ARCHITECTURE.md, "Answers measured").
+//! little to find passages by itself, so it is searched together with the chat's earlier
+//! questions. A rule rather than a rewrite by the model: it costs no model time before retrieval
+//! (ARCHITECTURE.md, "Answers measured", has its effect on the answer set's follow-ups).
 
 use crate::llm::{Message, Role};
 
@@ -14,12 +14,30 @@ const REFERRING: &[&str] = &[
 /// Openings of a question that continues the last one.
 const CONTINUING: &[&str] = &["and", "but", "also", "what about", "how about", "or", "then"];
 
-/// The text to search for `question`: the question itself, or, when it reads as a follow-up of
-/// the chat's last question (short, opening with "and…"/"what about…", or referring back), both.
+/// The text to search for `question`: the question itself, or, when it reads as a follow-up (short,
+/// opening with "and…"/"what about…", or referring back), the chat's questions back to the last
+/// one that stood on its own, then this one.
 pub fn retrieval_query(question: &str, history: &[Message]) -> String {
-    let Some(previous) = history.iter().rev().find(|m| m.role == Role::User) else {
+    if !is_follow_up(question) {
         return question.to_string();
-    };
+    }
+    let mut parts = vec![question.trim()];
+    for earlier in history.iter().rev().filter(|m| m.role == Role::User).take(MAX_CHAIN) {
+        parts.push(earlier.content.trim());
+        if !is_follow_up(&earlier.content) {
+            break;
+        }
+    }
+    parts.reverse();
+    parts.join(" ")
+}
+
+/// The most earlier questions a chain of follow-ups reaches back to.
+const MAX_CHAIN: usize = 3;
+
+/// Whether a question reads as a follow-up: five words or fewer, an opening that continues, or a
+/// word that points back.
+fn is_follow_up(question: &str) -> bool {
     let lower = question.trim().to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
@@ -28,12 +46,7 @@ pub fn retrieval_query(question: &str, history: &[Message]) -> String {
     let continues = CONTINUING
         .iter()
         .any(|opening| lower.starts_with(&format!("{opening} ")) || lower.starts_with(&format!("{opening},")));
-    let refers = words.iter().any(|w| REFERRING.contains(w));
-    if words.len() <= 5 || continues || refers {
-        format!("{} {}", previous.content.trim(), question.trim())
-    } else {
-        question.to_string()
-    }
+    words.len() <= 5 || continues || words.iter().any(|w| REFERRING.contains(w))
 }
 
 #[cfg(test)]
@@ -64,5 +77,16 @@ mod tests {
         let standalone = "How many employees did the company report at the end of the fiscal year?";
         assert_eq!(retrieval_query(standalone, &chat()), standalone);
         assert_eq!(retrieval_query("And in 2022?", &[]), "And in 2022?");
+    }
+
+    #[test]
+    fn a_chain_of_follow_ups_reaches_back_to_the_question_that_stood_alone() {
+        let mut history = chat();
+        history.push(Message::new(Role::User, "And in 2022?"));
+        history.push(Message::new(Role::Assistant, "$3.9 billion [^1]."));
+        assert_eq!(
+            retrieval_query("and 2021?", &history),
+            "What was the net revenue of Acme in 2023? And in 2022? and 2021?"
+        );
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{Answer, AnswerKind};
+use super::{says_not_found, Answer, AnswerKind};
 use crate::search::eval::read_json_lines;
 use crate::Error;
 
@@ -38,33 +38,15 @@ pub fn read_gold(path: &Path) -> Result<Vec<GoldQuestion>, Error> {
     read_json_lines(path, r#"{"question", "answer", "doc", "pages"}"#)
 }
 
-/// Phrases with which an answer says the documents do not hold the answer.
-const NOT_FOUND: [&str; 12] = [
-    "do not say",
-    "does not say",
-    "don't say",
-    "doesn't say",
-    "not in the documents",
-    "could not find",
-    "cannot find",
-    "can't find",
-    "do not contain",
-    "does not contain",
-    "not mentioned",
-    "no information",
-];
-
-/// Whether `answer` says that the documents do not answer the question.
-pub fn says_not_found(answer: &str) -> bool {
-    let lower = answer.to_lowercase().replace('’', "'");
-    NOT_FOUND.iter().any(|p| lower.contains(p))
-}
-
-/// What of an answer is graded: a generated answer's text, an extractive answer's highlighted
+/// What of an answer is graded: a generated answer's first paragraph (the direct answer the
+/// prompt asks for first, at most 400 characters), an extractive answer's highlighted
 /// lines (not the whole passages around them), or the "not found" notice.
 pub fn graded_text(answer: &Answer) -> String {
     match answer.kind {
-        AnswerKind::Generated => answer.body.clone(),
+        AnswerKind::Generated => {
+            let first = answer.body.trim().split("\n\n").next().unwrap_or_default();
+            first.chars().take(400).collect()
+        }
         AnswerKind::NotFound => "The documents do not say.".into(),
         AnswerKind::Extractive => answer
             .body
@@ -99,6 +81,10 @@ fn matches(expected: &str, answer: &str) -> bool {
         return !expected.is_empty() && normalise(answer).contains(&expected);
     }
     let found = numbers(answer);
+    // A run of numbers copied from a table is not an answer, even if the right one is among them.
+    if found.len() > 8 && wanted.len() <= 2 {
+        return false;
+    }
     wanted.iter().all(|w| found.iter().any(|f| f.agrees(w)))
 }
 
@@ -225,6 +211,12 @@ mod tests {
         assert!(is_correct(&gold(Some("12.5%")), "The rate is 12.5 percent."));
         assert!(is_correct(&gold(Some("2023-01-25")), "It was released on 2023-01-25."));
         assert!(!is_correct(&gold(Some("-1")), "2023-01-25"));
+    }
+
+    #[test]
+    fn a_dump_of_numbers_is_not_an_answer() {
+        let dump = "138) (0.269) 0.318 -0.800 (0.091) (0.421) 0.548 -1.248 (0.044) (0.178) 0.746";
+        assert!(!is_correct(&gold(Some("0.548")), dump));
     }
 
     #[test]

@@ -26,10 +26,8 @@ const NUMERIC: &[&str] = &[
 /// shares a word with it.
 pub fn best_span(question: &str, text: &str) -> Option<(usize, usize)> {
     // Words the question quotes name what it asks about, not the answer: they weigh less.
-    let quoted: Vec<String> = question
-        .split(['"', '\'', '“', '”', '‘', '’'])
-        .skip(1)
-        .step_by(2)
+    let quoted: Vec<String> = quotations(question)
+        .iter()
         .flat_map(|q| words(q).map(|w| stem(&w)).collect::<Vec<_>>())
         .collect();
     let mut terms: Vec<(String, f64)> = Vec::new();
@@ -78,14 +76,47 @@ pub fn best_span(question: &str, text: &str) -> Option<(usize, usize)> {
     best.map(|(_, span)| span)
 }
 
-/// The passage that best supports an answer that cited none: the one sharing the most of its
-/// numbers (weighing double) and words, if it shares at least a number or two words.
-pub fn supporting_passage(answer: &str, passages: &[&str]) -> Option<usize> {
+/// The parts of `text` in quotation marks: double or curly quotes, or straight single quotes
+/// that open after a space (so that the apostrophes of "what's" and "company's" quote nothing).
+fn quotations(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let close = match chars[i] {
+            '"' => '"',
+            '“' => '”',
+            '‘' => '’',
+            '\'' if i == 0 || chars[i - 1].is_whitespace() => '\'',
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let end = (i + 1..chars.len())
+            .find(|&j| chars[j] == close && (close != '\'' || chars.get(j + 1).is_none_or(|c| !c.is_alphanumeric())));
+        match end {
+            Some(end) => {
+                out.push(chars[i + 1..end].iter().collect());
+                i = end + 1;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+/// The passage that best supports an answer that cited none: the one sharing the most of the
+/// answer's own numbers (weighing double) and words (not those it repeats from the question), if
+/// it shares at least a number or two such words.
+pub fn supporting_passage(question: &str, answer: &str, passages: &[&str]) -> Option<usize> {
+    let asked: Vec<String> = words(question).map(|w| stem(&w)).collect();
     let terms: Vec<String> = words(answer)
         .filter(|w| {
             !STOPWORDS.contains(&w.as_str()) && (w.chars().count() > 2 || w.chars().any(|c| c.is_ascii_digit()))
         })
         .map(|w| stem(&w))
+        .filter(|t| !asked.contains(t))
         .collect();
     let mut best: Option<(f64, usize)> = None;
     for (i, passage) in passages.iter().enumerate() {
@@ -199,11 +230,19 @@ mod tests {
             "Denmark has an area of 43,094 km2.",
             "France is the largest country, 551,695 km2.",
         ];
+        let question = "Which country is the largest?";
+        let answer = "The largest is France, with 551,695 km2.";
+        assert_eq!(supporting_passage(question, answer, &passages), Some(1));
+        assert_eq!(supporting_passage(question, "I do not know.", &passages), None);
+        assert_eq!(supporting_passage(question, "The largest country.", &passages), None);
+    }
+
+    #[test]
+    fn apostrophes_quote_nothing() {
         assert_eq!(
-            supporting_passage("The largest is France, with 551,695 km2.", &passages),
-            Some(1)
+            quotations("What's the company's 'net sales' and \"EBIT\"?"),
+            vec!["net sales", "EBIT"]
         );
-        assert_eq!(supporting_passage("I do not know.", &passages), None);
     }
 
     #[test]

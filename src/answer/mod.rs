@@ -32,8 +32,9 @@ pub struct AnswerSettings {
     pub extractive_passages: usize,
     /// How many nearest passages a "not found" answer lists.
     pub nearest_passages: usize,
-    /// The most tokens a prompt may take (instructions, chat, passages, question), whatever the
-    /// model's window: on a CPU, reading the prompt is most of the wait for the first word.
+    /// The most tokens a prompt for the built-in model may take (instructions, chat, passages,
+    /// question), whatever its window: on a CPU, reading the prompt is most of the wait for the
+    /// first word. A server's prompt fills its window.
     pub prompt_budget: usize,
     pub generate: GenerateOptions,
 }
@@ -42,7 +43,7 @@ pub struct AnswerSettings {
 pub const DEFAULT_RELEVANCE_FLOOR: f32 = 0.28;
 
 /// The default prompt budget in tokens; see ARCHITECTURE.md ("Answers measured").
-pub const DEFAULT_PROMPT_BUDGET: usize = 2048;
+pub const DEFAULT_PROMPT_BUDGET: usize = 1500;
 
 impl Default for AnswerSettings {
     fn default() -> Self {
@@ -174,14 +175,12 @@ pub fn answer(
             on_event,
         ));
     };
-    let prompt = context::plan(
-        model,
-        question,
-        history,
-        hits,
-        settings.prompt_budget,
-        settings.generate.max_tokens,
-    );
+    let budget = if model.reads_prompt_here() {
+        settings.prompt_budget
+    } else {
+        usize::MAX
+    };
+    let prompt = context::plan(model, question, history, hits, budget, settings.generate.max_tokens);
     if prompt.passages.is_empty() {
         return Err(LlmError::ContextFull {
             window: model.context_window(),
@@ -209,11 +208,11 @@ pub fn answer(
         deliver(parser.push(text), &mut body, &mut citations);
     })?;
     deliver(parser.finish(), &mut body, &mut citations);
-    if citations.is_empty() && !grade::says_not_found(&body) {
+    if citations.is_empty() && !says_not_found(&body) {
         // Small models often answer from a passage without citing it: cite the passage the
         // answer draws on, so it can still be checked against the page.
         let texts: Vec<&str> = prompt.passages.iter().map(|p| p.text.as_str()).collect();
-        if let Some(passage) = highlight::supporting_passage(&body, &texts) {
+        if let Some(passage) = highlight::supporting_passage(question, &body, &texts) {
             let citation = Citation::of(1, &prompt.passages[passage]);
             let text = " [^1]".to_string();
             body = format!("{}{text}", body.trim_end());
@@ -232,6 +231,28 @@ pub fn answer(
         backend: model.describe(),
         passages_supplied: prompt.passages.len(),
     })
+}
+
+/// Phrases with which an answer says the documents do not hold the answer.
+const NOT_FOUND: [&str; 12] = [
+    "do not say",
+    "does not say",
+    "don't say",
+    "doesn't say",
+    "not in the documents",
+    "could not find",
+    "cannot find",
+    "can't find",
+    "do not contain",
+    "does not contain",
+    "not mentioned",
+    "no information",
+];
+
+/// Whether `answer` says that the documents do not hold the answer.
+pub fn says_not_found(answer: &str) -> bool {
+    let lower = answer.to_lowercase().replace('’', "'");
+    NOT_FOUND.iter().any(|p| lower.contains(p))
 }
 
 /// An answer made of passages themselves: the best ones (extractive, each with the line or

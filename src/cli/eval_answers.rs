@@ -83,13 +83,19 @@ pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, E
             .map_err(|e| Error::Task(e.to_string()))??;
         let mut graded = Vec::new();
         let mut chats: HashMap<String, ChatId> = HashMap::new();
+        let mut made = Vec::new();
         for (i, gold) in questions.iter().enumerate() {
             let chat = gold.after.as_ref().and_then(|id| chats.get(id)).copied();
-            let (outcome, timing) = ask(library, &args, gold, scope.clone(), chat, model.clone()).await?;
-            if let Some(id) = &gold.id {
-                chats.insert(id.clone(), outcome.chat.id);
-            }
-            let result = grade(&name, gold, &outcome, timing, model.as_deref());
+            let result = match ask(library, &args, gold, scope.clone(), chat, model.clone()).await {
+                Ok((outcome, timing)) => {
+                    if let Some(id) = &gold.id {
+                        chats.insert(id.clone(), outcome.chat.id);
+                    }
+                    made.push(outcome.chat.id);
+                    grade(&name, gold, &outcome, timing, model.as_deref())
+                }
+                Err(e) => failed(&name, gold, &e),
+            };
             eprintln!(
                 "{name} {}/{}: {} {}",
                 i + 1,
@@ -103,10 +109,9 @@ pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, E
             }
             graded.push(result);
         }
-        let mut ids: Vec<ChatId> = chats.into_values().collect();
-        ids.sort_unstable_by_key(|id| id.to_string());
-        ids.dedup();
-        for id in ids {
+        made.sort_unstable_by_key(|id| id.to_string());
+        made.dedup();
+        for id in made {
             library.delete_chat(id)?;
         }
         reports.push((name, graded));
@@ -248,6 +253,25 @@ fn grade(
             .any(|h| on_gold_page(&h.document_name, h.page)),
         first_token_ms: timing.first_text_ms,
         tokens_per_second,
+    }
+}
+
+/// A question whose answer failed: wrong, with the error as its answer.
+fn failed(run: &str, gold: &GoldQuestion, error: &Error) -> Graded {
+    Graded {
+        run: run.to_string(),
+        id: gold.id.clone(),
+        question: gold.question.clone(),
+        gold: gold.answer.clone(),
+        answer: format!("error: {error}"),
+        kind: AnswerKind::NotFound,
+        correct: false,
+        cites_gold_page: false,
+        citations: 0,
+        resolved: 0,
+        gold_page_in_top5: false,
+        first_token_ms: 0.0,
+        tokens_per_second: None,
     }
 }
 

@@ -54,8 +54,11 @@ pub async fn run(library: &Library, command: ModelCommand) -> Result<ExitCode, E
             println!("answers now come from {} (the built-in backend)", model.id);
         }
         ModelCommand::Rm { id } => {
-            library.remove_model(&id)?;
-            println!("removed {id}");
+            let now = library.remove_model(&id)?;
+            match now {
+                Some(now) => println!("removed {id}; answers now come from {now}"),
+                None => println!("removed {id}; no chat model is installed now (`lectern model install`)"),
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

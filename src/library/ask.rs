@@ -79,6 +79,11 @@ impl Library {
         Ok(model)
     }
 
+    /// Drops the loaded language model (its file is about to go, or another will be used).
+    pub(super) fn forget_language_model(&self) {
+        *lock(&self.shared.chat_model) = None;
+    }
+
     /// Answers `request` with `model` (extractively without one), sending the answer to `events`
     /// as it is made; the question and the answer are added to the chat, also when `cancel` stops
     /// the answer part-way. A question that fails before it is answered (no model, nothing in

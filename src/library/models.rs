@@ -139,9 +139,10 @@ impl Library {
         Ok(model)
     }
 
-    /// Removes an installed model. The embedding model the library indexes with stays; a chat
-    /// model that was chosen is forgotten, and answers fall back to the default.
-    pub fn remove_model(&self, id: &str) -> Result<(), Error> {
+    /// Removes an installed model and returns the chat model that answers now, if any. The
+    /// embedding model the library indexes with stays; a chat model that was chosen is forgotten,
+    /// and answers fall back to the default.
+    pub fn remove_model(&self, id: &str) -> Result<Option<String>, Error> {
         if known(id).is_some_and(|m| m.id == MINILM) && matches!(self.config().embedder, EmbedderConfig::MiniLm) {
             return Err(Error::Config {
                 name: "model".into(),
@@ -149,6 +150,7 @@ impl Library {
             });
         }
         let was_active = self.active_chat_model();
+        self.forget_language_model();
         self.model_store().remove(id)?;
         let removed = known(id).map_or(id.trim().to_string(), |m| m.id.to_string());
         if was_active.as_deref() == Some(removed.as_str()) {
@@ -156,6 +158,6 @@ impl Library {
             settings.model = None;
             self.save_settings(&settings)?;
         }
-        Ok(())
+        Ok(self.active_chat_model())
     }
 }

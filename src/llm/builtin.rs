@@ -214,6 +214,10 @@ impl LanguageModel for BuiltinModel {
         self.context as usize
     }
 
+    fn reads_prompt_here(&self) -> bool {
+        true
+    }
+
     fn count_tokens(&self, text: &str) -> usize {
         self.model.vocab().tokenize(text.as_bytes(), false, false).len()
     }

@@ -112,6 +112,13 @@ pub trait LanguageModel: Send + Sync {
     /// else estimated.
     fn count_tokens(&self, text: &str) -> usize;
 
+    /// Whether this machine reads the prompt (the built-in model), so that every token of it is
+    /// waited for before the first word of the answer; a server's prompt is bounded by its window
+    /// alone.
+    fn reads_prompt_here(&self) -> bool {
+        false
+    }
+
     /// Answers `messages`, calling `on_text` with each piece of the answer as it is generated.
     fn generate(
         &self,

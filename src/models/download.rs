@@ -67,6 +67,9 @@ impl Downloader {
         expect: &Expect,
         progress: &mut dyn FnMut(u64, Option<u64>),
     ) -> Result<(), ModelError> {
+        if dest.is_file() && verify(dest, url, expect).is_ok() {
+            return Ok(());
+        }
         let partial = partial_path(dest);
         let mut last = None;
         for _ in 0..ATTEMPTS {
@@ -111,13 +114,13 @@ impl Downloader {
         })?;
         let append = match response.status() {
             StatusCode::PARTIAL_CONTENT if resumes_at(&response) == Some(have) => true,
-            StatusCode::RANGE_NOT_SATISFIABLE => {
-                // What is there is as long as the file, or the file changed: start again.
+            StatusCode::PARTIAL_CONTENT | StatusCode::RANGE_NOT_SATISFIABLE => {
+                // Not the rest of what is there (the file changed, or is shorter): start again.
                 std::fs::remove_file(partial).map_err(ModelError::io(partial))?;
                 return Err(ModelError::CutShort {
                     url: url.to_string(),
                     received: 0,
-                    expected: expect.size.unwrap_or(0),
+                    expected: expect.size.unwrap_or(have),
                 });
             }
             _ => false,
@@ -148,7 +151,14 @@ impl Downloader {
             let n = match response.read(&mut buffer) {
                 Ok(0) => break,
                 Ok(n) => n,
-                Err(_) => break,
+                Err(_) => {
+                    file.sync_all().map_err(ModelError::io(partial))?;
+                    return Err(ModelError::CutShort {
+                        url: url.to_string(),
+                        received: have,
+                        expected: total.unwrap_or(have),
+                    });
+                }
             };
             file.write_all(&buffer[..n]).map_err(ModelError::io(partial))?;
             have += n as u64;

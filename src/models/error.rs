@@ -42,6 +42,8 @@ pub enum ModelError {
     BadArchive { what: String, reason: String },
     #[error("{} is not a GGUF model file (it does not start with \"GGUF\")", path.display())]
     NotGguf { path: PathBuf },
+    #[error("\"{0}\" is the name of a model Lectern knows; install the file under another id (--id)")]
+    IdTaken(String),
     #[error("{id} is an embedding model; the chat model must be a language model (a GGUF file)")]
     NotChat { id: String },
     #[error("{}: {source}", path.display())]
@@ -60,6 +62,7 @@ impl ModelError {
         match self {
             ModelError::Unknown(_) | ModelError::NotInstalled(_) => ErrorCode::NotFound,
             ModelError::NotGguf { .. } | ModelError::NotChat { .. } => ErrorCode::InvalidInput,
+            ModelError::IdTaken(_) => ErrorCode::Conflict,
             ModelError::Io { .. } => ErrorCode::Internal,
             _ => ErrorCode::Unavailable,
         }

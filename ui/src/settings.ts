@@ -9,7 +9,7 @@ import type { Backend, ConnectionTest, SearchMode, Settings, SettingsView } from
 export const BACKENDS: Record<Backend, { label: string; model: string | null; url: string | null; apiKey: boolean }> = {
   builtin: {
     label: "Built-in model",
-    model: "Path to a .gguf file (empty: the installed SmolLM2-135M-Instruct)",
+    model: "A model id (lectern model ls) or a .gguf path (empty: the default, Qwen2.5-Coder-1.5B, else the best installed)",
     url: null,
     apiKey: false,
   },

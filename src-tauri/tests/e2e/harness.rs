@@ -112,13 +112,19 @@ impl Desktop {
         }
         let home = tempfile::tempdir().unwrap();
         let driver_port = free_port();
+        let native_port = loop {
+            let port = free_port();
+            if port != driver_port {
+                break port;
+            }
+        };
         let driver = Process::spawn(
             Command::new(tauri_driver())
                 .args([
                     "--port",
                     &driver_port.to_string(),
                     "--native-port",
-                    &free_port().to_string(),
+                    &native_port.to_string(),
                 ])
                 .env("DISPLAY", format!(":{display}"))
                 .env(
@@ -141,6 +147,7 @@ impl Desktop {
             "tauri-driver (cargo install tauri-driver)",
         );
         wait_for_port(driver_port, "tauri-driver");
+        wait_for_port(native_port, "WebKitWebDriver (apt install webkit2gtk-driver)");
         Desktop {
             home,
             display: format!(":{display}"),

@@ -145,7 +145,7 @@ fn send(http: &Client, method: reqwest::Method, url: &str, body: Option<Value>) 
         None => request,
     };
     let started = Instant::now();
-    let response = request.send().map_err(|e| format!("{url}: {e}"))?;
+    let response = request.send().map_err(|e| format!("{url}: {}", with_causes(&e)))?;
     if started.elapsed() > Duration::from_secs(2) {
         eprintln!("webdriver: {url} took {:?}", started.elapsed());
     }
@@ -159,4 +159,16 @@ fn send(http: &Client, method: reqwest::Method, url: &str, body: Option<Value>) 
         ));
     }
     Ok(reply["value"].clone())
+}
+
+/// An error and the chain of errors under it, which reqwest keeps out of its own message.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }
