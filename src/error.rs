@@ -100,7 +100,9 @@ impl Error {
             Error::Pdf(PdfError::Io(_)) => ErrorCode::Internal,
             Error::Pdf(_) => ErrorCode::InvalidInput,
             Error::Embed(_) => ErrorCode::Unavailable,
-            Error::Llm(LlmError::ContextFull { .. } | LlmError::Setting { .. }) => ErrorCode::InvalidInput,
+            Error::Llm(
+                LlmError::ContextFull { .. } | LlmError::ServerContextFull { .. } | LlmError::Setting { .. },
+            ) => ErrorCode::InvalidInput,
             Error::Llm(LlmError::Runtime(_)) => ErrorCode::Internal,
             Error::Llm(LlmError::Model(e)) | Error::Model(e) => e.code(),
             Error::Llm(_) => ErrorCode::Unavailable,

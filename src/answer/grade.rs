@@ -217,6 +217,8 @@ mod tests {
     fn a_dump_of_numbers_is_not_an_answer() {
         let dump = "138) (0.269) 0.318 -0.800 (0.091) (0.421) 0.548 -1.248 (0.044) (0.178) 0.746";
         assert!(!is_correct(&gold(Some("0.548")), dump));
+        let parroted = "Question: In the table of arrests for 2013, how many arrests were there in total?\nExcerpt numbers:\n census-statab-2012-arrests-table324.pdf, page 7:\nThe total number of arrests is 589,620.\n[^1] census-statab-2013-arrests-table47.pdf, page 8:\nThe total number of arrests is 596,200.\n[^2] census-statab-2014-arrests-table78.pdf, page 9:\nThe total number of arrests is 635,200.";
+        assert!(!is_correct(&gold(Some("11,062.6 thousand")), parroted));
     }
 
     #[test]

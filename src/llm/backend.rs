@@ -10,26 +10,26 @@ use serde::Serialize;
 use super::{BuiltinModel, Cancel, ChatApi, GenerateOptions, HttpChat, LanguageModel, LlmError, Message, Role};
 use crate::models::ModelStore;
 
-/// The context window assumed for a server's model unless set (`LECTERN_LLM_CONTEXT`).
+/// The context window planned for a server's model that neither the server nor the user states
+/// (`LECTERN_LLM_CONTEXT`), and the one Lectern asks Ollama for unless set.
 pub const DEFAULT_SERVER_CONTEXT: usize = 4096;
 
 /// The backend answers come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Backend {
     /// A GGUF file run in-process.
-    Builtin {
-        model: PathBuf,
-    },
+    Builtin { model: PathBuf },
+    /// `context` is the window set by the user, if any; the server is asked for the model's.
     Ollama {
         url: String,
         model: String,
-        context: usize,
+        context: Option<usize>,
     },
     OpenAi {
         url: String,
         model: String,
         api_key: Option<String>,
-        context: usize,
+        context: Option<usize>,
     },
     /// No model: answers quote the best passages.
     Extractive,
@@ -53,17 +53,17 @@ impl Backend {
         let api_key = api_key
             .or_else(|| var("LECTERN_LLM_API_KEY"))
             .or_else(|| var("OPENAI_API_KEY"));
-        let context = match var("LECTERN_LLM_CONTEXT") {
-            Some(v) => v
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| n >= 512)
-                .ok_or_else(|| LlmError::Setting {
-                    name: "LECTERN_LLM_CONTEXT",
-                    reason: format!("{v:?} is not a number of tokens of at least 512"),
-                })?,
-            None => DEFAULT_SERVER_CONTEXT,
-        };
+        let context = var("LECTERN_LLM_CONTEXT")
+            .map(|v| {
+                v.parse::<usize>()
+                    .ok()
+                    .filter(|&n| n >= 512)
+                    .ok_or_else(|| LlmError::Setting {
+                        name: "LECTERN_LLM_CONTEXT",
+                        reason: format!("{v:?} is not a number of tokens of at least 512"),
+                    })
+            })
+            .transpose()?;
         let required = |model: Option<String>, backend: &'static str| {
             model.ok_or(LlmError::Setting {
                 name: "LECTERN_LLM_MODEL",
@@ -98,15 +98,19 @@ impl Backend {
     pub fn connect(&self, threads: usize) -> Result<Option<Arc<dyn LanguageModel>>, LlmError> {
         Ok(match self {
             Backend::Builtin { model } => Some(Arc::new(BuiltinModel::load(model, threads)?)),
-            Backend::Ollama { url, model, context } => {
-                Some(Arc::new(HttpChat::new(ChatApi::Ollama, url, model, None, *context)?))
-            }
+            Backend::Ollama { url, model, context } => Some(Arc::new(HttpChat::connect(
+                ChatApi::Ollama,
+                url,
+                model,
+                None,
+                *context,
+            )?)),
             Backend::OpenAi {
                 url,
                 model,
                 api_key,
                 context,
-            } => Some(Arc::new(HttpChat::new(
+            } => Some(Arc::new(HttpChat::connect(
                 ChatApi::OpenAi,
                 url,
                 model,

@@ -12,7 +12,9 @@ use reqwest::blocking::{Client, Response};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{estimate_tokens, Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message};
+use super::{
+    estimate_tokens, window, Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message, DEFAULT_SERVER_CONTEXT,
+};
 
 /// How often a waiting generation looks at its cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(10);
@@ -41,6 +43,8 @@ pub struct HttpChat {
     model: String,
     api_key: Option<String>,
     context: usize,
+    /// The window the server reported for the model, if it did.
+    reported: Option<usize>,
     client: Client,
 }
 
@@ -80,8 +84,31 @@ impl HttpChat {
             model: model.to_string(),
             api_key,
             context,
+            reported: None,
             client,
         })
+    }
+
+    /// A client for `model` at `base_url` that plans prompts for the window the model really has:
+    /// Ollama's is `setting` (else [`DEFAULT_SERVER_CONTEXT`], sent as `num_ctx`) within what the
+    /// model allows; an OpenAI-compatible server's is what it reports, within `setting` if set,
+    /// else `setting` or the default.
+    pub fn connect(
+        api: ChatApi,
+        base_url: &str,
+        model: &str,
+        api_key: Option<String>,
+        setting: Option<usize>,
+    ) -> Result<HttpChat, LlmError> {
+        let mut chat = HttpChat::new(api, base_url, model, api_key, setting.unwrap_or(DEFAULT_SERVER_CONTEXT))?;
+        chat.reported = window::reported(&chat.client, api, base_url, model, chat.api_key.as_deref());
+        chat.context = match (api, setting, chat.reported) {
+            (ChatApi::Ollama, _, Some(allowed)) => chat.context.min(allowed),
+            (ChatApi::OpenAi, Some(set), Some(reported)) => set.min(reported),
+            (ChatApi::OpenAi, None, Some(reported)) => reported,
+            (_, _, None) => chat.context,
+        };
+        Ok(chat)
     }
 
     fn body(&self, messages: &[Message], options: &GenerateOptions) -> serde_json::Value {
@@ -135,6 +162,12 @@ impl HttpChat {
                     ChatApi::OpenAi => ": check the model name in the settings",
                 },
             },
+            400 | 413 if message.to_lowercase().contains("context") => LlmError::ServerContextFull {
+                backend,
+                url,
+                window: self.context,
+                message,
+            },
             _ => LlmError::Server {
                 backend,
                 url,
@@ -180,7 +213,17 @@ impl HttpChat {
 
 impl LanguageModel for HttpChat {
     fn describe(&self) -> String {
-        format!("{} model {} at {}", self.api.name(), self.model, self.url)
+        let window = match self.reported {
+            Some(reported) if reported > self.context => {
+                format!("a context of {} tokens (the model allows {reported})", self.context)
+            }
+            Some(_) => format!("a context of {} tokens, as the server reports", self.context),
+            None => format!(
+                "a context of {} tokens (assumed: the server does not say)",
+                self.context
+            ),
+        };
+        format!("{} model {} at {}, {window}", self.api.name(), self.model, self.url)
     }
 
     fn context_window(&self) -> usize {

@@ -6,6 +6,7 @@ mod backend;
 mod builtin;
 mod error;
 mod http;
+mod window;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -138,10 +139,13 @@ pub fn default_threads() -> usize {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// A token count for a model without a tokenizer at hand: about four characters a token for
-/// English, rounded up, and never fewer than the words.
+/// A token count for a model without a tokenizer at hand, meant not to fall short: a token a
+/// digit (Qwen's and Llama 2's tokenizers split numbers digit by digit, so a table of figures
+/// costs far more than its length in words suggests), about four characters a token for the
+/// rest, and never fewer than the words.
 pub fn estimate_tokens(text: &str) -> usize {
-    let chars = text.chars().count();
+    let digits = text.chars().filter(char::is_ascii_digit).count();
+    let others = text.chars().count() - digits;
     let words = text.split_whitespace().count();
-    chars.div_ceil(4).max(words)
+    (digits + others.div_ceil(4)).max(words)
 }

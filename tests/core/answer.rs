@@ -216,6 +216,73 @@ fn openai_wire_format_streams_server_sent_events_with_the_key() {
 }
 
 #[test]
+fn a_servers_own_window_is_the_one_prompts_are_planned_for() {
+    // Ollama says what the model allows; Lectern asks for no more than that as `num_ctx`.
+    let (url, server) = serve(2, |path, _, body| match path {
+        "/api/show" => {
+            assert_eq!(body["model"], "tiny");
+            Reply {
+                status: 200,
+                content_type: "application/json",
+                pieces: vec![r#"{"model_info":{"general.architecture":"qwen2","qwen2.context_length":2048}}"#.into()],
+                pause: Duration::ZERO,
+            }
+        }
+        _ => {
+            assert_eq!(body["options"]["num_ctx"], 2048);
+            Reply {
+                status: 200,
+                content_type: "application/x-ndjson",
+                pieces: ollama_lines(&["330 metres [1]."], true),
+                pause: Duration::ZERO,
+            }
+        }
+    });
+    let ollama = HttpChat::connect(ChatApi::Ollama, &url, "tiny", None, None).unwrap();
+    assert_eq!(ollama.context_window(), 2048);
+    assert!(
+        ollama.describe().contains("2048 tokens, as the server reports"),
+        "{}",
+        ollama.describe()
+    );
+    assert_eq!(ask_model(&ollama).0.unwrap().body, "330 metres [^1].");
+    server.join().unwrap();
+
+    // An OpenAI-compatible server's reported window counts, within the user's setting; one that
+    // says nothing leaves the setting; and a prompt it refuses as too long is said so.
+    let (url, server) = serve(3, |path, _, _| {
+        match path {
+        "/v1/models" => Reply {
+            status: 200,
+            content_type: "application/json",
+            pieces: vec![r#"{"object":"list","data":[{"id":"served","object":"model","max_model_len":8192}]}"#.into()],
+            pause: Duration::ZERO,
+        },
+        "/v1/chat/completions" => Reply {
+            status: 400,
+            content_type: "application/json",
+            pieces: vec![r#"{"error":{"message":"This model's maximum context length is 2048 tokens.","type":"invalid_request_error"}}"#.into()],
+            pause: Duration::ZERO,
+        },
+        _ => Reply {
+            status: 404,
+            content_type: "text/plain",
+            pieces: vec!["no such page".into()],
+            pause: Duration::ZERO,
+        },
+    }
+    });
+    let served = HttpChat::connect(ChatApi::OpenAi, &url, "served", None, None).unwrap();
+    assert_eq!(served.context_window(), 8192);
+    let capped = HttpChat::connect(ChatApi::OpenAi, &format!("{url}/v1"), "served", None, Some(6000)).unwrap();
+    assert_eq!(capped.context_window(), 6000);
+    let err = ask_model(&capped).0.unwrap_err();
+    assert!(matches!(err, LlmError::ServerContextFull { window: 6000, .. }), "{err}");
+    assert!(err.to_string().contains("LECTERN_LLM_CONTEXT"), "{err}");
+    server.join().unwrap();
+}
+
+#[test]
 fn server_errors_say_what_to_do() {
     let (url, server) = serve(3, |path, _, _| match path {
         "/api/chat" => Reply {
@@ -565,7 +632,16 @@ fn settings_persist_are_checked_and_name_the_backend_with_its_key() {
 
 #[test]
 fn a_connection_check_has_the_server_answer_and_reports_a_refused_key() {
-    let (url, server) = serve(2, |_, auth, body| {
+    // Each check asks the server for the model's window first (`/v1/models`, then `/props`).
+    let (url, server) = serve(6, |path, auth, body| {
+        if path != "/v1/chat/completions" {
+            return Reply {
+                status: 404,
+                content_type: "text/plain",
+                pieces: vec!["not here".into()],
+                pause: Duration::ZERO,
+            };
+        }
         assert_eq!(body["messages"][0]["role"], "user");
         if auth == "Bearer sk-good" {
             Reply {
