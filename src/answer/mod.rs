@@ -208,7 +208,15 @@ pub fn answer(
         deliver(parser.push(text), &mut body, &mut citations);
     })?;
     deliver(parser.finish(), &mut body, &mut citations);
-    if citations.is_empty() && !says_not_found(&body) {
+    if citations.is_empty() && says_not_found(&body) {
+        // The passages were relevant enough to ask the model: show the best of them, so that
+        // the reader can judge for themselves whether they answer.
+        let text = "\n\nThe passages that came nearest:\n\n".to_string();
+        on_event(AnswerEvent::Text { text: text.clone() });
+        body = format!("{}{text}", body.trim_end());
+        let shown = &prompt.passages[..prompt.passages.len().min(settings.nearest_passages)];
+        citations = quote_passages(shown, Some(question), &mut body, on_event);
+    } else if citations.is_empty() {
         // Small models often answer from a passage without citing it: cite the passage the
         // answer draws on, so it can still be checked against the page.
         let texts: Vec<&str> = prompt.passages.iter().map(|p| p.text.as_str()).collect();
@@ -275,20 +283,8 @@ fn quoted(
         _ => "The most relevant passages:\n\n".to_string(),
     };
     on_event(AnswerEvent::Text { text: body.clone() });
-    let mut citations = Vec::new();
-    for (i, hit) in shown.iter().enumerate() {
-        let citation = Citation::of(i + 1, hit);
-        on_event(AnswerEvent::Citation {
-            citation: citation.clone(),
-        });
-        citations.push(citation);
-        let span = (kind == AnswerKind::Extractive)
-            .then(|| highlight::best_span(question, &hit.text))
-            .flatten();
-        let text = format!("> {} [^{}]\n\n", quote_line(&hit.text, span), i + 1);
-        on_event(AnswerEvent::Text { text: text.clone() });
-        body.push_str(&text);
-    }
+    let bold = (kind == AnswerKind::Extractive).then_some(question);
+    let citations = quote_passages(shown, bold, &mut body, on_event);
     Answer {
         kind,
         body: body.trim_end().to_string(),
@@ -297,6 +293,29 @@ fn quoted(
         backend: String::new(),
         passages_supplied: 0,
     }
+}
+
+/// Appends each of `passages` to `body` as a cited block quote, footnotes numbered from 1, with
+/// the line most likely to answer `bold_for` (a question) in bold; returns the citations.
+fn quote_passages(
+    passages: &[Hit],
+    bold_for: Option<&str>,
+    body: &mut String,
+    on_event: &mut dyn FnMut(AnswerEvent),
+) -> Vec<Citation> {
+    let mut citations = Vec::new();
+    for (i, hit) in passages.iter().enumerate() {
+        let citation = Citation::of(i + 1, hit);
+        on_event(AnswerEvent::Citation {
+            citation: citation.clone(),
+        });
+        citations.push(citation);
+        let span = bold_for.and_then(|question| highlight::best_span(question, &hit.text));
+        let text = format!("> {} [^{}]\n\n", quote_line(&hit.text, span), i + 1);
+        on_event(AnswerEvent::Text { text: text.clone() });
+        body.push_str(&text);
+    }
+    citations
 }
 
 /// A passage as one line of a block quote, escaped, with the character range `span` in bold.

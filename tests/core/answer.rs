@@ -283,6 +283,39 @@ fn a_servers_own_window_is_the_one_prompts_are_planned_for() {
 }
 
 #[test]
+fn a_model_that_finds_nothing_still_shows_the_passages_it_read() {
+    let (url, server) = serve(1, |_, _, _| Reply {
+        status: 200,
+        content_type: "application/x-ndjson",
+        pieces: ollama_lines(&["The documents ", "do not say."], true),
+        pause: Duration::ZERO,
+    });
+    let model = HttpChat::new(ChatApi::Ollama, &url, "m", None, 4096).unwrap();
+    let (result, events) = ask_model(&model);
+    server.join().unwrap();
+    let answer = result.unwrap();
+    assert_eq!(answer.kind, AnswerKind::Generated);
+    assert!(answer
+        .body
+        .starts_with("The documents do not say.\n\nThe passages that came nearest:"));
+    let pages: Vec<u32> = answer.citations.iter().map(|c| c.page).collect();
+    assert_eq!(pages, [3, 5], "{answer:#?}");
+    assert!(
+        answer.body.contains("**The Eiffel Tower is 330 metres tall.** [^1]"),
+        "{}",
+        answer.body
+    );
+    let streamed: String = events
+        .iter()
+        .filter_map(|e| match e {
+            AnswerEvent::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(streamed.trim(), answer.body, "what streamed is what is stored");
+}
+
+#[test]
 fn server_errors_say_what_to_do() {
     let (url, server) = serve(3, |path, _, _| match path {
         "/api/chat" => Reply {
