@@ -208,7 +208,9 @@ pub fn answer(
         deliver(parser.push(text), &mut body, &mut citations);
     })?;
     deliver(parser.finish(), &mut body, &mut citations);
-    if citations.is_empty() && says_not_found(&body) {
+    // A stopped answer gets nothing more than what the reader saw.
+    let uncited = citations.is_empty() && finish != Finish::Cancelled;
+    if uncited && says_not_found(&body) {
         // The passages were relevant enough to ask the model: show the best of them, so that
         // the reader can judge for themselves whether they answer.
         let text = "\n\nThe passages that came nearest:\n\n".to_string();
@@ -216,7 +218,7 @@ pub fn answer(
         body = format!("{}{text}", body.trim_end());
         let shown = &prompt.passages[..prompt.passages.len().min(settings.nearest_passages)];
         citations = quote_passages(shown, Some(question), &mut body, on_event);
-    } else if citations.is_empty() {
+    } else if uncited {
         // Small models often answer from a passage without citing it: cite the passage the
         // answer draws on, so it can still be checked against the page.
         let texts: Vec<&str> = prompt.passages.iter().map(|p| p.text.as_str()).collect();

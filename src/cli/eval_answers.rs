@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use lectern::answer::grade::{graded_text, is_correct, read_gold, GoldQuestion};
-use lectern::answer::{AnswerEvent, AnswerKind, AnswerSettings, Citation};
+use lectern::answer::{says_not_found, AnswerEvent, AnswerKind, AnswerSettings, Citation};
 use lectern::catalog::ChatId;
 use lectern::llm::{Backend, Cancel, GenerateOptions, LanguageModel};
 use lectern::search::Hit;
@@ -224,8 +224,10 @@ fn grade(
     let answer = &outcome.answer;
     let on_gold_page = |name: &str, page: u32| gold.doc.as_deref() == Some(name) && gold.pages.contains(&page);
     let generating_ms = timing.total_ms - timing.first_text_ms;
+    // A model that declines writes a few tokens; the passages Lectern adds to its answer are not
+    // the model's.
     let tokens_per_second = match (answer.kind, model) {
-        (AnswerKind::Generated, Some(model)) if generating_ms > 0.0 => {
+        (AnswerKind::Generated, Some(model)) if generating_ms > 0.0 && !says_not_found(&answer.body) => {
             Some(model.count_tokens(&answer.body) as f64 / (generating_ms / 1000.0))
         }
         _ => None,

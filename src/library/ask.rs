@@ -58,9 +58,9 @@ pub(super) struct LoadedModel {
 }
 
 impl Library {
-    /// The model of `backend` (`None` for extractive answers), loaded on first use and kept while
-    /// the backend and thread count stay the same, so that a chat's second question does not load
-    /// a gigabyte again. Blocking: call it off the async threads.
+    /// The model of `backend` (`None` for extractive answers). A model run here is loaded on first
+    /// use and kept while the backend and thread count stay the same, so that a chat's second
+    /// question does not load a gigabyte again. Blocking: call it off the async threads.
     pub fn language_model(&self, backend: &Backend, threads: usize) -> Result<Option<Arc<dyn LanguageModel>>, Error> {
         let mut held = lock(&self.shared.chat_model);
         if let Some(loaded) = held.as_ref() {
@@ -71,11 +71,15 @@ impl Library {
         // The old model's memory goes before the new one loads.
         *held = None;
         let model = backend.connect(threads)?;
-        *held = Some(LoadedModel {
-            backend: backend.clone(),
-            threads,
-            model: model.clone(),
-        });
+        // A server is reached afresh each time: what it serves, and the window it reports, may
+        // have changed (or it was down when first asked).
+        if model.as_ref().is_some_and(|m| m.reads_prompt_here()) {
+            *held = Some(LoadedModel {
+                backend: backend.clone(),
+                threads,
+                model: model.clone(),
+            });
+        }
         Ok(model)
     }
 

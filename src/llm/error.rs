@@ -50,7 +50,7 @@ pub enum LlmError {
     Model(#[from] ModelError),
     #[error("the question and its passages do not fit the model's context window of {window} tokens")]
     ContextFull { window: usize },
-    #[error("{backend} at {url} has a smaller context window than the {window} tokens Lectern planned for ({message}): set the model's context window in the settings or LECTERN_LLM_CONTEXT")]
+    #[error("{backend} at {url} has a smaller context window than the {window} tokens Lectern planned for ({message}): set LECTERN_LLM_CONTEXT to the window the server gives the model")]
     ServerContextFull {
         backend: &'static str,
         url: String,

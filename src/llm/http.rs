@@ -45,6 +45,8 @@ pub struct HttpChat {
     context: usize,
     /// The window the server reported for the model, if it did.
     reported: Option<usize>,
+    /// Whether the user set the window (`LECTERN_LLM_CONTEXT`).
+    set: bool,
     client: Client,
 }
 
@@ -85,14 +87,15 @@ impl HttpChat {
             api_key,
             context,
             reported: None,
+            set: false,
             client,
         })
     }
 
     /// A client for `model` at `base_url` that plans prompts for the window the model really has:
-    /// Ollama's is `setting` (else [`DEFAULT_SERVER_CONTEXT`], sent as `num_ctx`) within what the
-    /// model allows; an OpenAI-compatible server's is what it reports, within `setting` if set,
-    /// else `setting` or the default.
+    /// Ollama's is `setting` (else [`DEFAULT_SERVER_CONTEXT`], sent as `num_ctx`) capped by what
+    /// the model allows; an OpenAI-compatible server's is what it reports, capped by `setting`;
+    /// without a report, `setting` or the default.
     pub fn connect(
         api: ChatApi,
         base_url: &str,
@@ -102,6 +105,7 @@ impl HttpChat {
     ) -> Result<HttpChat, LlmError> {
         let mut chat = HttpChat::new(api, base_url, model, api_key, setting.unwrap_or(DEFAULT_SERVER_CONTEXT))?;
         chat.reported = window::reported(&chat.client, api, base_url, model, chat.api_key.as_deref());
+        chat.set = setting.is_some();
         chat.context = match (api, setting, chat.reported) {
             (ChatApi::Ollama, _, Some(allowed)) => chat.context.min(allowed),
             (ChatApi::OpenAi, Some(set), Some(reported)) => set.min(reported),
@@ -162,7 +166,7 @@ impl HttpChat {
                     ChatApi::OpenAi => ": check the model name in the settings",
                 },
             },
-            400 | 413 if message.to_lowercase().contains("context") => LlmError::ServerContextFull {
+            400 | 413 if says_too_long(&message) => LlmError::ServerContextFull {
                 backend,
                 url,
                 window: self.context,
@@ -356,6 +360,15 @@ fn openai_line(line: &str) -> Result<Option<Event>, String> {
         // "stop" is followed by `[DONE]`, which ends the stream.
         _ => None,
     })
+}
+
+/// Whether a server's error message says the prompt is longer than the model's window (OpenAI
+/// and vLLM: "maximum context length"; llama.cpp: "exceeds the available context size").
+fn says_too_long(message: &str) -> bool {
+    let lower = message.to_lowercase();
+    ["context length", "context size", "context window", "too many tokens"]
+        .iter()
+        .any(|phrase| lower.contains(phrase))
 }
 
 /// The message of an error body: `{"error": "..."}` (Ollama), `{"error": {"message": "..."}}`

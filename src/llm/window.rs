@@ -44,23 +44,26 @@ pub(super) fn reported(client: &Client, api: ChatApi, base: &str, model: &str, k
             } else {
                 format!("{base}/v1")
             };
-            get(client, &format!("{v1}/models"), key)
-                .and_then(|models| openai_window(&models, model))
-                .or_else(|| {
-                    let root = v1.trim_end_matches("/v1");
-                    get(client, &format!("{root}/props"), key).and_then(|props| llama_server_window(&props))
-                })
+            // A server that does not answer at all is not asked twice.
+            let models = get(client, &format!("{v1}/models"), key).ok()?;
+            models.and_then(|models| openai_window(&models, model)).or_else(|| {
+                let root = v1.trim_end_matches("/v1");
+                let props = get(client, &format!("{root}/props"), key).ok().flatten()?;
+                llama_server_window(&props)
+            })
         }
     }
 }
 
-fn get(client: &Client, url: &str, key: Option<&str>) -> Option<Value> {
+/// The JSON a GET of `url` answers with (`None` for an error status or another body); `Err` when
+/// the server could not be reached.
+fn get(client: &Client, url: &str, key: Option<&str>) -> Result<Option<Value>, reqwest::Error> {
     let mut request = client.get(url).timeout(ASK_TIMEOUT);
     if let Some(key) = key {
         request = request.bearer_auth(key);
     }
-    let reply = request.send().ok()?;
-    reply.status().is_success().then(|| reply.json().ok()).flatten()
+    let reply = request.send()?;
+    Ok(reply.status().is_success().then(|| reply.json().ok()).flatten())
 }
 
 fn post(client: &Client, url: &str, body: &Value) -> Option<Value> {
@@ -76,12 +79,21 @@ fn tokens(value: &Value) -> Option<usize> {
         .filter(|&n| n >= 256)
 }
 
-/// `model_info."<architecture>.context_length"` of Ollama's `/api/show`.
+/// `model_info."<architecture>.context_length"` of Ollama's `/api/show` (any such key when the
+/// architecture is not named).
 fn ollama_window(show: &Value) -> Option<usize> {
     let info = show.get("model_info")?.as_object()?;
-    info.iter()
-        .find(|(key, _)| key.ends_with(".context_length"))
-        .and_then(|(_, value)| tokens(value))
+    let named = info
+        .get("general.architecture")
+        .and_then(Value::as_str)
+        .and_then(|architecture| info.get(&format!("{architecture}.context_length")));
+    named
+        .or_else(|| {
+            info.iter()
+                .find(|(key, _)| key.ends_with(".context_length"))
+                .map(|(_, value)| value)
+        })
+        .and_then(tokens)
 }
 
 /// The window of `model`'s entry in a `/v1/models` list (or of its only entry).
@@ -109,7 +121,7 @@ mod tests {
 
     #[test]
     fn ollama_reports_the_model_files_context_length() {
-        let show = json!({"model_info": {"general.architecture": "llama", "llama.context_length": 131072}});
+        let show = json!({"model_info": {"general.architecture": "llama", "clip.context_length": 512, "llama.context_length": 131072}});
         assert_eq!(ollama_window(&show), Some(131_072));
         assert_eq!(ollama_window(&json!({"model_info": {}})), None);
     }
