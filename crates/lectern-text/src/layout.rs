@@ -2,7 +2,8 @@
 //! taken to the nearest of four (so rotated and vertical text read along their own lines);
 //! glyphs are grouped into lines by baseline, lines are cut into segments at wide gaps, and the
 //! segments are ordered by recursive XY cuts (a vertical gutter of whitespace separates columns,
-//! a horizontal gap separates blocks). Word spaces come from space glyphs and from gaps. Text
+//! a horizontal gap separates blocks; the gutters between a table's cells do not, so a row stays
+//! one line). Word spaces come from space glyphs and from gaps. Text
 //! drawn twice at the same place is read once.
 
 use std::collections::HashSet;
@@ -90,6 +91,10 @@ const GUTTER: f32 = 0.8;
 const BLOCK_GAP: f32 = 0.6;
 /// Baselines closer than this (in font sizes) are one line.
 const SAME_LINE: f32 = 0.4;
+/// A table cell is at most this wide (in its font sizes), at the median.
+const CELL_WIDTH: f32 = 8.0;
+/// The share of a table column's lines that are rows of the columns to its left.
+const ROW_SHARE: f32 = 0.8;
 /// Deepest XY-cut recursion.
 const MAX_CUTS: usize = 48;
 
@@ -298,7 +303,7 @@ fn cut(mut segments: Vec<Segment>, median: f32, depth: usize, blocks: &mut Vec<V
     segments.sort_by(|a, b| a.along.total_cmp(&b.along));
     let mut reach = segments[0].end;
     for i in 1..segments.len() {
-        if segments[i].along - reach >= GUTTER * median {
+        if segments[i].along - reach >= GUTTER * median && !parts_of_rows(&segments[..i], &segments[i..]) {
             let right = segments.split_off(i);
             cut(segments, median, depth + 1, blocks);
             cut(right, median, depth + 1, blocks);
@@ -319,6 +324,32 @@ fn cut(mut segments: Vec<Segment>, median: f32, depth: usize, blocks: &mut Vec<V
         bottom = bottom.min(segments[i].perp - 0.25 * segments[i].size);
     }
     blocks.push(segments);
+}
+
+/// True when whitespace between `left` and `right` only separates the cells of rows, so that
+/// cutting there would read a table column by column: the segments on the right are short
+/// cells (a number, a code, a few words), nearly all of them on lines the left side has too, and
+/// they fill at least half of those lines. Such a region is read row by row, as poppler's
+/// `-layout` mode does, so that a row keeps its label. Text columns have long segments, and a
+/// margin note fills few of the lines beside it.
+fn parts_of_rows(left: &[Segment], right: &[Segment]) -> bool {
+    let mut widths: Vec<f32> = right.iter().map(|s| (s.end - s.along) / s.size).collect();
+    widths.sort_by(f32::total_cmp);
+    if widths.get(widths.len() / 2).is_none_or(|w| *w > CELL_WIDTH) {
+        return false;
+    }
+    let lines = |part: &[Segment]| {
+        let mut lines: Vec<usize> = part.iter().map(|s| s.line).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        lines
+    };
+    let (left_lines, right_lines) = (lines(left), lines(right));
+    let shared = right_lines
+        .iter()
+        .filter(|l| left_lines.binary_search(l).is_ok())
+        .count();
+    shared as f32 >= ROW_SHARE * right_lines.len() as f32 && 2 * shared >= left_lines.len()
 }
 
 /// The lines of a block: its segments back on their lines, each line's items along the text.
@@ -406,18 +437,47 @@ mod tests {
     #[test]
     fn two_columns_read_one_after_the_other() {
         let (mut text, mut glyphs) = (String::new(), Vec::new());
-        for (i, (left, right)) in [("aaa aa", "ddd dd"), ("bbb bb", "eee ee"), ("ccc cc", "fff ff")]
-            .iter()
-            .enumerate()
-        {
+        let column = |word: &str| [word; 6].join(" ");
+        for (i, (left, right)) in [("aaa", "ddd"), ("bbb", "eee"), ("ccc", "fff")].iter().enumerate() {
             let y = 700.0 - 12.0 * i as f32;
-            words(&mut text, &mut glyphs, 0.0, y, left);
-            words(&mut text, &mut glyphs, 60.0, y, right);
+            words(&mut text, &mut glyphs, 0.0, y, &column(left));
+            words(&mut text, &mut glyphs, 150.0, y, &column(right));
         }
-        assert_eq!(
-            lay_out(&glyphs, &text),
-            "aaa aa\nbbb bb\nccc cc\nddd dd\neee ee\nfff ff"
-        );
+        let read: Vec<String> = ["aaa", "bbb", "ccc", "ddd", "eee", "fff"].map(column).into();
+        assert_eq!(lay_out(&glyphs, &text), read.join("\n"));
+    }
+
+    #[test]
+    fn a_table_reads_row_by_row_with_its_labels() {
+        // Rows close together (the gutters run down the whole table) and rows far apart (each
+        // row is a block of its own): either way a row is one line.
+        for spacing in [12.0, 30.0] {
+            let (mut text, mut glyphs) = (String::new(), Vec::new());
+            let rows = [("Net sales", "32,765", "31,657"), ("Cost of sales", "16,682", "16,083")];
+            for (i, (label, this_year, last_year)) in rows.iter().enumerate() {
+                let y = 700.0 - spacing * i as f32;
+                words(&mut text, &mut glyphs, 0.0, y, label);
+                words(&mut text, &mut glyphs, 150.0, y, this_year);
+                words(&mut text, &mut glyphs, 220.0, y, last_year);
+            }
+            assert_eq!(
+                lay_out(&glyphs, &text),
+                "Net sales 32,765 31,657\nCost of sales 16,682 16,083",
+                "rows {spacing} apart"
+            );
+        }
+    }
+
+    #[test]
+    fn a_short_note_beside_a_paragraph_stays_apart() {
+        let (mut text, mut glyphs) = (String::new(), Vec::new());
+        let line = ["body"; 8].join(" ");
+        for i in 0..6 {
+            words(&mut text, &mut glyphs, 0.0, 700.0 - 12.0 * i as f32, &line);
+        }
+        words(&mut text, &mut glyphs, 250.0, 700.0, "note");
+        let out = lay_out(&glyphs, &text);
+        assert!(out.ends_with("\nnote") || out.starts_with("note\n"), "{out}");
     }
 
     #[test]
