@@ -30,16 +30,47 @@ const MAX_CONTEXT: u32 = 8192;
 /// one call does (8.1 s against 7.9 s); 32 takes 12.2 s.
 const PROMPT_SLICE: usize = 64;
 
-/// llama.cpp's process-wide state, initialised once.
+/// llama.cpp's process-wide state, initialised once: its CPU kernels are loaded first, the
+/// build for the best instructions this CPU has (AVX2, AVX-512, VNNI, …).
 fn backend() -> Result<&'static LlamaBackend, LlmError> {
     static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
     BACKEND
         .get_or_init(|| {
             llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default().with_logs_enabled(false));
+            let dir = kernels_dir().ok_or_else(|| {
+                format!(
+                    "its CPU kernels (libggml-cpu-*.so) are neither beside the program nor in {}; build Lectern again",
+                    llama_cpp_sys_2::BACKENDS_DIR.unwrap_or("the build directory")
+                )
+            })?;
+            llama_cpp_2::llama_backend::load_backends_from_path(&dir);
             LlamaBackend::init().map_err(|e| e.to_string())
         })
         .as_ref()
         .map_err(|e| LlmError::Runtime(format!("llama.cpp did not start: {e}")))
+}
+
+/// Where llama.cpp's CPU kernels are: beside the program (as installed), else where the build
+/// put them. llama.cpp takes the path as UTF-8.
+fn kernels_dir() -> Option<PathBuf> {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf));
+    let built = llama_cpp_sys_2::BACKENDS_DIR.map(PathBuf::from);
+    beside
+        .into_iter()
+        .chain(built)
+        .find(|dir| dir.to_str().is_some() && has_kernels(dir))
+}
+
+fn has_kernels(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("libggml-cpu-") && name.ends_with(".so")
+        })
+    })
 }
 
 /// A GGUF model loaded in this process.

@@ -1,0 +1,59 @@
+//! Lets Lectern's programs find llama.cpp. It is built as shared libraries, with its CPU kernels
+//! as one loadable module per CPU generation (`ggml-cpu-haswell`, `-skylakex`, `-zen4`, …) so that
+//! the machine running a program picks the best it has (`llm/builtin.rs`). A program looks for
+//! the libraries beside itself, then where the build put them; the app's build script reads that
+//! place from `DEP_LECTERN_LLAMA_LIB`.
+//!
+//! llama-cpp-sys-2 links `libllama.so` and the like into the profile directory as links to
+//! `libllama.so.0`, which it does not put there, and fails on its next build when it finds such a
+//! dangling link. So `libllama.so.0` and its kind are put there too, as links to the build's own.
+
+use std::path::{Path, PathBuf};
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=DEP_LLAMA_BACKENDS_DIR");
+    let backends = std::env::var_os("DEP_LLAMA_BACKENDS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("llama-cpp-sys-2 did not say where it built llama.cpp (DEP_LLAMA_BACKENDS_DIR)"));
+    // …/<profile>/build/llama-cpp-sys-2-<hash>/out/backends
+    let out = backends.parent().unwrap_or(&backends);
+    let lib = out.join("lib");
+    println!(
+        "cargo:rustc-link-arg=-Wl,--disable-new-dtags,-rpath,$ORIGIN:{}:{}",
+        lib.display(),
+        out.join("lib64").display()
+    );
+    println!("cargo:llama_lib={}", lib.display());
+    if let Some(profile) = out.ancestors().nth(3) {
+        for dir in [profile.to_path_buf(), profile.join("deps"), profile.join("examples")] {
+            link_sonames(&lib, &dir);
+        }
+    }
+}
+
+/// Links `dir/libX.so.0` to `lib/libX.so.0` for every link `dir/libX.so -> libX.so.0` that
+/// llama-cpp-sys-2 made, unless it is there already (a link from an earlier build is replaced).
+fn link_sonames(lib: &Path, dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let Ok(target) = std::fs::read_link(entry.path()) else {
+            continue;
+        };
+        let (soname, real) = (dir.join(&target), lib.join(&target));
+        let linked = std::fs::read_link(&soname).ok();
+        let stale = match &linked {
+            Some(to) => *to != real,
+            None => !soname.exists(),
+        };
+        if target.components().count() == 1 && real.exists() && stale {
+            let _ = std::fs::remove_file(&soname);
+            if let Err(e) = std::os::unix::fs::symlink(&real, &soname) {
+                println!(
+                    "cargo:warning=could not link {} to {}: {e}",
+                    soname.display(),
+                    real.display()
+                );
+            }
+        }
+    }
+}
