@@ -26,8 +26,8 @@ pub use markdown::{chat_markdown, footnote_list};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AnswerSettings {
     /// The cosine similarity the best passage must reach for the question to count as answerable
-    /// from the scope.
-    pub relevance_floor: f32,
+    /// from the scope: the user's, else the embedder's (`Library::ask` fills it in), else none.
+    pub relevance_floor: Option<f32>,
     /// How many passages an extractive answer quotes.
     pub extractive_passages: usize,
     /// How many nearest passages a "not found" answer lists.
@@ -39,21 +39,36 @@ pub struct AnswerSettings {
     pub generate: GenerateOptions,
 }
 
-/// The default relevance floor; see ARCHITECTURE.md ("Relevance floor") for how it was chosen.
-pub const DEFAULT_RELEVANCE_FLOOR: f32 = 0.28;
-
 /// The default prompt budget in tokens; see ARCHITECTURE.md ("Answers measured").
 pub const DEFAULT_PROMPT_BUDGET: usize = 1500;
 
 impl Default for AnswerSettings {
     fn default() -> Self {
         AnswerSettings {
-            relevance_floor: DEFAULT_RELEVANCE_FLOOR,
+            relevance_floor: None,
             extractive_passages: 3,
             nearest_passages: 3,
             prompt_budget: DEFAULT_PROMPT_BUDGET,
             generate: GenerateOptions::default(),
         }
+    }
+}
+
+/// The least share of the question's keyword weight (`ScoreComponents::keyword_share`) the best
+/// passage must have where no cosine floor decides; see ARCHITECTURE.md ("Relevance floor").
+pub const KEYWORD_FLOOR: f32 = 0.16;
+
+/// Whether the best of `hits` bears on the question: its cosine reaches `floor` where there is
+/// one and vectors were compared, else its share of the question's keyword weight reaches
+/// [`KEYWORD_FLOOR`]. Passages found by similarity alone with no floor to judge them count.
+fn bears_on_question(hits: &[Hit], floor: Option<f32>) -> bool {
+    let best = |part: fn(&Hit) -> Option<f32>| hits.iter().filter_map(part).reduce(f32::max);
+    if hits.is_empty() {
+        return false;
+    }
+    match (floor, best(|h| h.components.vector)) {
+        (Some(floor), Some(cosine)) => cosine >= floor,
+        _ => best(|h| h.components.keyword_share).is_none_or(|share| share >= KEYWORD_FLOOR),
     }
 }
 
@@ -150,13 +165,7 @@ pub fn answer(
     cancel: &Cancel,
     on_event: &mut dyn FnMut(AnswerEvent),
 ) -> Result<Answer, LlmError> {
-    let best = hits
-        .iter()
-        .filter_map(|h| h.components.vector)
-        .fold(f32::NEG_INFINITY, f32::max);
-    // Keyword-only hits carry no similarity: there, any hit counts as relevant.
-    let measured = hits.iter().any(|h| h.components.vector.is_some());
-    if hits.is_empty() || (measured && best < settings.relevance_floor) {
+    if !bears_on_question(hits, settings.relevance_floor) {
         return Ok(quoted(
             AnswerKind::NotFound,
             question,

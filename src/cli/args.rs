@@ -138,8 +138,9 @@ pub struct AskArgs {
     pub k: usize,
     #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
     pub mode: ModeArg,
-    /// The similarity the best passage must reach, else the answer is "not found" (default:
-    /// $LECTERN_RELEVANCE_FLOOR, else 0.28).
+    /// The cosine similarity the best passage must reach, else the answer is "not found"
+    /// (default: $LECTERN_RELEVANCE_FLOOR, else the embedding model's own: 0.28 for
+    /// all-MiniLM-L6-v2; without one, a share of the question's keyword weight decides).
     #[arg(long)]
     pub floor: Option<f32>,
     /// The most tokens the answer may have.

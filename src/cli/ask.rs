@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use lectern::answer::{footnote_list, AnswerEvent, AnswerKind, AnswerSettings, DEFAULT_RELEVANCE_FLOOR};
+use lectern::answer::{footnote_list, AnswerEvent, AnswerKind, AnswerSettings};
 use lectern::llm::{Backend, Cancel, GenerateOptions, Role};
 use lectern::{AskRequest, Error, Library};
 use tokio::sync::mpsc;
@@ -11,17 +11,18 @@ use tokio::sync::mpsc;
 use super::args::{AskArgs, BackendArg, ChatCommand};
 use super::search::scope;
 
-/// The relevance floor from `--floor`, else `LECTERN_RELEVANCE_FLOOR`, else the default.
-fn relevance_floor(flag: Option<f32>) -> Result<f32, Error> {
-    if let Some(floor) = flag {
-        return Ok(floor);
+/// The relevance floor from `--floor`, else `LECTERN_RELEVANCE_FLOOR`, else none (the
+/// embedder's own).
+fn relevance_floor(flag: Option<f32>) -> Result<Option<f32>, Error> {
+    if flag.is_some() {
+        return Ok(flag);
     }
     match std::env::var("LECTERN_RELEVANCE_FLOOR") {
-        Ok(v) if !v.is_empty() => v.parse().map_err(|_| Error::Config {
+        Ok(v) if !v.is_empty() => v.parse().map(Some).map_err(|_| Error::Config {
             name: "LECTERN_RELEVANCE_FLOOR".into(),
             reason: format!("{v:?} is not a number"),
         }),
-        _ => Ok(DEFAULT_RELEVANCE_FLOOR),
+        _ => Ok(None),
     }
 }
 

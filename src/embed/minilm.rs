@@ -78,9 +78,17 @@ impl MiniLm {
     }
 }
 
+/// all-MiniLM-L6-v2's relevance floor; see ARCHITECTURE.md ("Relevance floor") for how it was
+/// measured.
+pub const RELEVANCE_FLOOR: f32 = 0.28;
+
 impl Embedder for MiniLm {
     fn id(&self) -> String {
         "all-MiniLM-L6-v2".to_string()
+    }
+
+    fn relevance_floor(&self) -> Option<f32> {
+        Some(RELEVANCE_FLOOR)
     }
 
     fn dimension(&self) -> usize {

@@ -21,4 +21,10 @@ pub trait Embedder: Send + Sync {
     fn dimension(&self) -> usize;
     /// One vector per text, in order.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// The cosine similarity a question's best passage reaches when the documents bear on it,
+    /// measured for this model; `None` when it has not been (every model spreads its
+    /// similarities differently).
+    fn relevance_floor(&self) -> Option<f32> {
+        None
+    }
 }

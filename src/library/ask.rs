@@ -121,7 +121,12 @@ impl Library {
             })
             .await?;
 
-        let (question, settings, cancel) = (request.question.clone(), request.settings, cancel.clone());
+        // The embedder's floor; its models are loaded already when the question was embedded.
+        let mut settings = request.settings;
+        if settings.relevance_floor.is_none() && request.mode != SearchMode::Keyword {
+            settings.relevance_floor = self.models()?.embedder.relevance_floor();
+        }
+        let (question, cancel) = (request.question.clone(), cancel.clone());
         let hits = results.hits.clone();
         let answered = tokio::task::spawn_blocking(move || {
             answer(

@@ -138,6 +138,7 @@ impl Library {
                     components: ScoreComponents {
                         vector: r.vector,
                         keyword: r.keyword,
+                        keyword_share: r.keyword_share,
                         vector_rank: r.vector_rank,
                         keyword_rank: r.keyword_rank,
                     },

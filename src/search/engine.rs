@@ -44,6 +44,8 @@ pub struct Ranked {
     pub score: f32,
     pub vector: Option<f32>,
     pub keyword: Option<f32>,
+    /// `keyword` as a share of the most the question's terms could score in the scope.
+    pub keyword_share: Option<f32>,
     pub vector_rank: Option<u32>,
     pub keyword_rank: Option<u32>,
     /// The text, once read.
@@ -142,6 +144,7 @@ impl Engine<'_> {
         } else {
             self.keyword_list(&opened, &terms, &stats, question.depth, &mut skipped)
         };
+        let bound = stats.score_bound(&terms);
         let mut ranked = match question.mode {
             SearchMode::Vector => vector_list,
             SearchMode::Keyword => keyword_list,
@@ -150,9 +153,12 @@ impl Engine<'_> {
                 if let Some(q) = question.vector {
                     self.fill_vector_scores(&mut union, &opened, q);
                 }
-                fuse(union, stats.score_bound(&terms))
+                fuse(union, bound)
             }
         };
+        for hit in &mut ranked {
+            hit.keyword_share = hit.keyword.filter(|_| bound > 0.0).map(|b| (b / bound).min(1.0));
+        }
         ranked.sort_by(rank_order);
         skipped.sort_by_key(|(pos, _)| *pos);
         skipped.dedup_by_key(|(pos, _)| *pos);
@@ -377,6 +383,7 @@ fn ranked(doc: usize, located: Located, address: Option<DocAddress>, score: f32)
         score,
         vector: None,
         keyword: None,
+        keyword_share: None,
         vector_rank: None,
         keyword_rank: None,
         text: None,
@@ -434,6 +441,16 @@ fn fuse(mut hits: Vec<Ranked>, bound: f32) -> Vec<Ranked> {
     let (cmin, cmax) = cos.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), c| {
         (lo.min(*c), hi.max(*c))
     });
+    let tau: f32 = std::env::var("LECTERN_TAU")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1.0);
+    let w: f32 = std::env::var("LECTERN_VW")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(VECTOR_WEIGHT);
+    let bmax = hits.iter().filter_map(|h| h.keyword).fold(0.0f32, f32::max);
+    let bound = bmax.max(tau * bound);
     for hit in &mut hits {
         let v = match hit.vector {
             Some(c) if cmax > cmin => (c - cmin) / (cmax - cmin),
@@ -444,7 +461,7 @@ fn fuse(mut hits: Vec<Ranked>, bound: f32) -> Vec<Ranked> {
             Some(b) if bound > 0.0 => (b / bound).min(1.0),
             _ => 0.0,
         };
-        hit.score = VECTOR_WEIGHT * v + (1.0 - VECTOR_WEIGHT) * k;
+        hit.score = w * v + (1.0 - w) * k;
     }
     hits
 }

@@ -70,6 +70,9 @@ pub struct ScoreComponents {
     pub vector: Option<f32>,
     /// BM25 with the scope's statistics, when the passage was among the keyword hits.
     pub keyword: Option<f32>,
+    /// `keyword` as a share (0 to 1) of the most the question's words could score in the scope:
+    /// how much of the question's rarer words the passage has.
+    pub keyword_share: Option<f32>,
     /// 1-based rank in the vector list, if it made the list.
     pub vector_rank: Option<u32>,
     /// 1-based rank in the keyword list, if it made the list.

@@ -561,14 +561,31 @@ fn a_question_the_documents_do_not_answer_gets_not_found_with_the_nearest_passag
     assert!(outcome.answer.body.starts_with("I could not find this"));
     assert_eq!(outcome.answer.citations.len(), 3, "the nearest passages are listed");
 
-    let mut request = AskRequest::new("Who waived all copyright to 'Variation Itself - Variations on Lorem Ipsum'?");
-    request.scope = Some(scope);
-    let outcome = rt.block_on(t.ask(&request, None, &Cancel::new(), None)).unwrap();
-    assert_eq!(outcome.answer.kind, AnswerKind::Extractive);
-    assert_eq!(
-        outcome.answer.citations[0].document_name,
-        "text-word-mac-lorem-ipsum-2p.pdf"
-    );
+    // Keyword search has no similarity to judge by: the share of the question's keyword weight
+    // the best passage has decides there.
+    for mode in [SearchMode::Hybrid, SearchMode::Keyword] {
+        let mut request = AskRequest::new("What is the best recipe for sourdough bread with a crispy crust?");
+        request.scope = Some(scope.clone());
+        request.mode = mode;
+        let outcome = rt.block_on(t.ask(&request, None, &Cancel::new(), None)).unwrap();
+        assert_eq!(
+            outcome.answer.kind,
+            AnswerKind::NotFound,
+            "{mode:?}: {:#?}",
+            outcome.answer
+        );
+
+        let mut request =
+            AskRequest::new("Who waived all copyright to 'Variation Itself - Variations on Lorem Ipsum'?");
+        request.scope = Some(scope.clone());
+        request.mode = mode;
+        let outcome = rt.block_on(t.ask(&request, None, &Cancel::new(), None)).unwrap();
+        assert_eq!(outcome.answer.kind, AnswerKind::Extractive, "{mode:?}");
+        assert_eq!(
+            outcome.answer.citations[0].document_name,
+            "text-word-mac-lorem-ipsum-2p.pdf"
+        );
+    }
 }
 
 #[test]
