@@ -18,9 +18,12 @@ use crate::index::block::{self, RowMeta};
 use crate::index::{IndexDirs, IndexError};
 
 /// The weight of the vector score in hybrid fusion (the keyword score gets the rest). Chosen on
-/// `eval/`: hybrid beats or equals both single modes on every metric of the three sets for
-/// weights from 0.5 to 0.6 (see ARCHITECTURE.md).
+/// `eval/` (see ARCHITECTURE.md, "Retrieval quality").
 pub const VECTOR_WEIGHT: f32 = 0.5;
+
+/// The share of the most a question's terms could score at which a keyword match counts in full
+/// in hybrid fusion (see ARCHITECTURE.md, "Retrieval quality").
+pub const KEYWORD_FULL: f32 = 0.5;
 
 /// What the fan-out is asked.
 pub struct Question<'a> {
@@ -433,24 +436,17 @@ fn union(vector: Vec<Ranked>, keyword: Vec<Ranked>) -> Vec<Ranked> {
 }
 
 /// Hybrid fusion of passages that carry both components: the cosine scaled to [0, 1] by min-max
-/// over the candidates, BM25 as a fraction of `bound` (the most the question's terms could
-/// score, so a list of weak matches of common words stays weak), then weighted by
+/// over the candidates, BM25 as a fraction of the best candidate's or [`KEYWORD_FULL`] of `bound`
+/// (the most the question's terms could score), whichever is more, so that a list of weak
+/// matches of common words stays weak and a strong one counts in full; then weighted by
 /// [`VECTOR_WEIGHT`]. A passage missing from the keyword list counts 0 there.
 fn fuse(mut hits: Vec<Ranked>, bound: f32) -> Vec<Ranked> {
     let cos: Vec<f32> = hits.iter().filter_map(|h| h.vector).collect();
     let (cmin, cmax) = cos.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), c| {
         (lo.min(*c), hi.max(*c))
     });
-    let tau: f32 = std::env::var("LECTERN_TAU")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1.0);
-    let w: f32 = std::env::var("LECTERN_VW")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(VECTOR_WEIGHT);
-    let bmax = hits.iter().filter_map(|h| h.keyword).fold(0.0f32, f32::max);
-    let bound = bmax.max(tau * bound);
+    let best = hits.iter().filter_map(|h| h.keyword).fold(0.0f32, f32::max);
+    let bound = best.max(KEYWORD_FULL * bound);
     for hit in &mut hits {
         let v = match hit.vector {
             Some(c) if cmax > cmin => (c - cmin) / (cmax - cmin),
@@ -461,7 +457,7 @@ fn fuse(mut hits: Vec<Ranked>, bound: f32) -> Vec<Ranked> {
             Some(b) if bound > 0.0 => (b / bound).min(1.0),
             _ => 0.0,
         };
-        hit.score = w * v + (1.0 - w) * k;
+        hit.score = VECTOR_WEIGHT * v + (1.0 - VECTOR_WEIGHT) * k;
     }
     hits
 }
