@@ -1,8 +1,8 @@
 //! Lets Lectern's programs find llama.cpp. It is built as shared libraries, with its CPU kernels
 //! as one loadable module per CPU generation (`ggml-cpu-haswell`, `-skylakex`, `-zen4`, …) so that
 //! the machine running a program picks the best it has (`llm/builtin.rs`). A program looks for
-//! the libraries beside itself, then where the build put them; the app's build script reads that
-//! place from `DEP_LECTERN_LLAMA_LIB`.
+//! the libraries beside itself, then where the build put them; the app's build script gives its
+//! program the same run path, from `DEP_LECTERN_RPATH`.
 //!
 //! llama-cpp-sys-2 links `libllama.so` and the like into the profile directory as links to
 //! `libllama.so.0`, which it does not put there, and fails on its next build when it finds such a
@@ -18,12 +18,9 @@ fn main() {
     // …/<profile>/build/llama-cpp-sys-2-<hash>/out/backends
     let out = backends.parent().unwrap_or(&backends);
     let lib = out.join("lib");
-    println!(
-        "cargo:rustc-link-arg=-Wl,--disable-new-dtags,-rpath,$ORIGIN:{}:{}",
-        lib.display(),
-        out.join("lib64").display()
-    );
-    println!("cargo:llama_lib={}", lib.display());
+    let rpath = format!("$ORIGIN:{}:{}", lib.display(), out.join("lib64").display());
+    println!("cargo:rustc-link-arg=-Wl,--disable-new-dtags,-rpath,{rpath}");
+    println!("cargo:rpath={rpath}");
     if let Some(profile) = out.ancestors().nth(3) {
         for dir in [profile.to_path_buf(), profile.join("deps"), profile.join("examples")] {
             link_sonames(&lib, &dir);

@@ -1,17 +1,10 @@
 //! Generates the app's context and the permissions of its commands (the capability file grants
-//! the UI exactly the commands listed here), and lets the app find llama.cpp's shared libraries
-//! as the core's build script does.
+//! the UI exactly the commands listed here), and gives the app the run path to llama.cpp's shared
+//! libraries that the core's build script gives its own programs.
 
 fn main() {
-    let llama =
-        std::env::var("DEP_LECTERN_LLAMA_LIB").unwrap_or_else(|_| panic!("the core's build script did not run"));
-    let out = std::path::Path::new(&llama)
-        .parent()
-        .unwrap_or(std::path::Path::new(&llama));
-    println!(
-        "cargo:rustc-link-arg=-Wl,--disable-new-dtags,-rpath,$ORIGIN:{llama}:{}",
-        out.join("lib64").display()
-    );
+    let rpath = std::env::var("DEP_LECTERN_RPATH").unwrap_or_else(|_| panic!("the core's build script did not run"));
+    println!("cargo:rustc-link-arg=-Wl,--disable-new-dtags,-rpath,{rpath}");
     tauri_build::try_build(
         tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(&[
             "library_state",
