@@ -5,6 +5,10 @@
 //! its page number and its character range in that page's (normalised) text, and has an id derived
 //! from the document content and that range, so the same document always yields the same ids.
 
+mod context;
+
+pub use context::Sections;
+
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tokenizers::Tokenizer;
@@ -39,6 +43,21 @@ pub struct Chunk {
     pub char_start: u32,
     pub char_end: u32,
     pub text: String,
+    /// The document and section the chunk sits under ([`Sections`]): searched with the text,
+    /// not part of it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub context: String,
+}
+
+impl Chunk {
+    /// What is embedded and indexed for the chunk: its context, then its text.
+    pub fn searchable_text(&self) -> String {
+        if self.context.is_empty() {
+            self.text.clone()
+        } else {
+            format!("{}\n{}", self.context, self.text)
+        }
+    }
 }
 
 /// Cuts pages into chunks with a tokenizer.
@@ -122,6 +141,7 @@ fn make_chunk(content_hash: &str, page: u32, text: &str, start: usize, end: usiz
         char_start,
         char_end,
         text: body.to_string(),
+        context: String::new(),
     }
 }
 

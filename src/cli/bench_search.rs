@@ -260,6 +260,7 @@ fn synthetic(doc: usize, chunks: usize, texts: &Texts) -> (Vec<Chunk>, Vec<Vec<f
             char_start: start,
             char_end: start + text.chars().count() as u32,
             text,
+            context: String::new(),
         });
         let mut v: Vec<f32> = topic.iter().map(|t| t * 0.6 + rng.gaussian() * 0.05).collect();
         block::normalize(&mut v);

@@ -128,6 +128,7 @@ fn extract(args: &args::ExtractArgs) -> Result<ExitCode, Error> {
         if let Extracted::Page {
             number,
             text,
+            headings,
             has_text_layer,
             has_images,
             unmapped_fonts,
@@ -141,6 +142,7 @@ fn extract(args: &args::ExtractArgs) -> Result<ExitCode, Error> {
                     end: start + chars,
                     chars,
                     text,
+                    headings,
                     has_text_layer,
                     has_images,
                     unmapped_fonts,

@@ -171,6 +171,8 @@ pub struct ExtractedPage {
     /// Its length in characters: chunks and citations give `char_start..char_end` in `text`.
     pub chars: usize,
     pub text: String,
+    /// The page's section headings (lines set well above its body size).
+    pub headings: Vec<String>,
     pub has_text_layer: bool,
     pub has_images: bool,
     pub unmapped_fonts: Vec<String>,
@@ -189,6 +191,9 @@ pub fn extracted_pages(pages: &[ExtractedPage], as_json: bool) {
             (false, true) => notes.push("no text layer, images only: scanned?".to_string()),
             (false, false) => notes.push("no text layer".to_string()),
             (true, _) => notes.push(format!("characters {}..{}", page.start, page.end)),
+        }
+        if !page.headings.is_empty() {
+            notes.push(format!("headings: {}", page.headings.join(" | ")));
         }
         if !page.unmapped_fonts.is_empty() {
             notes.push(format!(

@@ -13,7 +13,7 @@ use super::manifest::{Manifest, FORMAT_VERSION};
 use super::vectors::VectorWriter;
 use super::IndexError;
 use crate::catalog::{now_millis, DocumentId, PdfMetadata};
-use crate::chunk::{Chunk, Chunker};
+use crate::chunk::{Chunk, Chunker, Sections};
 use crate::embed::{EmbedError, Embedder};
 use crate::pdf::{Extracted, Extraction, Limits, PageContent, PdfError, TextQuality};
 
@@ -24,6 +24,8 @@ const BATCH: usize = 64;
 pub struct BuildInput<'a> {
     pub id: DocumentId,
     pub pdf: &'a Path,
+    /// The document's file name, part of every chunk's context.
+    pub file_name: &'a str,
     pub password: Option<String>,
     pub content_hash: &'a str,
     pub embedder: &'a dyn Embedder,
@@ -95,6 +97,7 @@ fn build_in(
     let mut vectors = runtime.block_on(VectorWriter::create(&temp.join("vectors"), dimension))?;
     let mut extraction = Extraction::start(input.pdf, input.password.clone(), input.limits);
     let mut meta = PdfMetadata::default();
+    let mut sections = Sections::new(input.file_name, None);
     let mut quality = TextQuality::default();
     let mut pending: Vec<Chunk> = Vec::new();
     let mut progress = BuildProgress {
@@ -107,7 +110,8 @@ fn build_in(
         if pending.is_empty() {
             return Ok(());
         }
-        let texts: Vec<&str> = pending.iter().map(|c| c.text.as_str()).collect();
+        let searchable: Vec<String> = pending.iter().map(Chunk::searchable_text).collect();
+        let texts: Vec<&str> = searchable.iter().map(String::as_str).collect();
         let embedded = input.embedder.embed(&texts)?;
         if let Some(bad) = embedded.iter().find(|v| v.len() != dimension) {
             return Err(EmbedError::Dimension {
@@ -129,12 +133,14 @@ fn build_in(
         match step? {
             Extracted::Opened(m) => {
                 progress.pages_total = m.page_count;
+                sections = Sections::new(input.file_name, m.title.as_deref());
                 meta = m;
                 on_progress(progress);
             }
             Extracted::Page {
                 number,
                 text,
+                headings,
                 has_text_layer,
                 has_images,
                 unmapped_fonts,
@@ -147,7 +153,9 @@ fn build_in(
                     unmapped_fonts: &unmapped_fonts,
                 });
                 chars += text.chars().count() as u64;
-                pending.extend(input.chunker.chunk_page(input.content_hash, number, &text));
+                let mut chunks = input.chunker.chunk_page(input.content_hash, number, &text);
+                sections.place(&text, &headings, &mut chunks);
+                pending.extend(chunks);
                 if pending.len() >= BATCH {
                     flush(&mut pending, &mut progress)?;
                 }

@@ -58,13 +58,19 @@ impl KeywordWriter {
             f(field::TEXT)?,
         );
         for c in chunks {
-            self.writer.add_document(doc!(
+            // The context is a second value of the text field: searched like the text, while a
+            // hit's stored text (the first value) stays the page's.
+            let mut document = doc!(
                 id => c.id.0.as_str(),
                 page => u64::from(c.page),
                 start => u64::from(c.char_start),
                 end => u64::from(c.char_end),
                 text => c.text.as_str(),
-            ))?;
+            );
+            if !c.context.is_empty() {
+                document.add_text(text, &c.context);
+            }
+            self.writer.add_document(document)?;
         }
         Ok(())
     }

@@ -11,8 +11,9 @@ use crate::chunk::ChunkerSettings;
 
 /// The on-disk format version of an index directory. 2: keyword positions are fast fields and
 /// `vectors.block` is written with every index. 3: a table's rows are read as lines (the text
-/// indexed changed). An index of another version is built again.
-pub const FORMAT_VERSION: u32 = 3;
+/// indexed changed). 4: chunks are indexed and embedded with their document and section
+/// ([`crate::chunk::Sections`]). An index of another version is built again.
+pub const FORMAT_VERSION: u32 = 4;
 /// The manifest's file name inside an index directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

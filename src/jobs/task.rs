@@ -57,6 +57,7 @@ fn run(library: &Library, models: &Models, doc: &Document, runtime: &Handle, can
     let input = BuildInput {
         id: doc.id,
         pdf: &pdf,
+        file_name: &doc.file_name,
         password,
         content_hash: &doc.content_hash,
         embedder: models.embedder.as_ref(),

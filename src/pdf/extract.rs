@@ -50,6 +50,8 @@ pub enum Extracted {
     Page {
         number: u32,
         text: String,
+        /// The page's section headings, normalised, in reading order.
+        headings: Vec<String>,
         /// The page shows glyphs (invisible OCR text included), whether or not they map to text.
         has_text_layer: bool,
         /// The page paints images; with no text layer, it is probably a scan.
@@ -164,6 +166,7 @@ fn run(
         let step = Extracted::Page {
             number: index as u32 + 1,
             text: normalise(&page.text),
+            headings: page.headings.iter().map(|h| normalise(h)).collect(),
             has_text_layer: page.has_text_layer,
             has_images: page.has_images,
             unmapped_fonts: page.unmapped_fonts,

@@ -12,7 +12,7 @@ use lectern::index::{block, publish, IndexDirs, Provenance};
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{DocumentStatus, FolderId, Library};
 
-use crate::common::{index_small_corpus, library, runtime, TestLibrary, SMALL_CORPUS};
+use crate::common::{index_all, index_small_corpus, library, runtime, write_text_pdf, TestLibrary, SMALL_CORPUS};
 
 const DIM: usize = 8;
 
@@ -64,6 +64,7 @@ fn add(t: &TestLibrary, doc: Doc) -> DocumentId {
             char_start: 0,
             char_end: text.chars().count() as u32,
             text: text.clone(),
+            context: String::new(),
         })
         .collect();
     let provenance = Provenance {
@@ -431,5 +432,46 @@ fn real_questions_find_their_page_in_real_pdfs() {
             assert!(!r.hits[0].text.is_empty());
             assert_sorted(&r);
         }
+    }
+}
+
+#[test]
+fn a_question_naming_the_document_finds_it_though_its_pages_never_say_the_name() {
+    let t = library();
+    let folder = t.create_folder("Reports").unwrap().id;
+    let dir = tempfile::tempdir().unwrap();
+    let body = |amount: &str| format!("Capital expenditures for the year were {amount} million dollars.");
+    let (acme, globex) = (body("1,577"), body("2,210"));
+    write_text_pdf(&dir.path().join("Acme_2021_annual_report.pdf"), &["Liquidity", &acme]);
+    write_text_pdf(
+        &dir.path().join("Globex_2021_annual_report.pdf"),
+        &["Liquidity", &globex],
+    );
+    t.add(
+        &[
+            dir.path().join("Acme_2021_annual_report.pdf"),
+            dir.path().join("Globex_2021_annual_report.pdf"),
+        ],
+        "Reports",
+    )
+    .unwrap();
+    index_all(&t);
+    let rt = runtime();
+    for mode in SearchMode::ALL {
+        let request = SearchRequest {
+            query: "What were Globex's capital expenditures in 2021?".into(),
+            scope: folder_scope(&[folder]),
+            k: 2,
+            mode,
+        };
+        let r = rt.block_on(t.search(&request)).unwrap();
+        assert_eq!(
+            r.hits[0].document_name, "Globex_2021_annual_report.pdf",
+            "{mode:?}: {:#?}",
+            r.hits
+        );
+        // The name is searched with the passage, never shown or quoted as part of it.
+        assert!(r.hits[0].text.contains("2,210"), "{mode:?}: {:#?}", r.hits[0]);
+        assert!(!r.hits[0].text.contains("Globex"), "{mode:?}: {:#?}", r.hits[0]);
     }
 }

@@ -4,7 +4,8 @@
 //! segments are ordered by recursive XY cuts (a vertical gutter of whitespace separates columns,
 //! a horizontal gap separates blocks; the gutters between a table's cells do not, so a row stays
 //! one line). Word spaces come from space glyphs and from gaps. Text
-//! drawn twice at the same place is read once.
+//! drawn twice at the same place is read once. Short lines set well above the page's body size
+//! are its headings.
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -95,6 +96,10 @@ const SAME_LINE: f32 = 0.4;
 const CELL_WIDTH: f32 = 8.0;
 /// The share of a table column's lines that are rows of the columns to its left.
 const ROW_SHARE: f32 = 0.8;
+/// A line whose median glyph is this much larger than the page's median glyph is a heading.
+const HEADING_SIZE: f32 = 1.2;
+/// A heading has at most this many words (longer large text is a pull quote or a banner).
+const HEADING_WORDS: usize = 16;
 /// Deepest XY-cut recursion.
 const MAX_CUTS: usize = 48;
 
@@ -121,8 +126,18 @@ struct Segment {
     items: Vec<Item>,
 }
 
-/// The text of a page's glyphs in reading order, lines separated by newlines.
-pub fn lay_out(glyphs: &[PlacedGlyph], text: &str) -> String {
+/// A page's text in reading order and the headings found in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Lines in reading order, separated by newlines.
+    pub text: String,
+    /// Lines set well above the body size, in reading order; the lines of a heading that wraps
+    /// are joined.
+    pub headings: Vec<String>,
+}
+
+/// The text of a page's glyphs in reading order, lines separated by newlines, and its headings.
+pub fn lay_out(glyphs: &[PlacedGlyph], text: &str) -> Layout {
     let mut by_direction: [Vec<Item>; 4] = Default::default();
     let mut drawn: HashSet<u64, BuildHasherDefault<CellHasher>> = HashSet::default();
     for (i, g) in glyphs.iter().enumerate() {
@@ -155,7 +170,8 @@ pub fn lay_out(glyphs: &[PlacedGlyph], text: &str) -> String {
     }
     let mut groups: Vec<Vec<Item>> = by_direction.into_iter().filter(|g| !g.is_empty()).collect();
     groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
-    let mut out = String::new();
+    let body = median_size(&groups.concat());
+    let mut out = Layout::default();
     for items in groups {
         let median = median_size(&items);
         let mut segments = Vec::new();
@@ -165,15 +181,42 @@ pub fn lay_out(glyphs: &[PlacedGlyph], text: &str) -> String {
         let mut blocks = Vec::new();
         cut(segments, median, 0, &mut blocks);
         for block in blocks {
+            // The size of the heading the previous line of the block belongs to.
+            let mut heading_above: Option<f32> = None;
             for line in block_lines(block) {
-                if !out.is_empty() {
-                    out.push('\n');
+                if !out.text.is_empty() {
+                    out.text.push('\n');
                 }
-                write_line(&line, glyphs, text, &mut out);
+                let start = out.text.len();
+                write_line(&line, glyphs, text, &mut out.text);
+                let size = median_size(&line);
+                heading_above = if size >= HEADING_SIZE * body && is_heading(&out.text[start..]) {
+                    let line_text = &out.text[start..];
+                    match (heading_above, out.headings.last_mut()) {
+                        (Some(above), Some(last)) if (size - above).abs() <= 0.1 * above => {
+                            last.push(' ');
+                            last.push_str(line_text);
+                        }
+                        _ => out.headings.push(line_text.to_string()),
+                    }
+                    Some(size)
+                } else {
+                    None
+                };
             }
         }
     }
     out
+}
+
+/// True when a large line reads as a heading: a few words with letters in them, not a big
+/// number, a roman page number, a drop cap or a table of contents' entry.
+fn is_heading(line: &str) -> bool {
+    let letters = line.chars().filter(|c| c.is_alphabetic()).count();
+    letters >= 4
+        && line.split_whitespace().count() <= HEADING_WORDS
+        && !line.contains("....")
+        && !line.contains(". . .")
 }
 
 fn median_size(items: &[Item]) -> f32 {
@@ -413,6 +456,46 @@ mod tests {
         }
     }
 
+    /// Like [`words`], at font size `size`.
+    fn sized_words(text: &mut String, glyphs: &mut Vec<PlacedGlyph>, x: f32, y: f32, size: f32, line: &str) {
+        let first = glyphs.len();
+        words(text, glyphs, x, y, line);
+        let scale = size / 10.0;
+        for g in &mut glyphs[first..] {
+            g.x = x + (g.x - x) * scale;
+            g.extent *= scale;
+            g.size = size;
+        }
+    }
+
+    #[test]
+    fn large_short_lines_are_headings_and_a_wrapped_heading_is_one() {
+        let (mut text, mut glyphs) = (String::new(), Vec::new());
+        sized_words(&mut text, &mut glyphs, 100.0, 760.0, 16.0, "Results of");
+        sized_words(&mut text, &mut glyphs, 100.0, 740.0, 16.0, "Operations");
+        for (i, line) in [
+            "Net sales rose by a tenth",
+            "to 4,120 million in the year",
+            "on higher volumes abroad",
+        ]
+        .iter()
+        .enumerate()
+        {
+            words(&mut text, &mut glyphs, 100.0, 720.0 - 12.0 * i as f32, line);
+        }
+        sized_words(&mut text, &mut glyphs, 100.0, 660.0, 24.0, "42");
+        for (i, line) in ["Cash flows were steady", "and debt fell again"].iter().enumerate() {
+            words(&mut text, &mut glyphs, 100.0, 636.0 - 12.0 * i as f32, line);
+        }
+        let laid = lay_out(&glyphs, &text);
+        assert!(
+            laid.text.starts_with("Results of\nOperations\nNet sales"),
+            "{}",
+            laid.text
+        );
+        assert_eq!(laid.headings, ["Results of Operations"]);
+    }
+
     #[test]
     fn text_drawn_twice_in_place_is_read_once() {
         let (mut text, mut glyphs) = (String::new(), Vec::new());
@@ -420,7 +503,7 @@ mod tests {
         // Fake bold: the same word again, a third of a point to the right.
         words(&mut text, &mut glyphs, 100.3, 700.0, "Bold");
         words(&mut text, &mut glyphs, 100.0, 680.0, "Bold");
-        assert_eq!(lay_out(&glyphs, &text), "Bold\nBold");
+        assert_eq!(lay_out(&glyphs, &text).text, "Bold\nBold");
     }
 
     #[test]
@@ -428,10 +511,10 @@ mod tests {
         let (mut text, mut glyphs) = (String::new(), Vec::new());
         words(&mut text, &mut glyphs, 0.0, 700.0, "The Crazy");
         words(&mut text, &mut glyphs, 0.0, 688.0, "Ones here");
-        assert_eq!(lay_out(&glyphs, &text), "The Crazy\nOnes here");
+        assert_eq!(lay_out(&glyphs, &text).text, "The Crazy\nOnes here");
         // Drawn in reverse order, the same text comes out.
         glyphs.reverse();
-        assert_eq!(lay_out(&glyphs, &text), "The Crazy\nOnes here");
+        assert_eq!(lay_out(&glyphs, &text).text, "The Crazy\nOnes here");
     }
 
     #[test]
@@ -444,7 +527,7 @@ mod tests {
             words(&mut text, &mut glyphs, 150.0, y, &column(right));
         }
         let read: Vec<String> = ["aaa", "bbb", "ccc", "ddd", "eee", "fff"].map(column).into();
-        assert_eq!(lay_out(&glyphs, &text), read.join("\n"));
+        assert_eq!(lay_out(&glyphs, &text).text, read.join("\n"));
     }
 
     #[test]
@@ -461,7 +544,7 @@ mod tests {
                 words(&mut text, &mut glyphs, 220.0, y, last_year);
             }
             assert_eq!(
-                lay_out(&glyphs, &text),
+                lay_out(&glyphs, &text).text,
                 "Net sales 32,765 31,657\nCost of sales 16,682 16,083",
                 "rows {spacing} apart"
             );
@@ -476,7 +559,7 @@ mod tests {
             words(&mut text, &mut glyphs, 0.0, 700.0 - 12.0 * i as f32, &line);
         }
         words(&mut text, &mut glyphs, 250.0, 700.0, "note");
-        let out = lay_out(&glyphs, &text);
+        let out = lay_out(&glyphs, &text).text;
         assert!(out.ends_with("\nnote") || out.starts_with("note\n"), "{out}");
     }
 
@@ -501,7 +584,7 @@ mod tests {
                 });
             }
         }
-        assert_eq!(lay_out(&glyphs, &text), "あい\nうえ");
+        assert_eq!(lay_out(&glyphs, &text).text, "あい\nうえ");
     }
 
     #[test]
@@ -516,7 +599,7 @@ mod tests {
             g.x = 2.0 + (g.x - 2.0) * 2.0;
             g.extent = 10.0;
         }
-        let out = lay_out(&glyphs, &text);
+        let out = lay_out(&glyphs, &text).text;
         assert!(out.contains("Form") && out.contains("Dept of it"), "{out}");
     }
 
@@ -526,7 +609,7 @@ mod tests {
         words(&mut text, &mut glyphs, 0.0, 700.0, "x");
         words(&mut text, &mut glyphs, 5.0, 703.5, "2");
         words(&mut text, &mut glyphs, 13.0, 700.0, "is");
-        assert_eq!(lay_out(&glyphs, &text), "x2 is");
+        assert_eq!(lay_out(&glyphs, &text).text, "x2 is");
     }
 
     #[test]
@@ -542,6 +625,6 @@ mod tests {
             end: 1,
             space_before: false,
         };
-        assert_eq!(lay_out(&[glyph], "x"), "");
+        assert_eq!(lay_out(&[glyph], "x").text, "");
     }
 }

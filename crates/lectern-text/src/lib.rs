@@ -61,6 +61,8 @@ impl Default for Limits {
 pub struct PageText {
     /// Lines in reading order, separated by newlines.
     pub text: String,
+    /// Lines set well above the body size (section headings), in reading order.
+    pub headings: Vec<String>,
     /// The page shows glyphs (invisible OCR text included), whether or not they map to text.
     pub has_text_layer: bool,
     /// The page paints images: without a text layer, it is probably a scan.
@@ -134,7 +136,7 @@ impl<'a> Extractor<'a> {
             }
         }
         let shown = interpreter.finish();
-        let text = layout::lay_out(&shown.glyphs, &shown.text);
+        let laid = layout::lay_out(&shown.glyphs, &shown.text);
         let mut unmapped_fonts: Vec<String> = shown
             .fonts
             .iter()
@@ -143,7 +145,8 @@ impl<'a> Extractor<'a> {
             .collect();
         unmapped_fonts.sort();
         PageText {
-            text: cleanup::join_hyphenated(&cleanup::expand_ligatures(&text)),
+            text: cleanup::join_hyphenated(&cleanup::expand_ligatures(&laid.text)),
+            headings: laid.headings.iter().map(|h| cleanup::expand_ligatures(h)).collect(),
             has_text_layer: shown.glyph_count > 0,
             has_images: shown.images > 0,
             unmapped_fonts,
