@@ -19,7 +19,7 @@ use crate::index::{IndexDirs, IndexError};
 
 /// The weight of the vector score in hybrid fusion (the keyword score gets the rest). Chosen on
 /// `eval/` (see ARCHITECTURE.md, "Retrieval quality").
-pub const VECTOR_WEIGHT: f32 = 0.5;
+pub const VECTOR_WEIGHT: f32 = 0.4;
 
 /// The share of the most a question's terms could score at which a keyword match counts in full
 /// in hybrid fusion (see ARCHITECTURE.md, "Retrieval quality").
