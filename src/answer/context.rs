@@ -51,9 +51,7 @@ pub fn plan(
 ) -> Prompt {
     let budget = budget.min(model.context_window().saturating_sub(answer_room));
     let count = |text: &str| model.count_tokens(text) + PER_MESSAGE;
-    let question = question.trim();
-    let head = format!("Question: {question}\n\nExcerpts:\n\n");
-    let tail = format!("Question: {question}\nAnswer directly, citing the excerpt numbers.");
+    let (head, tail) = frame(question);
     let mut used = count(INSTRUCTIONS) + count(&head) + count(&tail);
 
     let mut turns = Vec::new();
@@ -75,7 +73,12 @@ pub fn plan(
         // A joined passage too long for what is left may still have a hit of its own that fits.
         let parts = hits.iter().filter(|h| inside(h, &passage)).cloned();
         for candidate in std::iter::once(passage.clone()).chain(parts) {
-            let block = passage_block(passages.len() + 1, &candidate);
+            let block = passage_block(
+                passages.len() + 1,
+                &candidate.document_name,
+                candidate.page,
+                &candidate.text,
+            );
             let cost = model.count_tokens(&block);
             if used + cost <= budget {
                 used += cost;
@@ -105,13 +108,21 @@ fn inside(hit: &Hit, passage: &Hit) -> bool {
         && hit.char_end - hit.char_start < passage.char_end - passage.char_start
 }
 
+/// What comes before the passages of the user's message and what follows them: the question
+/// is asked before and again after, nearest to where the answer starts.
+pub fn frame(question: &str) -> (String, String) {
+    let question = question.trim();
+    (
+        format!("Question: {question}\n\nExcerpts:\n\n"),
+        format!("Question: {question}\nAnswer directly, citing the excerpt numbers."),
+    )
+}
+
 /// One passage as the model sees it: its label, document and page, then its lines.
-fn passage_block(label: usize, hit: &Hit) -> String {
+pub fn passage_block(label: usize, document: &str, page: u32, text: &str) -> String {
     format!(
-        "[{label}] {}, page {}:\n{}\n\n",
-        hit.document_name,
-        hit.page,
-        compact_leaders(hit.text.trim())
+        "[{label}] {document}, page {page}:\n{}\n\n",
+        compact_leaders(text.trim())
     )
 }
 

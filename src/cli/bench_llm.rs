@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use candle_core::quantized::gguf_file;
 use candle_core::{Device, Tensor};
 use candle_transformers::models::quantized_llama::ModelWeights;
-use lectern::answer::context::INSTRUCTIONS;
+use lectern::answer::context::{frame, passage_block, INSTRUCTIONS};
 use lectern::llm::{BuiltinModel, Cancel, GenerateOptions, Message, Role};
 use lectern::{Error, LibraryConfig};
 
@@ -39,21 +39,19 @@ fn summarize(runs: Vec<(Duration, Duration, usize)>) -> Figures {
     }
 }
 
-/// A question over a few real passages, as `lectern ask` would put it.
+/// A question over a few real passages, framed and labelled as `lectern ask` puts them.
 fn prompt_messages(text: &str) -> Vec<Message> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let passages: String = words
         .chunks(120)
         .take(4)
         .enumerate()
-        .map(|(i, chunk)| format!("[{}] (bench.pdf, page {}) {}\n\n", i + 1, i + 1, chunk.join(" ")))
+        .map(|(i, chunk)| passage_block(i + 1, "bench.pdf", i as u32 + 1, &chunk.join(" ")))
         .collect();
+    let (head, tail) = frame("What are the risks this document describes?");
     vec![
         Message::new(Role::System, INSTRUCTIONS),
-        Message::new(
-            Role::User,
-            format!("Passages:\n{passages}\nQuestion: What are the risks this document describes?"),
-        ),
+        Message::new(Role::User, format!("{head}{passages}{tail}")),
     ]
 }
 
