@@ -7,19 +7,38 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each phase's time goes to the log, so that growth shows where it happens.
+phase_name="packages"
+phase_start=$(date +%s)
+phase() {
+    local now
+    now=$(date +%s)
+    echo "test.sh: phase '$phase_name' took $((now - phase_start)) s"
+    phase_name=$1
+    phase_start=$now
+}
+trap 'phase done' EXIT
+
 scripts/install-packages.sh
+phase models
 
 export LECTERN_TEST_MODELS="${LECTERN_TEST_MODELS:-$PWD/.models}"
 scripts/setup-models.sh "$LECTERN_TEST_MODELS"
+phase tools
 
 command -v cargo-nextest >/dev/null 2>&1 || cargo install --locked cargo-nextest
 # The app's end-to-end tests drive its window through tauri-driver (over Debian's WebKitWebDriver).
 command -v tauri-driver >/dev/null 2>&1 || [ -x "${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver" ] || cargo install --locked tauri-driver
 
+phase ui
 npm install --prefix ui --no-audit --no-fund
 npm run --prefix ui build
 npm test --prefix ui
 
+phase fmt+clippy
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+phase "build tests"
+cargo nextest run --workspace --locked --no-fail-fast --no-run
+phase "run tests"
 cargo nextest run --workspace --locked --no-fail-fast
