@@ -39,6 +39,6 @@ phase fmt+clippy
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 phase "build tests"
-cargo nextest run --workspace --locked --no-fail-fast --no-run
+cargo nextest run --workspace --locked --no-run
 phase "run tests"
 cargo nextest run --workspace --locked --no-fail-fast
