@@ -119,7 +119,8 @@ impl Library {
             .filter(|r| current(r.doc).is_some())
             .take(request.k)
             .collect();
-        engine.complete(&mut top, &ranking.opened, vector.as_deref());
+        let unreadable = engine.complete(&mut top, &ranking.opened, vector.as_deref());
+        top.retain(|r| !unreadable.iter().any(|(doc, _)| *doc == r.doc));
         let hits: Vec<Hit> = top
             .into_iter()
             .filter_map(|r| {
@@ -133,7 +134,7 @@ impl Library {
                     page: r.page,
                     char_start: r.char_start,
                     char_end: r.char_end,
-                    text: r.text.unwrap_or_default(),
+                    text: r.text?,
                     score: r.score,
                     components: ScoreComponents {
                         vector: r.vector,
@@ -147,7 +148,7 @@ impl Library {
             .collect();
 
         let mut skipped = Vec::new();
-        for (pos, error) in ranking.skipped {
+        for (pos, error) in ranking.skipped.into_iter().chain(unreadable) {
             // A document that changed meanwhile is not damaged: it is simply out of this query.
             let Some(doc) = current(pos) else { continue };
             self.shared.search_cache.evict(doc.id);

@@ -335,20 +335,44 @@ impl Engine<'_> {
     }
 
     /// Fills in what the top hits still lack: the text of passages found by vector only, and
-    /// the exact vector score of passages found by keyword only.
-    pub fn complete(&self, hits: &mut [Ranked], opened: &HashMap<usize, Arc<DocIndex>>, query: Option<&[f32]>) {
+    /// the exact vector score of passages found by keyword only. Returns the documents whose
+    /// passages could not be read, with why: their hits are left without text, for the caller to
+    /// drop, and the documents are damaged (a passage is never shown empty).
+    pub fn complete(
+        &self,
+        hits: &mut [Ranked],
+        opened: &HashMap<usize, Arc<DocIndex>>,
+        query: Option<&[f32]>,
+    ) -> Vec<(usize, IndexError)> {
+        let mut unreadable: Vec<(usize, IndexError)> = Vec::new();
         for hit in hits.iter_mut() {
             let Some(index) = opened.get(&hit.doc) else { continue };
-            if hit.text.is_none() {
-                hit.text = match hit.address {
-                    Some(address) => index.keywords.text(address, self.fields).ok(),
-                    None => index.keywords.text_of_chunk(&hit.chunk_id, self.fields).ok().flatten(),
-                };
+            if hit.text.is_some() || unreadable.iter().any(|(doc, _)| *doc == hit.doc) {
+                continue;
+            }
+            let text = match hit.address {
+                Some(address) => index.keywords.text(address, self.fields).map(Some),
+                None => index.keywords.text_of_chunk(&hit.chunk_id, self.fields),
+            };
+            match text {
+                Ok(Some(text)) => hit.text = Some(text),
+                Ok(None) => unreadable.push((
+                    hit.doc,
+                    IndexError::Damaged {
+                        path: index.dir.join("keywords"),
+                        reason: format!(
+                            "passage {} of the vectors is missing from the keyword index",
+                            hit.chunk_id
+                        ),
+                    },
+                )),
+                Err(e) => unreadable.push((hit.doc, e)),
             }
         }
         if let Some(q) = query {
             self.fill_vector_scores(hits, opened, q);
         }
+        unreadable
     }
 }
 

@@ -394,6 +394,39 @@ fn a_damaged_index_is_skipped_reported_and_requeued() {
 }
 
 #[test]
+fn a_passage_that_cannot_be_read_skips_its_document_and_is_never_shown_empty() {
+    let t = library();
+    let f = t.create_folder("F").unwrap().id;
+    let good = add(&t, simple("good.pdf", f, &["lighthouse keeper"], 1));
+    let bad = add(&t, simple("bad.pdf", f, &["lighthouse beam"], 2));
+    // The stored passages are garbage; the postings, positions and vectors are intact, so the
+    // document is found and only reading its text fails.
+    let keywords = t.home.path().join("indexes").join(bad.to_string()).join("keywords");
+    for entry in std::fs::read_dir(&keywords).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "store") {
+            let mut bytes = std::fs::read(&path).unwrap();
+            let garbage = bytes.len() / 2;
+            bytes[..garbage].fill(0xA5);
+            std::fs::write(&path, bytes).unwrap();
+        }
+    }
+    let r = search(
+        &t,
+        "lighthouse",
+        Some(vector(2)),
+        folder_scope(&[f]),
+        SearchMode::Vector,
+    );
+    assert!(r.hits.iter().all(|h| !h.text.is_empty()), "{:#?}", r.hits);
+    let found: HashSet<DocumentId> = r.hits.iter().map(|h| h.document).collect();
+    assert_eq!(found, HashSet::from([good]));
+    assert_eq!(r.skipped.len(), 1, "{:#?}", r.skipped);
+    assert_eq!(r.skipped[0].document, bad);
+    assert!(r.skipped[0].requeued);
+}
+
+#[test]
 fn real_questions_find_their_page_in_real_pdfs() {
     let t = library();
     let scope = folder_scope(&[index_small_corpus(&t)]);
