@@ -2,7 +2,7 @@
 """Check eval/answers.jsonl against the PDFs' text (poppler's pdftotext).
 
 For every answerable line:
-  - the document exists (eval/docs/ first, then the shared corpus pdfs/ folder);
+  - the document exists (eval/docs/ first, then the repository's corpus/pdfs/);
   - every listed page exists and its `pdftotext -f N -l N` text (reading order, or else
     `-layout` mode, which keeps table rows together), whitespace-collapsed, contains the
     line's `evidence`:
@@ -15,7 +15,7 @@ For every unanswerable line: its `absent` terms (case-insensitive) never all occ
 document of the set (the documents that the answerable lines use).
 Also checks the schema (ids, kinds, follow-ups, counts per kind).
 
-Usage: python3 eval/check_answers.py [--corpus /work/shared/corpus/pdfs] [-v]
+Usage: python3 eval/check_answers.py [--corpus corpus/pdfs] [-v]
 Needs poppler-utils (pdftotext, pdfinfo). Exit status 0 when everything passes.
 """
 import argparse
@@ -79,7 +79,7 @@ class Docs:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--file", default=os.path.join(HERE, "answers.jsonl"))
-    ap.add_argument("--corpus", default=os.environ.get("LECTERN_CORPUS", "/work/shared/corpus/pdfs"))
+    ap.add_argument("--corpus", default=os.path.join(os.environ.get("LECTERN_CORPUS", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus")), "pdfs"))
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 

@@ -2,7 +2,7 @@
 # Sets up Lectern on a Debian 12 machine and launches the desktop app: installs the build packages
 # and the models (the embedding model, then the default chat model through `lectern model
 # install`), builds the window's UI and the app (and the `lectern` command), adds the sample
-# PDFs of ../shared/corpus to the folder "Samples" (indexing them with a progress bar per file),
+# PDFs of the repository's corpus/ to the folder "Samples" (indexing them with a progress bar per file),
 # then opens the window.
 # It builds the dev profile, in which the model, PDF and keyword crates are optimised (Cargo.toml);
 # an optimised build of LanceDB and DataFusion takes over half an hour on two cores.
@@ -28,7 +28,7 @@ lectern="$target/debug/lectern"
 
 # A sample of the corpus that shows every outcome: text PDFs, a form, a scan (needs OCR), a
 # password-protected file and a broken one. LECTERN_SAMPLES=DIR adds a directory instead.
-corpus=../shared/corpus/pdfs
+corpus="${LECTERN_CORPUS:-corpus}/pdfs"
 if [ -n "${LECTERN_SAMPLES:-}" ]; then
   samples=("$LECTERN_SAMPLES")
 else

@@ -462,7 +462,7 @@ pub struct WatchBenchArgs {
 #[derive(Debug, Clone, Args)]
 pub struct ExtractBenchArgs {
     /// The corpus: `manifest.json`, `pdfs/` and `expected/*.pdftotext.txt`.
-    #[arg(long, default_value = "../shared/corpus")]
+    #[arg(long, default_value = "corpus")]
     pub corpus: PathBuf,
 }
 
@@ -499,10 +499,7 @@ pub struct LlmBenchArgs {
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
     /// Passages from this text file make the prompt (default: a corpus reference extraction).
-    #[arg(
-        long,
-        default_value = "../shared/corpus/expected/text-kb-pdf-risks-56p-objstm.pdftotext.txt"
-    )]
+    #[arg(long, default_value = "corpus/expected/text-kb-pdf-risks-56p-objstm.pdftotext.txt")]
     pub text: PathBuf,
 }
 
@@ -518,7 +515,7 @@ pub struct SearchBenchArgs {
     #[arg(long, default_value_t = 300)]
     pub chunks: usize,
     /// Where the real text that fills synthetic documents comes from (`*.pdftotext.txt`).
-    #[arg(long, default_value = "../shared/corpus/expected")]
+    #[arg(long, default_value = "corpus/expected")]
     pub texts: PathBuf,
     /// Timed queries per size.
     #[arg(long, default_value_t = 200)]

@@ -30,10 +30,7 @@ impl Drop for Scratch {
 }
 
 pub async fn run(config: LibraryConfig, args: &BenchArgs) -> Result<ExitCode, Error> {
-    let corpus = args
-        .corpus
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("../shared/corpus/pdfs"));
+    let corpus = args.corpus.clone().unwrap_or_else(|| PathBuf::from("corpus/pdfs"));
     let files = corpus_files(&corpus, args.corpus.is_none())?;
     let scratch = Scratch(std::env::temp_dir().join(format!("lectern-bench-{}", uuid::Uuid::new_v4())));
     std::fs::create_dir_all(&scratch.0).map_err(Error::io(&scratch.0))?;

@@ -48,11 +48,11 @@ pub fn library() -> TestLibrary {
     TestLibrary { library, home }
 }
 
-/// `../shared/corpus` (or `$LECTERN_CORPUS`).
+/// The repository's `corpus/` (or `$LECTERN_CORPUS`).
 pub fn corpus_dir() -> PathBuf {
     std::env::var_os("LECTERN_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus"))
 }
 
 pub fn corpus_pdf(name: &str) -> PathBuf {

@@ -1,5 +1,5 @@
 //! Integration tests of the core library; the modules mirror `src/`.
-//! Fixtures: the real PDFs of `../shared/corpus` and files the tests write themselves.
+//! Fixtures: the real PDFs of `corpus/` and files the tests write themselves.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod answer;

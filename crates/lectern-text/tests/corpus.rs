@@ -1,4 +1,4 @@
-//! Every PDF of the shared corpus (`../shared/corpus`, or `$LECTERN_CORPUS`) through the
+//! Every PDF of the repository's corpus (`corpus/`, or `$LECTERN_CORPUS`) through the
 //! extractor: no panic, a bounded time per file, each manifest sample phrase on its page, and
 //! the text-layer and unmapped-font findings the manifest implies.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -13,7 +13,7 @@ use serde_json::Value;
 fn corpus_dir() -> PathBuf {
     std::env::var_os("LECTERN_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus"))
 }
 
 /// The pages of a corpus file, or `None` when it cannot be opened.

@@ -61,9 +61,12 @@ pub fn models_dir() -> PathBuf {
     dir
 }
 
+/// A PDF of the repository's `corpus/` (or `$LECTERN_CORPUS`).
 pub fn corpus_pdf(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpus/pdfs")
+    std::env::var_os("LECTERN_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus"))
+        .join("pdfs")
         .join(name)
 }
 
