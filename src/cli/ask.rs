@@ -9,7 +9,7 @@ use lectern::{AskRequest, Error, Library};
 use tokio::sync::mpsc;
 
 use super::args::{AskArgs, BackendArg, ChatCommand};
-use super::search::scope;
+use super::scope::scope;
 
 /// The relevance floor from `--floor`, else `LECTERN_RELEVANCE_FLOOR`, else none (the
 /// embedder's own).

@@ -21,7 +21,7 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 
 use super::args::{BackendArg, EvalAnswersArgs};
-use super::search::scope;
+use super::scope::scope;
 
 /// One question's outcome in one run.
 #[derive(Debug, Serialize)]

@@ -13,6 +13,7 @@ mod eval_answers;
 mod models;
 mod output;
 mod progress;
+mod scope;
 mod search;
 mod watch;
 
@@ -108,7 +109,12 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::Status(flag) => output::status(&library.status()?, flag.json),
         Command::Search(args) => return search::search(&library, args).await,
-        Command::Eval(args) => return search::eval(&library, args).await,
+        Command::Eval(args) => {
+            return match args.what {
+                Some(args::EvalCommand::Answers(answers)) => eval_answers::run(&library, *answers).await,
+                None => search::eval(&library, args).await,
+            }
+        }
         Command::Ask(args) => return ask::ask(&library, args).await,
         Command::Chat(command) => ask::chat(&library, command)?,
         Command::Watch(command) => return watch::run(&library, &command).await,
