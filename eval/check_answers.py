@@ -79,7 +79,7 @@ class Docs:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--file", default=os.path.join(HERE, "answers.jsonl"))
-    ap.add_argument("--corpus", default=os.path.join(os.environ.get("LECTERN_CORPUS", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus")), "pdfs"))
+    ap.add_argument("--corpus", default=os.path.join(os.environ.get("LECTERN_CORPUS", os.path.join(HERE, "..", "corpus")), "pdfs"))
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 

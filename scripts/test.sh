@@ -17,7 +17,7 @@ phase() {
     phase_name=$1
     phase_start=$now
 }
-trap 'phase done' EXIT
+trap 'status=$?; failed_in=$phase_name; phase done; [ "$status" -eq 0 ] || echo "test.sh: FAILED in phase '"'"'$failed_in'"'"' (exit status $status)"' EXIT
 
 scripts/install-packages.sh
 phase models

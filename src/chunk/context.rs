@@ -14,9 +14,13 @@ const MAX_PART: usize = 120;
 pub struct Sections {
     label: String,
     heading: Option<String>,
-    /// Headings met on earlier pages, digits masked: one met again is a running header or
-    /// footer ("Annual Report 2023", "Page 7 of 48"), not a new section.
+    /// Headings met on earlier pages: one met again is a running header or footer ("Annual
+    /// Report 2023"), not a new section.
     seen: HashSet<String>,
+    /// The previous page's headings with digits masked: one that recurs on the next page with
+    /// other digits is a running header too ("Page 7 of 48"), while "Chapter 2" pages after
+    /// "Chapter 1" opens a section.
+    previous: HashSet<String>,
 }
 
 impl Sections {
@@ -26,20 +30,21 @@ impl Sections {
             label: label(file_name, title),
             heading: None,
             seen: HashSet::new(),
+            previous: HashSet::new(),
         }
     }
 
     /// Sets the context of the chunks of one page whose (normalised) text is `text` and whose
     /// headings, in reading order, are `headings`; the last heading carries on to the next pages.
     pub fn place(&mut self, text: &str, headings: &[String], chunks: &mut [Chunk]) {
-        let masked: Vec<String> = headings.iter().map(|h| mask_digits(h)).collect();
+        let masked: HashSet<String> = headings.iter().map(|h| mask_digits(h)).collect();
         let fresh: Vec<String> = headings
             .iter()
-            .zip(&masked)
-            .filter(|(_, m)| !self.seen.contains(*m))
-            .map(|(h, _)| h.clone())
+            .filter(|h| !self.seen.contains(*h) && !self.previous.contains(&mask_digits(h)))
+            .cloned()
             .collect();
-        self.seen.extend(masked);
+        self.seen.extend(headings.iter().cloned());
+        self.previous = masked;
         let at = heading_offsets(text, &fresh);
         for chunk in chunks {
             let heading = at
@@ -103,15 +108,22 @@ fn shorten(text: &str) -> &str {
     text.char_indices().nth(MAX_PART).map_or(text, |(i, _)| &text[..i])
 }
 
-/// Where each heading starts in `text`, in characters, found in order (a wrapped heading's
-/// lines are joined by a space, so newlines match spaces). Headings not found are left out.
+/// Where each heading starts in `text`, in characters, found in order at the start of a line (a
+/// wrapped heading's lines are joined by a space, so newlines match spaces). Headings not found
+/// are left out.
 fn heading_offsets(text: &str, headings: &[String]) -> Vec<(u32, String)> {
     let flat = text.replace('\n', " ");
+    let line_start = |byte: usize| byte == 0 || text.as_bytes().get(byte - 1) == Some(&b'\n');
     let mut from = 0;
     let mut out = Vec::new();
     for heading in headings {
-        if let Some(found) = flat.get(from..).and_then(|rest| rest.find(heading.as_str())) {
-            let byte = from + found;
+        let found = flat
+            .get(from..)
+            .into_iter()
+            .flat_map(|rest| rest.match_indices(heading.as_str()))
+            .map(|(i, _)| from + i)
+            .find(|&byte| line_start(byte));
+        if let Some(byte) = found {
             out.push((flat[..byte].chars().count() as u32, heading.clone()));
             from = byte + heading.len();
         }
@@ -177,5 +189,20 @@ mod tests {
         let mut second = vec![chunk(0)];
         sections.place("Page 2 of 9\nMore growth.", &["Page 2 of 9".into()], &mut second);
         assert_eq!(second[0].context, "acme\nOutlook");
+        // A numbered heading pages later is a new section, not a running header.
+        let mut later = vec![chunk(0)];
+        sections.place("Intro\nChapter 1\nText.", &["Chapter 1".into()], &mut later);
+        sections.place("Page 3 of 9\nMore.", &["Page 3 of 9".into()], &mut second);
+        sections.place("Chapter 2\nText.", &["Chapter 2".into()], &mut later);
+        assert_eq!(later[0].context, "acme\nChapter 2");
+    }
+
+    #[test]
+    fn headings_are_found_at_the_start_of_a_line_only() {
+        let text = "See the Notes below.\nFootnotes\nNotes\nOne.";
+        assert_eq!(
+            heading_offsets(text, &["Notes".to_string()]),
+            [(31, "Notes".to_string())]
+        );
     }
 }

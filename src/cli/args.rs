@@ -416,7 +416,7 @@ pub struct IndexArgs {
 pub struct BenchArgs {
     #[command(subcommand)]
     pub what: Option<BenchCommand>,
-    /// The directory of PDFs to index (default: the shared corpus's `text-` files).
+    /// The directory of PDFs to index (default: the `text-` files of the repository's `corpus/pdfs`).
     #[arg(long)]
     pub corpus: Option<PathBuf>,
     /// A JSON file of reference figures from `scripts/bench_sentence_transformers.py`, shown side by side.

@@ -1,4 +1,4 @@
-//! `lectern bench extract`: extraction quality and speed on the shared corpus, file by file. For
+//! `lectern bench extract`: extraction quality and speed on the repository's corpus, file by file. For
 //! each file: whether the manifest's sample phrase is on its page, word-level F1 against poppler's
 //! `pdftotext` output (a bag of words per page), and pages per second for Lectern and for
 //! `pdftotext` measured in the same run; then F1 averaged by category group and the speed ratio.

@@ -10,6 +10,7 @@ use super::Library;
 use crate::catalog::{DocumentId, Scope, ScopedDocument};
 use crate::embed::EmbedError;
 use crate::index::block::normalize;
+use crate::index::IndexError;
 use crate::search::{
     sources_of, Engine, Hit, Question, Ranked, ScoreComponents, SearchMode, SearchRequest, SearchResults, Skipped,
 };
@@ -113,14 +114,24 @@ impl Library {
             now.get(&docs[pos].id)
                 .filter(|d| d.index_generation == docs[pos].index_generation)
         };
-        let mut top: Vec<Ranked> = ranking
-            .ranked
-            .into_iter()
-            .filter(|r| current(r.doc).is_some())
-            .take(request.k)
-            .collect();
-        let unreadable = engine.complete(&mut top, &ranking.opened, vector.as_deref());
-        top.retain(|r| !unreadable.iter().any(|(doc, _)| *doc == r.doc));
+        // The top k, completed; a document whose passages cannot be read is skipped and the next
+        // ranked passages take the places of its hits.
+        let mut rest = ranking.ranked.into_iter().filter(|r| current(r.doc).is_some());
+        let mut top: Vec<Ranked> = Vec::with_capacity(request.k);
+        let mut unreadable: Vec<(usize, IndexError)> = Vec::new();
+        loop {
+            top.extend(
+                rest.by_ref()
+                    .filter(|r| !unreadable.iter().any(|(doc, _)| *doc == r.doc))
+                    .take(request.k - top.len()),
+            );
+            let damaged = engine.complete(&mut top, &ranking.opened, vector.as_deref());
+            if damaged.is_empty() {
+                break;
+            }
+            top.retain(|r| !damaged.iter().any(|(doc, _)| *doc == r.doc));
+            unreadable.extend(damaged);
+        }
         let hits: Vec<Hit> = top
             .into_iter()
             .filter_map(|r| {

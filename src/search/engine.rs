@@ -351,7 +351,7 @@ impl Engine<'_> {
                 continue;
             }
             let text = match hit.address {
-                Some(address) => index.keywords.text(address, self.fields).map(Some),
+                Some(address) => index.keywords.text(address, self.fields),
                 None => index.keywords.text_of_chunk(&hit.chunk_id, self.fields),
             };
             match text {
@@ -360,10 +360,7 @@ impl Engine<'_> {
                     hit.doc,
                     IndexError::Damaged {
                         path: index.dir.join("keywords"),
-                        reason: format!(
-                            "passage {} of the vectors is missing from the keyword index",
-                            hit.chunk_id
-                        ),
+                        reason: format!("the text of passage {} is missing", hit.chunk_id),
                     },
                 )),
                 Err(e) => unreadable.push((hit.doc, e)),

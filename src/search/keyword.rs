@@ -148,14 +148,11 @@ impl KeywordReader {
         })
     }
 
-    /// The stored text of one chunk.
-    pub fn text(&self, address: DocAddress, fields: &Fields) -> Result<String, IndexError> {
+    /// The stored text of one chunk (the first value of the text field: a second one is the
+    /// chunk's context), if the store holds it.
+    pub fn text(&self, address: DocAddress, fields: &Fields) -> Result<Option<String>, IndexError> {
         let doc: TantivyDocument = self.searcher.doc(address)?;
-        Ok(doc
-            .get_first(fields.text)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string())
+        Ok(doc.get_first(fields.text).and_then(|v| v.as_str()).map(str::to_string))
     }
 
     /// The stored text of the chunk with this id, if the index holds it.
@@ -169,6 +166,7 @@ impl KeywordReader {
             .first()
             .map(|(_, address)| self.text(*address, fields))
             .transpose()
+            .map(Option::flatten)
     }
 }
 

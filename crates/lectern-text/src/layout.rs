@@ -172,7 +172,7 @@ pub fn lay_out(glyphs: &[PlacedGlyph], text: &str) -> Layout {
     groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
     let body = median_size(&groups.concat());
     let mut out = Layout::default();
-    for items in groups {
+    for (group, items) in groups.into_iter().enumerate() {
         let median = median_size(&items);
         let mut segments = Vec::new();
         for (number, line) in lines(items).into_iter().enumerate() {
@@ -181,25 +181,45 @@ pub fn lay_out(glyphs: &[PlacedGlyph], text: &str) -> Layout {
         let mut blocks = Vec::new();
         cut(segments, median, 0, &mut blocks);
         for block in blocks {
-            // The size of the heading the previous line of the block belongs to.
-            let mut heading_above: Option<f32> = None;
+            // The run of large lines the previous line of the block belongs to: its size, and
+            // whether it is still a heading (a run longer than a heading is a paragraph set large).
+            let mut run: Option<(f32, bool)> = None;
             for line in block_lines(block) {
                 if !out.text.is_empty() {
                     out.text.push('\n');
                 }
                 let start = out.text.len();
                 write_line(&line, glyphs, text, &mut out.text);
+                // Headings come from the page's main writing direction only: a large stamp
+                // up the margin is not a section.
                 let size = median_size(&line);
-                heading_above = if size >= HEADING_SIZE * body && is_heading(&out.text[start..]) {
+                let large = group == 0 && size >= HEADING_SIZE * body && is_heading(&out.text[start..]);
+                run = if large {
                     let line_text = &out.text[start..];
-                    match (heading_above, out.headings.last_mut()) {
-                        (Some(above), Some(last)) if (size - above).abs() <= 0.1 * above => {
-                            last.push(' ');
-                            last.push_str(line_text);
+                    match run {
+                        Some((above, heading)) if (size - above).abs() <= 0.1 * above => {
+                            let joined = heading
+                                && out
+                                    .headings
+                                    .last()
+                                    .is_some_and(|last| words(last) + words(line_text) <= HEADING_WORDS);
+                            match out.headings.last_mut() {
+                                Some(last) if joined => {
+                                    last.push(' ');
+                                    last.push_str(line_text);
+                                }
+                                _ if heading => {
+                                    out.headings.pop();
+                                }
+                                _ => {}
+                            }
+                            Some((above, joined))
                         }
-                        _ => out.headings.push(line_text.to_string()),
+                        _ => {
+                            out.headings.push(line_text.to_string());
+                            Some((size, true))
+                        }
                     }
-                    Some(size)
                 } else {
                     None
                 };
@@ -209,14 +229,15 @@ pub fn lay_out(glyphs: &[PlacedGlyph], text: &str) -> Layout {
     out
 }
 
+fn words(text: &str) -> usize {
+    text.split_whitespace().count()
+}
+
 /// True when a large line reads as a heading: a few words with letters in them, not a big
 /// number, a roman page number, a drop cap or a table of contents' entry.
 fn is_heading(line: &str) -> bool {
     let letters = line.chars().filter(|c| c.is_alphabetic()).count();
-    letters >= 4
-        && line.split_whitespace().count() <= HEADING_WORDS
-        && !line.contains("....")
-        && !line.contains(". . .")
+    letters >= 4 && words(line) <= HEADING_WORDS && !line.contains("....") && !line.contains(". . .")
 }
 
 fn median_size(items: &[Item]) -> f32 {
@@ -494,6 +515,33 @@ mod tests {
             laid.text
         );
         assert_eq!(laid.headings, ["Results of Operations"]);
+    }
+
+    #[test]
+    fn a_paragraph_set_large_is_no_heading() {
+        let (mut text, mut glyphs) = (String::new(), Vec::new());
+        for (i, line) in [
+            "Our products reach customers in many",
+            "countries and the year was a good one",
+            "for all of our divisions and teams",
+        ]
+        .iter()
+        .enumerate()
+        {
+            sized_words(&mut text, &mut glyphs, 100.0, 760.0 - 20.0 * i as f32, 16.0, line);
+        }
+        for (i, line) in [
+            "1,204 1,377 2,991",
+            "8,110 7,420 6,001",
+            "3,310 2,100 1,750",
+            "4,400 5,500 6,600",
+        ]
+        .iter()
+        .enumerate()
+        {
+            words(&mut text, &mut glyphs, 100.0, 680.0 - 12.0 * i as f32, line);
+        }
+        assert_eq!(lay_out(&glyphs, &text).headings, Vec::<String>::new());
     }
 
     #[test]
