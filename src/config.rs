@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::chunk::ChunkerSettings;
 use crate::embed::HttpApi;
+use crate::error::Error;
 use crate::pdf::Limits;
-use crate::Error;
 
 /// Which embedder indexes the library.
 #[derive(Debug, Clone, PartialEq, Eq)]

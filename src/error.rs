@@ -104,7 +104,7 @@ impl Error {
                 LlmError::ContextFull { .. } | LlmError::ServerContextFull { .. } | LlmError::Setting { .. },
             ) => ErrorCode::InvalidInput,
             Error::Llm(LlmError::Runtime(_)) => ErrorCode::Internal,
-            Error::Llm(LlmError::Model(e)) | Error::Model(e) => e.code(),
+            Error::Llm(LlmError::Model(e)) | Error::Model(e) => model_code(e),
             Error::Llm(_) => ErrorCode::Unavailable,
             Error::NotFound(_) => ErrorCode::NotFound,
             Error::IndexerBusy => ErrorCode::Conflict,
@@ -119,6 +119,17 @@ impl Error {
             code: self.code(),
             message: self.to_string(),
         }
+    }
+}
+
+/// The code of a model manager's error.
+fn model_code(error: &ModelError) -> ErrorCode {
+    match error {
+        ModelError::Unknown(_) | ModelError::NotInstalled(_) => ErrorCode::NotFound,
+        ModelError::NotGguf { .. } | ModelError::NotChat { .. } => ErrorCode::InvalidInput,
+        ModelError::IdTaken(_) => ErrorCode::Conflict,
+        ModelError::Io { .. } => ErrorCode::Internal,
+        _ => ErrorCode::Unavailable,
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
-use crate::Error;
+use crate::error::Error;
 
 const TEMP_PREFIX: &str = ".tmp-";
 

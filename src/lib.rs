@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod chunk;
 mod config;
 pub mod embed;
+mod engine;
 mod error;
 mod files;
 pub mod index;
@@ -21,8 +22,10 @@ pub mod watch;
 
 pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
 pub use config::{EmbedderConfig, LibraryConfig};
+pub use engine::Models;
 pub use error::{Error, ErrorCode, ErrorPayload};
 pub use library::{
-    AskOutcome, AskRequest, BackendKind, ImportFailure, ImportReport, Library, LibraryStatus, ModelEntry, Models,
-    Settings, SyncReport, MAX_K,
+    AskOutcome, AskRequest, BackendKind, ImportFailure, ImportReport, Library, LibraryStatus, ModelEntry, Settings,
+    MAX_K,
 };
+pub use watch::SyncReport;

@@ -17,7 +17,7 @@ fn main() {
             let state = state::AppState::open(app.path().app_config_dir()?)?;
             let library = state.library.clone();
             // Catches up on linked directories, then follows them for the app's lifetime.
-            app.manage(lectern::watch::Watcher::start(library.clone())?);
+            app.manage(library.watch()?);
             app.manage(state);
             let handle = app.handle().clone();
             let mut events = library.subscribe();

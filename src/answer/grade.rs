@@ -7,8 +7,8 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::{says_not_found, Answer, AnswerKind};
+use crate::error::Error;
 use crate::search::eval::read_json_lines;
-use crate::Error;
 
 /// One line of an answer set: a question with its gold answer and the pages that hold it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

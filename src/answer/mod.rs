@@ -15,7 +15,7 @@ mod markdown;
 
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::DocumentId;
+pub use crate::catalog::{AnswerKind, Citation};
 use crate::llm::{Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message};
 use crate::search::Hit;
 use citations::{CitationParser, Piece};
@@ -72,50 +72,19 @@ fn bears_on_question(hits: &[Hit], floor: Option<f32>) -> bool {
     }
 }
 
-/// A footnote of an answer: the passage it cites.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Citation {
-    /// The footnote number, from 1.
-    pub number: usize,
-    pub document: DocumentId,
-    pub document_name: String,
-    pub chunk_id: String,
-    /// 1-based page.
-    pub page: u32,
-    /// The passage's character range in the page's text.
-    pub char_start: u32,
-    pub char_end: u32,
-    /// The passage's text.
-    pub quote: String,
-    pub score: f32,
-}
-
-impl Citation {
-    fn of(number: usize, hit: &Hit) -> Citation {
-        Citation {
-            number,
-            document: hit.document,
-            document_name: hit.document_name.clone(),
-            chunk_id: hit.chunk_id.clone(),
-            page: hit.page,
-            char_start: hit.char_start,
-            char_end: hit.char_end,
-            quote: hit.text.clone(),
-            score: hit.score,
-        }
+/// Footnote `number`, citing `hit`.
+fn citation_of(number: usize, hit: &Hit) -> Citation {
+    Citation {
+        number,
+        document: hit.document,
+        document_name: hit.document_name.clone(),
+        chunk_id: hit.chunk_id.clone(),
+        page: hit.page,
+        char_start: hit.char_start,
+        char_end: hit.char_end,
+        quote: hit.text.clone(),
+        score: hit.score,
     }
-}
-
-/// How an answer was made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AnswerKind {
-    /// A language model wrote it from the passages.
-    Generated,
-    /// The best passages, quoted.
-    Extractive,
-    /// Nothing in scope was relevant enough; the nearest passages are listed.
-    NotFound,
 }
 
 /// A finished answer.
@@ -206,7 +175,7 @@ pub fn answer(
                     on_event(AnswerEvent::Text { text });
                 }
                 Piece::NewFootnote { number, passage } => {
-                    let citation = Citation::of(number, &prompt.passages[passage]);
+                    let citation = citation_of(number, &prompt.passages[passage]);
                     citations.push(citation.clone());
                     on_event(AnswerEvent::Citation { citation });
                 }
@@ -232,7 +201,7 @@ pub fn answer(
         // answer draws on, so it can still be checked against the page.
         let texts: Vec<&str> = prompt.passages.iter().map(|p| p.text.as_str()).collect();
         if let Some(passage) = highlight::supporting_passage(question, &body, &texts) {
-            let citation = Citation::of(1, &prompt.passages[passage]);
+            let citation = citation_of(1, &prompt.passages[passage]);
             let text = " [^1]".to_string();
             body = format!("{}{text}", body.trim_end());
             on_event(AnswerEvent::Text { text });
@@ -316,7 +285,7 @@ fn quote_passages(
 ) -> Vec<Citation> {
     let mut citations = Vec::new();
     for (i, hit) in passages.iter().enumerate() {
-        let citation = Citation::of(i + 1, hit);
+        let citation = citation_of(i + 1, hit);
         on_event(AnswerEvent::Citation {
             citation: citation.clone(),
         });

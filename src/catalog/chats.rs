@@ -6,9 +6,39 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::error::CatalogError;
+use super::ids::DocumentId;
 use super::{now_millis, Catalog, Scope};
-use crate::answer::{AnswerKind, Citation};
 use crate::llm::Role;
+
+/// A footnote of an answer: the passage it cites.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Citation {
+    /// The footnote number, from 1.
+    pub number: usize,
+    pub document: DocumentId,
+    pub document_name: String,
+    pub chunk_id: String,
+    /// 1-based page.
+    pub page: u32,
+    /// The passage's character range in the page's text.
+    pub char_start: u32,
+    pub char_end: u32,
+    /// The passage's text.
+    pub quote: String,
+    pub score: f32,
+}
+
+/// How an answer was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    /// A language model wrote it from the passages.
+    Generated,
+    /// The best passages, quoted.
+    Extractive,
+    /// Nothing in scope was relevant enough; the nearest passages are listed.
+    NotFound,
+}
 
 /// A chat's id.
 pub type ChatId = Uuid;

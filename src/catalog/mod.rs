@@ -21,7 +21,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
-pub use chats::{Chat, ChatId, ChatMessage, NewMessage};
+pub use chats::{AnswerKind, Chat, ChatId, ChatMessage, Citation, NewMessage};
 pub use documents::{NewDocument, PdfMetadata};
 pub use error::CatalogError;
 pub use folders::DeleteMode;

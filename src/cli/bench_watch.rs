@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use lectern::jobs::RunMode;
 use lectern::pdf::text_pdf;
 use lectern::search::{SearchMode, SearchRequest};
-use lectern::watch::Watcher;
 use lectern::{Error, Library, LibraryConfig};
 
 use super::args::WatchBenchArgs;
@@ -88,7 +87,7 @@ pub async fn run(config: LibraryConfig, args: &WatchBenchArgs) -> Result<(), Err
     let linked = temp_dir()?;
     let outside = temp_dir()?;
     library.link_directory(linked.path(), "Linked", false)?;
-    let watcher = Watcher::start(library.clone())?;
+    let watcher = library.watch()?;
     let indexer = {
         let library = library.clone();
         tokio::spawn(async move { library.run_indexer(RunMode::Forever).await })
@@ -140,7 +139,7 @@ pub async fn run(config: LibraryConfig, args: &WatchBenchArgs) -> Result<(), Err
     let before = cpu_time();
     std::thread::sleep(idle);
     let without = cpu_time().saturating_sub(before);
-    let watcher = Watcher::start(library.clone())?;
+    let watcher = library.watch()?;
     std::thread::sleep(Duration::from_secs(3));
     let before = cpu_time();
     std::thread::sleep(idle);

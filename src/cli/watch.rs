@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use lectern::catalog::Link;
 use lectern::jobs::RunMode;
-use lectern::watch::Watcher;
 use lectern::{Error, Library, SyncReport};
 
 use super::args::WatchCommand;
@@ -86,7 +85,7 @@ pub async fn run(library: &Library, command: &WatchCommand) -> Result<ExitCode, 
             }
         }
         WatchCommand::Run => {
-            let _watcher = Watcher::start(library.clone())?;
+            let _watcher = library.watch()?;
             println!("watching {} linked director(ies); Ctrl-C stops", library.links()?.len());
             library.run_indexer(RunMode::Forever).await?;
         }

@@ -5,7 +5,7 @@ use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
-use crate::Error;
+use crate::error::Error;
 
 /// Held while this process is the library's indexer.
 pub struct IndexerLock {

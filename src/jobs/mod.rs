@@ -1,12 +1,12 @@
 //! Background indexing: the queue (tokio), one task per document, the indexer lock that keeps a
 //! second process from indexing the same library, start-up reconciliation, and progress events.
 
-mod events;
 mod lock;
 mod queue;
 mod reconcile;
 mod task;
 
-pub use events::IndexEvent;
+pub use crate::engine::IndexEvent;
+pub(crate) use queue::run;
 pub use queue::{IndexRun, RunMode};
 pub use reconcile::Reconciled;

@@ -3,6 +3,7 @@
 //! that the second reuses the first's index), until the queue is empty or for ever.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -13,7 +14,8 @@ use super::lock::IndexerLock;
 use super::reconcile::{reconcile, Reconciled};
 use super::task::index_document;
 use crate::catalog::{DocumentId, DocumentStatus};
-use crate::{Error, Library};
+use crate::engine::Engine;
+use crate::error::Error;
 
 /// How often a long-running indexer looks for documents queued by other processes.
 const POLL: Duration = Duration::from_secs(2);
@@ -35,55 +37,53 @@ pub struct IndexRun {
     pub processed: usize,
 }
 
-impl Library {
-    /// Becomes this library's indexer (or fails with [`Error::IndexerBusy`]), reconciles, and
-    /// indexes queued documents as `mode` says.
-    pub async fn run_indexer(&self, mode: RunMode) -> Result<IndexRun, Error> {
-        let lock_path = self.config().home.join("indexer.lock");
-        let Some(_lock) = IndexerLock::try_acquire(&lock_path)? else {
-            return Err(Error::IndexerBusy);
-        };
-        let mut run = IndexRun {
-            reconciled: reconcile(self)?,
-            processed: 0,
-        };
-        let runtime = Handle::current();
-        let mut running: JoinSet<(DocumentId, Result<(), Error>)> = JoinSet::new();
-        let mut in_flight: HashMap<DocumentId, String> = HashMap::new();
-        loop {
-            while running.len() < self.config().workers.max(1) {
-                let next = self
-                    .catalog()
-                    .documents_with_status(DocumentStatus::Queued)?
-                    .into_iter()
-                    .find(|d| !in_flight.contains_key(&d.id) && !in_flight.values().any(|h| *h == d.content_hash));
-                let Some(doc) = next else { break };
-                // Loading may block (file reads, an HTTP embedder's probe call).
-                let library = self.clone();
-                let models = tokio::task::spawn_blocking(move || library.models())
-                    .await
-                    .map_err(|e| Error::Task(e.to_string()))??;
-                self.catalog().set_status(doc.id, DocumentStatus::Indexing, None)?;
-                in_flight.insert(doc.id, doc.content_hash.clone());
-                let library = self.clone();
-                let runtime = runtime.clone();
-                running.spawn_blocking(move || {
-                    let id = doc.id;
-                    (id, index_document(&library, &models, doc, &runtime))
-                });
+/// Becomes this library's indexer (or fails with [`Error::IndexerBusy`]), reconciles, and
+/// indexes queued documents as `mode` says.
+pub(crate) async fn run(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error> {
+    let lock_path = engine.config().home.join("indexer.lock");
+    let Some(_lock) = IndexerLock::try_acquire(&lock_path)? else {
+        return Err(Error::IndexerBusy);
+    };
+    let mut run = IndexRun {
+        reconciled: reconcile(engine)?,
+        processed: 0,
+    };
+    let runtime = Handle::current();
+    let mut running: JoinSet<(DocumentId, Result<(), Error>)> = JoinSet::new();
+    let mut in_flight: HashMap<DocumentId, String> = HashMap::new();
+    loop {
+        while running.len() < engine.config().workers.max(1) {
+            let next = engine
+                .catalog()
+                .documents_with_status(DocumentStatus::Queued)?
+                .into_iter()
+                .find(|d| !in_flight.contains_key(&d.id) && !in_flight.values().any(|h| *h == d.content_hash));
+            let Some(doc) = next else { break };
+            // Loading may block (file reads, an HTTP embedder's probe call).
+            let loader = engine.clone();
+            let models = tokio::task::spawn_blocking(move || loader.models())
+                .await
+                .map_err(|e| Error::Task(e.to_string()))??;
+            engine.catalog().set_status(doc.id, DocumentStatus::Indexing, None)?;
+            in_flight.insert(doc.id, doc.content_hash.clone());
+            let engine = engine.clone();
+            let runtime = runtime.clone();
+            running.spawn_blocking(move || {
+                let id = doc.id;
+                (id, index_document(&engine, &models, doc, &runtime))
+            });
+        }
+        if running.is_empty() && mode == RunMode::UntilIdle {
+            return Ok(run);
+        }
+        tokio::select! {
+            Some(joined) = running.join_next() => {
+                let (id, result) = joined.map_err(|e| Error::Task(e.to_string()))?;
+                in_flight.remove(&id);
+                result?;
+                run.processed += 1;
             }
-            if running.is_empty() && mode == RunMode::UntilIdle {
-                return Ok(run);
-            }
-            tokio::select! {
-                Some(joined) = running.join_next() => {
-                    let (id, result) = joined.map_err(|e| Error::Task(e.to_string()))?;
-                    in_flight.remove(&id);
-                    result?;
-                    run.processed += 1;
-                }
-                _ = tokio::time::timeout(POLL, self.wake().notified()) => {}
-            }
+            _ = tokio::time::timeout(POLL, engine.wake().notified()) => {}
         }
     }
 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::catalog::{DocumentId, DocumentStatus};
-use crate::{Error, Library};
+use crate::engine::Engine;
+use crate::error::Error;
 
 /// Orphan files younger than this are left alone: another process may be importing them.
 const FILE_GRACE: Duration = Duration::from_secs(600);
@@ -29,30 +30,30 @@ pub struct Reconciled {
 }
 
 /// Brings catalog, `indexes/` and `files/` back in line with each other.
-pub fn reconcile(library: &Library) -> Result<Reconciled, Error> {
+pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
     let mut done = Reconciled::default();
-    let catalog = library.catalog();
+    let catalog = engine.catalog();
     done.interrupted = catalog.requeue_interrupted()?;
     let documents = catalog.list_documents(None)?;
     let known: HashSet<DocumentId> = documents.iter().map(|d| d.id).collect();
-    let sweep = library.dirs().sweep(&known)?;
+    let sweep = engine.dirs().sweep(&known)?;
     done.temporary_removed = sweep.temporary;
     done.orphans_removed = sweep.orphans;
     for doc in &documents {
-        if !library.files().path(&doc.content_hash).is_file() {
+        if !engine.files().path(&doc.content_hash).is_file() {
             catalog.set_status(
                 doc.id,
                 DocumentStatus::Failed,
                 Some("the library's copy of this PDF is missing; delete the document and add the file again"),
             )?;
             done.files_missing += 1;
-        } else if doc.status == DocumentStatus::Ready && library.dirs().manifest(doc.id).is_none() {
+        } else if doc.status == DocumentStatus::Ready && engine.dirs().manifest(doc.id).is_none() {
             catalog.set_status(doc.id, DocumentStatus::Queued, None)?;
             done.requeued_missing += 1;
         }
     }
     let referenced: HashSet<String> = documents.into_iter().map(|d| d.content_hash).collect();
     drop(catalog);
-    library.files().sweep(&referenced, FILE_GRACE)?;
+    engine.files().sweep(&referenced, FILE_GRACE)?;
     Ok(done)
 }

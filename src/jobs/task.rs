@@ -7,42 +7,41 @@ use std::time::{Duration, Instant};
 
 use tokio::runtime::Handle;
 
-use super::IndexEvent;
 use crate::catalog::{Document, DocumentId, DocumentStatus, PdfMetadata};
+use crate::engine::{Engine, IndexEvent, Models};
+use crate::error::Error;
 use crate::index::{self, BuildError, BuildInput, Built, Manifest};
-use crate::library::Models;
 use crate::pdf::{ocr_note, PdfError};
-use crate::{Error, Library};
 
 /// How often progress is written to the catalog (events go out on every page).
 const PROGRESS_WRITE_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Indexes `doc`, registering a cancel flag for the duration.
-pub(super) fn index_document(library: &Library, models: &Models, doc: Document, runtime: &Handle) -> Result<(), Error> {
+pub(super) fn index_document(engine: &Engine, models: &Models, doc: Document, runtime: &Handle) -> Result<(), Error> {
     let cancel = Arc::new(AtomicBool::new(false));
-    library.cancels().insert(doc.id, cancel.clone());
-    let result = run(library, models, &doc, runtime, &cancel);
-    library.cancels().remove(&doc.id);
+    engine.cancels().insert(doc.id, cancel.clone());
+    let result = run(engine, models, &doc, runtime, &cancel);
+    engine.cancels().remove(&doc.id);
     result
 }
 
-fn run(library: &Library, models: &Models, doc: &Document, runtime: &Handle, cancel: &AtomicBool) -> Result<(), Error> {
-    library.emit(IndexEvent::Started { document: doc.id });
+fn run(engine: &Engine, models: &Models, doc: &Document, runtime: &Handle, cancel: &AtomicBool) -> Result<(), Error> {
+    engine.emit(IndexEvent::Started { document: doc.id });
     // The previous indexer may have died after publishing this index but before recording it.
-    if let Some(manifest) = library.dirs().manifest(doc.id).filter(|m| fits(m, doc, models)) {
-        if runtime.block_on(index::verify(&library.dirs().dir(doc.id))).is_ok() {
-            return finish_ready(library, doc.id, &manifest, None);
+    if let Some(manifest) = engine.dirs().manifest(doc.id).filter(|m| fits(m, doc, models)) {
+        if runtime.block_on(index::verify(&engine.dirs().dir(doc.id))).is_ok() {
+            return finish_ready(engine, doc.id, &manifest, None);
         }
     }
-    if let Some(twin) = twin_with_index(library, doc, models)? {
-        let manifest = library.dirs().clone_index(twin, doc.id)?;
-        return finish_ready(library, doc.id, &manifest, Some(twin));
+    if let Some(twin) = twin_with_index(engine, doc, models)? {
+        let manifest = engine.dirs().clone_index(twin, doc.id)?;
+        return finish_ready(engine, doc.id, &manifest, Some(twin));
     }
-    let password = library.catalog().password_for(&doc.content_hash)?;
-    let pdf = library.files().path(&doc.content_hash);
+    let password = engine.catalog().password_for(&doc.content_hash)?;
+    let pdf = engine.files().path(&doc.content_hash);
     let mut last_write: Option<Instant> = None;
     let mut on_progress = |p: index::BuildProgress| {
-        library.emit(IndexEvent::Progress {
+        engine.emit(IndexEvent::Progress {
             document: doc.id,
             pages_done: p.pages_done,
             pages_total: p.pages_total,
@@ -51,7 +50,7 @@ fn run(library: &Library, models: &Models, doc: &Document, runtime: &Handle, can
         if last_write.is_none_or(|t| t.elapsed() >= PROGRESS_WRITE_INTERVAL) {
             last_write = Some(Instant::now());
             // Progress is advisory; a failed write must not fail the document.
-            let _ = library.catalog().set_progress(doc.id, p.pages_done, p.pages_total);
+            let _ = engine.catalog().set_progress(doc.id, p.pages_done, p.pages_total);
         }
     };
     let input = BuildInput {
@@ -62,25 +61,25 @@ fn run(library: &Library, models: &Models, doc: &Document, runtime: &Handle, can
         content_hash: &doc.content_hash,
         embedder: models.embedder.as_ref(),
         chunker: &models.chunker,
-        limits: library.config().limits,
+        limits: engine.config().limits,
         cancel,
     };
-    match index::build(library.dirs(), input, runtime, &mut on_progress) {
-        Ok(Built::Ready(manifest)) => finish_ready(library, doc.id, &manifest, None),
+    match index::build(engine.dirs(), input, runtime, &mut on_progress) {
+        Ok(Built::Ready(manifest)) => finish_ready(engine, doc.id, &manifest, None),
         Ok(Built::NoText { meta, reason }) => {
-            library.catalog().set_metadata(doc.id, &meta)?;
-            settle(library, doc.id, DocumentStatus::NeedsOcr, &reason)
+            engine.catalog().set_metadata(doc.id, &meta)?;
+            settle(engine, doc.id, DocumentStatus::NeedsOcr, &reason)
         }
         Err(BuildError::Cancelled) => settle(
-            library,
+            engine,
             doc.id,
             DocumentStatus::Failed,
             "indexing was cancelled; `lectern doc reindex` starts it again",
         ),
         Err(BuildError::Pdf(e @ (PdfError::NeedsPassword | PdfError::WrongPassword))) => {
-            settle(library, doc.id, DocumentStatus::NeedsPassword, &e.to_string())
+            settle(engine, doc.id, DocumentStatus::NeedsPassword, &e.to_string())
         }
-        Err(e) => settle(library, doc.id, DocumentStatus::Failed, &e.to_string()),
+        Err(e) => settle(engine, doc.id, DocumentStatus::Failed, &e.to_string()),
     }
 }
 
@@ -92,33 +91,32 @@ fn fits(manifest: &Manifest, doc: &Document, models: &Models) -> bool {
 }
 
 /// A ready document with the same content whose index was made by the current model.
-fn twin_with_index(library: &Library, doc: &Document, models: &Models) -> Result<Option<DocumentId>, Error> {
-    let twins = library.catalog().documents_with_hash(&doc.content_hash)?;
+fn twin_with_index(engine: &Engine, doc: &Document, models: &Models) -> Result<Option<DocumentId>, Error> {
+    let twins = engine.catalog().documents_with_hash(&doc.content_hash)?;
     Ok(twins
         .into_iter()
         .filter(|d| d.id != doc.id && d.status == DocumentStatus::Ready)
-        .find(|d| library.dirs().manifest(d.id).is_some_and(|m| fits(&m, doc, models)))
+        .find(|d| engine.dirs().manifest(d.id).is_some_and(|m| fits(&m, doc, models)))
         .map(|d| d.id))
 }
 
 /// Records a published index; if the document was deleted meanwhile, removes the index instead.
 fn finish_ready(
-    library: &Library,
+    engine: &Engine,
     id: DocumentId,
     manifest: &Manifest,
     reused_from: Option<DocumentId>,
 ) -> Result<(), Error> {
     let meta: PdfMetadata = manifest.metadata();
     let note = ocr_note(&manifest.pages_needing_ocr);
-    let recorded =
-        library
-            .catalog()
-            .set_ready(id, &meta, manifest.char_count, manifest.chunk_count, note.as_deref())?;
+    let recorded = engine
+        .catalog()
+        .set_ready(id, &meta, manifest.char_count, manifest.chunk_count, note.as_deref())?;
     if !recorded {
-        library.dirs().remove(id)?;
+        engine.dirs().remove(id)?;
         return Ok(());
     }
-    library.emit(IndexEvent::Finished {
+    engine.emit(IndexEvent::Finished {
         document: id,
         status: DocumentStatus::Ready,
         reason: note,
@@ -127,9 +125,9 @@ fn finish_ready(
     Ok(())
 }
 
-fn settle(library: &Library, id: DocumentId, status: DocumentStatus, reason: &str) -> Result<(), Error> {
-    library.catalog().set_status(id, status, Some(reason))?;
-    library.emit(IndexEvent::Finished {
+fn settle(engine: &Engine, id: DocumentId, status: DocumentStatus, reason: &str) -> Result<(), Error> {
+    engine.catalog().set_status(id, status, Some(reason))?;
+    engine.emit(IndexEvent::Finished {
         document: id,
         status,
         reason: Some(reason.to_string()),

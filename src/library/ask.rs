@@ -6,12 +6,12 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::{lock, Library};
+use super::Library;
 use crate::answer::{answer, Answer, AnswerEvent, AnswerSettings};
 use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, NewMessage, Scope};
+use crate::error::Error;
 use crate::llm::{Backend, Cancel, LanguageModel, Message, Role};
 use crate::search::{SearchMode, SearchRequest, SearchResults};
-use crate::Error;
 
 /// A question to answer.
 #[derive(Debug, Clone)]
@@ -50,42 +50,11 @@ pub struct AskOutcome {
     pub results: SearchResults,
 }
 
-/// A loaded language model with what it was loaded for.
-pub(super) struct LoadedModel {
-    backend: Backend,
-    threads: usize,
-    model: Option<Arc<dyn LanguageModel>>,
-}
-
 impl Library {
-    /// The model of `backend` (`None` for extractive answers). A model run here is loaded on first
-    /// use and kept while the backend and thread count stay the same, so that a chat's second
-    /// question does not load a gigabyte again. Blocking: call it off the async threads.
+    /// The model of `backend` (`None` for extractive answers), loaded once and kept while the
+    /// backend and thread count stay the same. Blocking: call it off the async threads.
     pub fn language_model(&self, backend: &Backend, threads: usize) -> Result<Option<Arc<dyn LanguageModel>>, Error> {
-        let mut held = lock(&self.shared.chat_model);
-        if let Some(loaded) = held.as_ref() {
-            if loaded.backend == *backend && loaded.threads == threads {
-                return Ok(loaded.model.clone());
-            }
-        }
-        // The old model's memory goes before the new one loads.
-        *held = None;
-        let model = backend.connect(threads)?;
-        // A server is reached afresh each time: what it serves, and the window it reports, may
-        // have changed (or it was down when first asked).
-        if model.as_ref().is_some_and(|m| m.reads_prompt_here()) {
-            *held = Some(LoadedModel {
-                backend: backend.clone(),
-                threads,
-                model: model.clone(),
-            });
-        }
-        Ok(model)
-    }
-
-    /// Drops the loaded language model (its file is about to go, or another will be used).
-    pub(super) fn forget_language_model(&self) {
-        *lock(&self.shared.chat_model) = None;
+        self.engine.language_model(backend, threads)
     }
 
     /// Answers `request` with `model` (extractively without one), sending the answer to `events`
@@ -101,7 +70,7 @@ impl Library {
     ) -> Result<AskOutcome, Error> {
         let (scope, history) = match request.chat {
             Some(id) => {
-                let catalog = self.catalog();
+                let catalog = self.engine.catalog();
                 let chat = catalog.chat(id)?;
                 let history: Vec<Message> = catalog
                     .chat_messages(id)?
@@ -124,7 +93,7 @@ impl Library {
         // The embedder's floor; its models are loaded already when the question was embedded.
         let mut settings = request.settings;
         if settings.relevance_floor.is_none() && request.mode != SearchMode::Keyword {
-            settings.relevance_floor = self.models()?.embedder.relevance_floor();
+            settings.relevance_floor = self.engine.models()?.embedder.relevance_floor();
         }
         let (question, cancel) = (request.question.clone(), cancel.clone());
         let hits = results.hits.clone();
@@ -146,7 +115,7 @@ impl Library {
         .await
         .map_err(|e| Error::Task(e.to_string()))??;
 
-        let mut catalog = self.catalog();
+        let mut catalog = self.engine.catalog();
         let chat = match request.chat {
             Some(id) => {
                 if request.scope.is_some() {
@@ -186,7 +155,7 @@ impl Library {
     /// The chat with this id, or with the only id that starts with it (as for documents).
     pub fn find_chat(&self, id: &str) -> Result<ChatId, Error> {
         if let Ok(full) = id.trim().parse::<ChatId>() {
-            return Ok(self.catalog().chat(full)?.id);
+            return Ok(self.engine.catalog().chat(full)?.id);
         }
         let wanted = id.trim().to_lowercase();
         let matches: Vec<ChatId> = self
@@ -202,21 +171,21 @@ impl Library {
     }
 
     pub fn chats(&self) -> Result<Vec<Chat>, Error> {
-        Ok(self.catalog().list_chats()?)
+        Ok(self.engine.catalog().list_chats()?)
     }
 
     /// A chat and its messages, oldest first.
     pub fn chat(&self, id: ChatId) -> Result<(Chat, Vec<ChatMessage>), Error> {
-        let catalog = self.catalog();
+        let catalog = self.engine.catalog();
         Ok((catalog.chat(id)?, catalog.chat_messages(id)?))
     }
 
     pub fn rename_chat(&self, id: ChatId, title: &str) -> Result<Chat, Error> {
-        Ok(self.catalog().rename_chat(id, title)?)
+        Ok(self.engine.catalog().rename_chat(id, title)?)
     }
 
     pub fn delete_chat(&self, id: ChatId) -> Result<(), Error> {
-        Ok(self.catalog().delete_chat(id)?)
+        Ok(self.engine.catalog().delete_chat(id)?)
     }
 
     /// The chat as one markdown document (see [`crate::answer::chat_markdown`]).

@@ -1,15 +1,14 @@
 //! Document operations: import files and directories, move, rename, delete, unlock, re-index.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
 use super::Library;
-use crate::catalog::{CatalogError, Document, DocumentId, DocumentStatus, NewDocument};
-use crate::jobs::IndexEvent;
+use crate::catalog::{CatalogError, Document, DocumentId, DocumentStatus};
+use crate::engine::IndexEvent;
+use crate::error::Error;
 use crate::pdf::{check_pdf, Extracted, Extraction, PdfError};
-use crate::Error;
 
 /// What an import did, file by file: one bad file never stops the others.
 #[derive(Debug, Default, Serialize)]
@@ -63,15 +62,15 @@ impl Library {
             }
         }
         if !report.added.is_empty() {
-            self.wake().notify_one();
+            self.engine.wake().notify_one();
         }
         Ok(report)
     }
 
     fn add_file(&self, path: &Path, folder_path: &str, report: &mut ImportReport) {
-        match self.import_one(path, folder_path) {
+        match self.engine.import_one(path, folder_path) {
             Ok((doc, true)) => {
-                self.emit(IndexEvent::Queued { document: doc.id });
+                self.engine.emit(IndexEvent::Queued { document: doc.id });
                 report.added.push(doc);
             }
             Ok((doc, false)) => report.already_present.push(doc),
@@ -82,35 +81,10 @@ impl Library {
         }
     }
 
-    /// Stores one file and records it; `false` when the folder already holds this content.
-    pub(crate) fn import_one(&self, path: &Path, folder_path: &str) -> Result<(Document, bool), Error> {
-        let stored = self.files().store(path)?;
-        let catalog = self.catalog();
-        let folder = catalog.folder_by_path(folder_path)?;
-        if let Some(existing) = catalog
-            .documents_with_hash(&stored.content_hash)?
-            .into_iter()
-            .find(|d| d.folder == folder.id)
-        {
-            return Ok((existing, false));
-        }
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_else(|| "document.pdf".to_string());
-        let doc = catalog.insert_document(&NewDocument {
-            folder: folder.id,
-            file_name,
-            byte_size: stored.byte_size,
-            content_hash: stored.content_hash,
-        })?;
-        Ok((doc, true))
-    }
-
     /// Documents directly in the folder at `folder` (with `recursive`, in its subfolders too), or in
     /// the whole library.
     pub fn documents(&self, folder: Option<&str>, recursive: bool) -> Result<Vec<Document>, Error> {
-        let catalog = self.catalog();
+        let catalog = self.engine.catalog();
         let Some(path) = folder else {
             return Ok(catalog.list_documents(None)?);
         };
@@ -125,7 +99,7 @@ impl Library {
 
     /// The document whose id is, or uniquely starts with, `id`.
     pub fn document(&self, id: &str) -> Result<Document, Error> {
-        let catalog = self.catalog();
+        let catalog = self.engine.catalog();
         if let Ok(full) = id.parse::<DocumentId>() {
             return Ok(catalog.document(full)?);
         }
@@ -144,8 +118,8 @@ impl Library {
     /// Moves a document to the folder at `folder`: one catalog row changes, nothing on disk.
     /// The stored copy of a document's PDF (what a viewer opens).
     pub fn document_file(&self, id: DocumentId) -> Result<PathBuf, Error> {
-        let doc = self.catalog().document(id)?;
-        let path = self.files().path(&doc.content_hash);
+        let doc = self.engine.catalog().document(id)?;
+        let path = self.engine.files().path(&doc.content_hash);
         if !path.is_file() {
             return Err(Error::NotFound(path));
         }
@@ -153,81 +127,49 @@ impl Library {
     }
 
     pub fn move_document(&self, id: DocumentId, folder: &str) -> Result<Document, Error> {
-        let catalog = self.catalog();
+        let catalog = self.engine.catalog();
         let folder = catalog.folder_by_path(folder)?;
         Ok(catalog.move_document(id, folder.id)?)
     }
 
     /// Renames a document.
     pub fn rename_document(&self, id: DocumentId, name: &str) -> Result<Document, Error> {
-        Ok(self.catalog().rename_document(id, name)?)
+        Ok(self.engine.catalog().rename_document(id, name)?)
     }
 
     /// Deletes a document with its index, and its stored file unless another document shares it.
     pub fn delete_document(&self, id: DocumentId) -> Result<Document, Error> {
-        self.cancel(id);
-        let doc = self.catalog().delete_document(id)?;
-        self.search_cache().evict(id);
-        self.dirs().remove(id)?;
-        self.remove_file_if_unreferenced(&doc.content_hash)?;
-        Ok(doc)
+        self.engine.delete_document(id)
     }
 
     /// Retries a document that needs a password. A wrong password fails at once and changes nothing.
     pub fn unlock(&self, id: DocumentId, password: &str) -> Result<Document, Error> {
-        let doc = self.catalog().document(id)?;
+        let doc = self.engine.catalog().document(id)?;
         if doc.status != DocumentStatus::NeedsPassword {
             return Err(Error::NotLocked(id.to_string()));
         }
-        let path = self.files().path(&doc.content_hash);
-        let mut probe = Extraction::start(&path, Some(password.to_string()), self.config().limits);
+        let path = self.engine.files().path(&doc.content_hash);
+        let mut probe = Extraction::start(&path, Some(password.to_string()), self.engine.config().limits);
         match probe.next_step() {
             Some(Ok(Extracted::Opened(_))) | Some(Ok(Extracted::Page { .. })) | None => {}
             Some(Err(e)) => return Err(e.into()),
         }
-        let catalog = self.catalog();
+        let catalog = self.engine.catalog();
         catalog.store_password(&doc.content_hash, password)?;
         catalog.set_status(id, DocumentStatus::Queued, None)?;
         drop(catalog);
-        self.emit(IndexEvent::Queued { document: id });
-        self.wake().notify_one();
-        Ok(self.catalog().document(id)?)
+        self.engine.queued(id);
+        Ok(self.engine.catalog().document(id)?)
     }
 
     /// Queues a document to be indexed again from its stored file; its old index is removed first.
     pub fn reindex(&self, id: DocumentId) -> Result<Document, Error> {
-        self.cancel(id);
-        self.search_cache().evict(id);
-        let catalog = self.catalog();
-        catalog.document(id)?;
-        catalog.set_status(id, DocumentStatus::Queued, None)?;
-        self.dirs().remove(id)?;
-        let doc = catalog.document(id)?;
-        drop(catalog);
-        self.emit(IndexEvent::Queued { document: id });
-        self.wake().notify_one();
-        Ok(doc)
+        self.engine.requeue(id)
     }
 
     /// Stops indexing `id` between two pages if this process is indexing it; returns whether it was.
     pub fn cancel(&self, id: DocumentId) -> bool {
-        match self.cancels().get(&id) {
-            Some(flag) => {
-                flag.store(true, Ordering::Relaxed);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Removes the stored file of `content_hash` (and its password) once no document holds it.
-    pub(crate) fn remove_file_if_unreferenced(&self, content_hash: &str) -> Result<(), Error> {
-        let catalog = self.catalog();
-        if catalog.documents_with_hash(content_hash)?.is_empty() {
-            catalog.forget_orphan_passwords()?;
-            self.files().remove(content_hash)?;
-        }
-        Ok(())
+        self.engine.cancel(id)
     }
 }
 

@@ -2,22 +2,22 @@
 
 use super::Library;
 use crate::catalog::{DeleteMode, Folder};
-use crate::Error;
+use crate::error::Error;
 
 impl Library {
     /// Every folder, ordered by path.
     pub fn folders(&self) -> Result<Vec<Folder>, Error> {
-        Ok(self.catalog().list_folders()?)
+        Ok(self.engine.catalog().list_folders()?)
     }
 
     /// The folder at `path`.
     pub fn folder(&self, path: &str) -> Result<Folder, Error> {
-        Ok(self.catalog().folder_by_path(path)?)
+        Ok(self.engine.catalog().folder_by_path(path)?)
     }
 
     /// Creates the folder at `path`; its parent must exist (`Work/Taxes` needs `Work`).
     pub fn create_folder(&self, path: &str) -> Result<Folder, Error> {
-        let catalog = self.catalog();
+        let catalog = self.engine.catalog();
         let (parent, name) = split_path(path);
         let parent = match parent {
             Some(p) => Some(catalog.folder_by_path(p)?.id),
@@ -28,14 +28,14 @@ impl Library {
 
     /// Renames the folder at `path` to `name`, in place.
     pub fn rename_folder(&self, path: &str, name: &str) -> Result<Folder, Error> {
-        let catalog = self.catalog();
+        let catalog = self.engine.catalog();
         let folder = catalog.folder_by_path(path)?;
         Ok(catalog.rename_folder(folder.id, name)?)
     }
 
     /// Moves the folder at `path`, with its subtree, into `new_parent` (`None`: the top level).
     pub fn move_folder(&self, path: &str, new_parent: Option<&str>) -> Result<Folder, Error> {
-        let catalog = self.catalog();
+        let catalog = self.engine.catalog();
         let folder = catalog.folder_by_path(path)?;
         let parent = match new_parent {
             Some(p) => Some(catalog.folder_by_path(p)?.id),
@@ -48,7 +48,7 @@ impl Library {
     /// deleted along with it. Returns how many documents were deleted.
     pub fn delete_folder(&self, path: &str, mode: DeleteMode) -> Result<usize, Error> {
         let (deleted, hashes) = {
-            let mut catalog = self.catalog();
+            let mut catalog = self.engine.catalog();
             let folder = catalog.folder_by_path(path)?;
             // Only a delete that takes documents with it can leave stored files unreferenced.
             let hashes: Vec<String> = if mode == DeleteMode::DeleteDocuments {
@@ -64,12 +64,11 @@ impl Library {
             (catalog.delete_folder(folder.id, mode)?, hashes)
         };
         for id in &deleted {
-            self.cancel(*id);
-            self.search_cache().evict(*id);
-            self.dirs().remove(*id)?;
+            self.engine.cancel(*id);
+            self.engine.forget_index(*id)?;
         }
         for hash in &hashes {
-            self.remove_file_if_unreferenced(hash)?;
+            self.engine.remove_file_if_unreferenced(hash)?;
         }
         Ok(deleted.len())
     }

@@ -5,11 +5,11 @@ use serde::Serialize;
 
 use super::{BackendKind, Library};
 use crate::config::EmbedderConfig;
+use crate::error::Error;
 use crate::models::{
     known, InstallOptions, InstallProgress, InstalledModel, KnownModel, ModelError, ModelRole, ModelStore, KNOWN,
     MINILM,
 };
-use crate::Error;
 
 /// One model as `lectern model ls` shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -69,7 +69,7 @@ impl ModelEntry {
 
 impl Library {
     fn model_store(&self) -> ModelStore {
-        ModelStore::new(&self.config().models_dir)
+        ModelStore::new(&self.engine.config().models_dir)
     }
 
     /// Every known model and every model installed from a file, with what is installed and what
@@ -77,7 +77,7 @@ impl Library {
     pub fn list_models(&self) -> Result<Vec<ModelEntry>, Error> {
         let store = self.model_store();
         let chat = self.active_chat_model();
-        let embedding_active = matches!(self.config().embedder, EmbedderConfig::MiniLm);
+        let embedding_active = matches!(self.engine.config().embedder, EmbedderConfig::MiniLm);
         let mut entries: Vec<ModelEntry> = KNOWN
             .iter()
             .map(|m| {
@@ -143,14 +143,15 @@ impl Library {
     /// embedding model the library indexes with stays; a chat model that was chosen is forgotten,
     /// and answers fall back to the default.
     pub fn remove_model(&self, id: &str) -> Result<Option<String>, Error> {
-        if known(id).is_some_and(|m| m.id == MINILM) && matches!(self.config().embedder, EmbedderConfig::MiniLm) {
+        if known(id).is_some_and(|m| m.id == MINILM) && matches!(self.engine.config().embedder, EmbedderConfig::MiniLm)
+        {
             return Err(Error::Config {
                 name: "model".into(),
                 reason: format!("{MINILM} embeds this library's documents and questions; it cannot be removed"),
             });
         }
         let was_active = self.active_chat_model();
-        self.forget_language_model();
+        self.engine.forget_language_model();
         self.model_store().remove(id)?;
         let removed = known(id).map_or(id.trim().to_string(), |m| m.id.to_string());
         if was_active.as_deref() == Some(removed.as_str()) {

@@ -6,10 +6,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::Library;
+use crate::error::Error;
 use crate::llm::{Backend, LlmError};
 use crate::models::ModelError;
 use crate::search::SearchMode;
-use crate::Error;
 
 /// Which kind of backend answers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +103,7 @@ impl Library {
     /// read (a newer build's format).
     pub fn settings(&self) -> Result<Settings, Error> {
         Ok(self
+            .engine
             .catalog()
             .setting(KEY)?
             .and_then(|json| serde_json::from_str(&json).ok())
@@ -111,9 +112,9 @@ impl Library {
 
     /// Checks and stores `settings`.
     pub fn save_settings(&self, settings: &Settings) -> Result<(), Error> {
-        settings.validate(&self.config().models_dir)?;
+        settings.validate(&self.engine.config().models_dir)?;
         let json = serde_json::to_string(settings).map_err(|e| Error::Task(e.to_string()))?;
-        self.catalog().set_setting(KEY, &json)?;
+        self.engine.catalog().set_setting(KEY, &json)?;
         Ok(())
     }
 }

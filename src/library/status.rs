@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::Library;
 use crate::catalog::{Document, DocumentStatus, FolderStats};
-use crate::Error;
+use crate::error::Error;
 
 /// What `lectern status` shows.
 #[derive(Debug, Serialize)]
@@ -20,7 +20,7 @@ pub struct LibraryStatus {
 impl Library {
     /// The library's state now.
     pub fn status(&self) -> Result<LibraryStatus, Error> {
-        let catalog = self.catalog();
+        let catalog = self.engine.catalog();
         let documents = catalog.list_documents(None)?;
         let (in_progress, rest): (Vec<Document>, Vec<Document>) =
             documents.into_iter().partition(|d| !d.status.is_settled());

@@ -4,8 +4,6 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::ErrorCode;
-
 #[derive(Debug, Error)]
 pub enum ModelError {
     #[error("no model is known as \"{0}\": `lectern model ls` lists them; a GGUF file's path or an https:// URL installs any other")]
@@ -57,17 +55,6 @@ pub enum ModelError {
 }
 
 impl ModelError {
-    /// The code a client branches on.
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            ModelError::Unknown(_) | ModelError::NotInstalled(_) => ErrorCode::NotFound,
-            ModelError::NotGguf { .. } | ModelError::NotChat { .. } => ErrorCode::InvalidInput,
-            ModelError::IdTaken(_) => ErrorCode::Conflict,
-            ModelError::Io { .. } => ErrorCode::Internal,
-            _ => ErrorCode::Unavailable,
-        }
-    }
-
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> ModelError {
         let path = path.into();

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use super::{Hit, SearchMode};
-use crate::Error;
+use crate::error::Error;
 
 /// The cut-offs recall is reported at.
 pub const CUTOFFS: [usize; 3] = [1, 5, 10];

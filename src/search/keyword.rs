@@ -1,173 +1,71 @@
-//! Keyword search: BM25 over each document's tantivy index, scored with statistics summed over
+//! The keyword list: BM25 over each document's tantivy index, scored with statistics summed over
 //! every document in scope, so a passage scores the same whichever PDF of the scope holds it.
+//! The statistics (`statistics.rs`) are gathered while the scope is opened (`fan_out.rs`); the
+//! query's weights are
+//! computed once and run on every document, pruning by block-max WAND against the best hits kept
+//! so far from any document.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::path::Path;
+use std::collections::BinaryHeap;
 
-use tantivy::columnar::{Column, StrColumn};
-use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
-use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::query::{BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
+use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TokenizerManager;
-use tantivy::{collector::TopDocs, DocAddress, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, Term};
 
-use super::directory::SearchDirectory;
-use crate::index::keywords::{field, schema};
-use crate::index::IndexError;
+use super::fan_out::{fan_out, Opened};
+use super::merge::{ranked, top_of, Ranked};
+use super::statistics::ScopeStatistics;
+use crate::index::{Fields, IndexError, KeywordReader};
 
-/// The fields of the keyword schema a search reads by handle (positions come from fast
-/// fields, by name).
-#[derive(Debug, Clone, Copy)]
-pub struct Fields {
-    pub chunk_id: Field,
-    pub text: Field,
-}
-
-impl Fields {
-    pub fn new() -> Result<Fields, IndexError> {
-        let schema = schema();
-        let f = |name: &str| schema.get_field(name);
-        Ok(Fields {
-            chunk_id: f(field::CHUNK_ID)?,
-            text: f(field::TEXT)?,
-        })
-    }
-}
-
-/// Where a chunk is: its id, page and character range.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Located {
-    pub chunk_id: String,
-    pub page: u32,
-    pub char_start: u32,
-    pub char_end: u32,
-}
-
-/// An open, immutable keyword index of one document, with its totals precomputed.
-pub struct KeywordReader {
-    searcher: Searcher,
-    num_docs: u64,
-    num_tokens: u64,
-    /// Per segment, the fast-field columns that locate a chunk.
-    positions: Vec<PositionColumns>,
-}
-
-/// The columns of one segment that say where its chunks are.
-struct PositionColumns {
-    ids: Option<StrColumn>,
-    page: Column<u64>,
-    start: Column<u64>,
-    end: Column<u64>,
-}
-
-impl KeywordReader {
-    /// Opens the keyword index in `dir`.
-    pub fn open(dir: &Path, fields: &Fields) -> Result<KeywordReader, IndexError> {
-        let index = Index::open(SearchDirectory::open(dir)?)?;
-        // Indexes never change once published: no reload watcher, no warming threads, and no
-        // document-store cache (only a question's few hits are read from the store).
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .doc_store_cache_num_blocks(0)
-            .try_into()?;
-        let searcher = reader.searcher();
-        let num_docs = Bm25StatisticsProvider::total_num_docs(&searcher)?;
-        let num_tokens = searcher.total_num_tokens(fields.text)?;
-        let positions = searcher
-            .segment_readers()
-            .iter()
-            .map(|segment| {
-                let fast = segment.fast_fields();
-                Ok(PositionColumns {
-                    ids: fast.str(field::CHUNK_ID)?,
-                    page: fast.u64(field::PAGE)?,
-                    start: fast.u64(field::CHAR_START)?,
-                    end: fast.u64(field::CHAR_END)?,
-                })
-            })
-            .collect::<Result<_, IndexError>>()?;
-        Ok(KeywordReader {
-            searcher,
-            num_docs,
-            num_tokens,
-            positions,
-        })
-    }
-
-    /// The number of chunks holding `term`.
-    pub fn doc_freq(&self, term: &Term) -> Result<u64, IndexError> {
-        Ok(self.searcher.doc_freq(term)?)
-    }
-
-    /// Offers this document's chunks that match `query` to `hits`, skipping, by block-max WAND,
-    /// the blocks of postings that cannot beat the hits kept so far (from any document).
-    pub fn collect(&self, query: &ScopeQuery, pos: usize, hits: &mut KeywordHits) -> Result<(), IndexError> {
-        for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
-            query
-                .weight
-                .for_each_pruning(hits.threshold(), segment, &mut |doc, score| {
-                    hits.offer(score, pos, DocAddress::new(ord as u32, doc));
-                    hits.threshold()
-                })?;
+/// The best `depth` keyword hits of the scope, scored with the scope's statistics.
+pub fn keyword_list(
+    opened: &Opened,
+    terms: &[Term],
+    stats: &ScopeStatistics,
+    depth: usize,
+    threads: usize,
+    skipped: &mut Vec<(usize, IndexError)>,
+) -> Vec<Ranked> {
+    let mut docs: Vec<_> = opened.iter().map(|(p, i)| (*p, i.clone())).collect();
+    docs.sort_by_key(|(p, _)| *p);
+    let Some((first_pos, first)) = docs.first() else {
+        return Vec::new();
+    };
+    let query = match ScopeQuery::prepare(&first.keywords, terms, stats) {
+        Ok(query) => query,
+        Err(e) => {
+            skipped.push((*first_pos, e));
+            return Vec::new();
         }
-        Ok(())
-    }
-
-    /// Prepares `terms` for searching every document of a scope with its statistics: the BM25
-    /// weights depend on the scope only, so they are computed once per question, not per document.
-    pub fn prepare(&self, terms: &[Term], stats: &ScopeStatistics) -> Result<ScopeQuery, IndexError> {
-        let scoring = EnableScoring::enabled_from_statistics_provider(stats, &self.searcher);
-        Ok(ScopeQuery {
-            weight: query_of(terms).weight(scoring)?,
-        })
-    }
-
-    /// Where a chunk is, from the fast fields (the document store is not read).
-    pub fn locate(&self, address: DocAddress) -> Result<Located, IndexError> {
-        let doc = address.doc_id;
-        let Some(columns) = self.positions.get(address.segment_ord as usize) else {
-            return Err(IndexError::Tantivy(tantivy::TantivyError::InvalidArgument(format!(
-                "no segment {}",
-                address.segment_ord
-            ))));
-        };
-        let mut chunk_id = String::new();
-        if let Some(ids) = &columns.ids {
-            if let Some(ord) = ids.term_ords(doc).next() {
-                ids.ord_to_str(ord, &mut chunk_id)
-                    .map_err(|e| IndexError::Tantivy(e.into()))?;
+    };
+    let parts = fan_out(&docs, threads, |slice, _| {
+        let mut hits = KeywordHits::new(depth);
+        let mut failed = Vec::new();
+        for (pos, index) in slice {
+            if let Err(e) = query.collect(&index.keywords, *pos, &mut hits) {
+                failed.push((*pos, e));
             }
         }
-        let number = |column: &Column<u64>| column.first(doc).unwrap_or(0) as u32;
-        Ok(Located {
-            chunk_id,
-            page: number(&columns.page),
-            char_start: number(&columns.start),
-            char_end: number(&columns.end),
-        })
+        (hits, failed)
+    });
+    let mut found = KeywordHits::new(depth);
+    for (hits, failed) in parts {
+        found.merge(hits);
+        skipped.extend(failed);
     }
-
-    /// The stored text of one chunk (the first value of the text field: a second one is the
-    /// chunk's context), if the store holds it.
-    pub fn text(&self, address: DocAddress, fields: &Fields) -> Result<Option<String>, IndexError> {
-        let doc: TantivyDocument = self.searcher.doc(address)?;
-        Ok(doc.get_first(fields.text).and_then(|v| v.as_str()).map(str::to_string))
+    let mut list = Vec::new();
+    for hit in found.into_sorted() {
+        let Some(index) = opened.get(&hit.pos) else { continue };
+        match index.keywords.locate(hit.address) {
+            Ok(located) => list.push(ranked(hit.pos, located, Some(hit.address), hit.score)),
+            Err(e) => skipped.push((hit.pos, e)),
+        }
     }
-
-    /// The stored text of the chunk with this id, if the index holds it.
-    pub fn text_of_chunk(&self, chunk_id: &str, fields: &Fields) -> Result<Option<String>, IndexError> {
-        let query = TermQuery::new(
-            Term::from_field_text(fields.chunk_id, chunk_id),
-            IndexRecordOption::Basic,
-        );
-        let found = self.searcher.search(&query, &TopDocs::with_limit(1))?;
-        found
-            .first()
-            .map(|(_, address)| self.text(*address, fields))
-            .transpose()
-            .map(Option::flatten)
-    }
+    top_of(list, depth, |r, rank| {
+        r.keyword = Some(r.score);
+        r.keyword_rank = Some(rank);
+    })
 }
 
 /// The distinct terms of a question, as the text field's analyzer produces them.
@@ -265,6 +163,30 @@ pub struct ScopeQuery {
     weight: Box<dyn Weight>,
 }
 
+impl ScopeQuery {
+    /// Prepares `terms` for searching every document of a scope with its statistics: the BM25
+    /// weights depend on the scope only, so they are computed once per question, not per document.
+    pub fn prepare(reader: &KeywordReader, terms: &[Term], stats: &ScopeStatistics) -> Result<ScopeQuery, IndexError> {
+        let scoring = EnableScoring::enabled_from_statistics_provider(stats, reader.searcher());
+        Ok(ScopeQuery {
+            weight: query_of(terms).weight(scoring)?,
+        })
+    }
+
+    /// Offers the chunks of `reader` that match to `hits`, skipping, by block-max WAND, the blocks
+    /// of postings that cannot beat the hits kept so far (from any document).
+    pub fn collect(&self, reader: &KeywordReader, pos: usize, hits: &mut KeywordHits) -> Result<(), IndexError> {
+        for (ord, segment) in reader.searcher().segment_readers().iter().enumerate() {
+            self.weight
+                .for_each_pruning(hits.threshold(), segment, &mut |doc, score| {
+                    hits.offer(score, pos, DocAddress::new(ord as u32, doc));
+                    hits.threshold()
+                })?;
+        }
+        Ok(())
+    }
+}
+
 /// A question as a disjunction of its terms (any may match; BM25 ranks), never a parse error.
 fn query_of(terms: &[Term]) -> BooleanQuery {
     BooleanQuery::new(
@@ -276,63 +198,4 @@ fn query_of(terms: &[Term]) -> BooleanQuery {
             })
             .collect(),
     )
-}
-
-/// BM25 statistics summed over the documents in scope.
-#[derive(Debug, Clone, Default)]
-pub struct ScopeStatistics {
-    num_docs: u64,
-    num_tokens: u64,
-    doc_freqs: HashMap<Term, u64>,
-}
-
-impl ScopeStatistics {
-    /// Adds one document's totals and term counts.
-    pub fn add(&mut self, reader: &KeywordReader, terms: &[Term]) -> Result<(), IndexError> {
-        self.num_docs += reader.num_docs;
-        self.num_tokens += reader.num_tokens;
-        for term in terms {
-            *self.doc_freqs.entry(term.clone()).or_default() += reader.doc_freq(term)?;
-        }
-        Ok(())
-    }
-
-    /// Adds statistics gathered elsewhere (per thread, then merged).
-    pub fn merge(&mut self, other: ScopeStatistics) {
-        self.num_docs += other.num_docs;
-        self.num_tokens += other.num_tokens;
-        for (term, n) in other.doc_freqs {
-            *self.doc_freqs.entry(term).or_default() += n;
-        }
-    }
-}
-
-impl ScopeStatistics {
-    /// The highest BM25 score any passage could reach for `terms`: every term's IDF times
-    /// `k1 + 1` (the limit of a term's weight as its frequency grows).
-    pub fn score_bound(&self, terms: &[Term]) -> f32 {
-        const K1_PLUS_ONE: f32 = 2.2;
-        let n = self.num_docs as f32;
-        terms
-            .iter()
-            .map(|t| {
-                let df = self.doc_freqs.get(t).copied().unwrap_or(0) as f32;
-                (1.0 + (n - df + 0.5) / (df + 0.5)).ln() * K1_PLUS_ONE
-            })
-            .sum()
-    }
-}
-
-impl Bm25StatisticsProvider for ScopeStatistics {
-    fn total_num_tokens(&self, _field: Field) -> tantivy::Result<u64> {
-        Ok(self.num_tokens)
-    }
-
-    fn total_num_docs(&self) -> tantivy::Result<u64> {
-        Ok(self.num_docs)
-    }
-
-    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
-        Ok(self.doc_freqs.get(term).copied().unwrap_or(0))
-    }
 }

@@ -1,31 +1,35 @@
-//! The query path: a question fans out over the index of every ready document in scope, and the
-//! best passages are merged into one ranking.
+//! The query path, from question to merged hits, behind one function: [`run`]. Its stages, one
+//! file each, in the order a question meets them:
 //!
-//! - `cache.rs` keeps each searched document's index open: its vector block resident (int8
-//!   codes, a quarter of the `f32` size) and its tantivy reader, keyed by index generation.
-//! - `engine.rs` runs the fan-out on a few threads: an int8 scan picks vector candidates that are
-//!   rescored exactly from the block file; BM25 runs in every keyword index with statistics
-//!   summed over the scope (`keyword.rs`); hybrid weighs the scaled cosine and BM25 of every
-//!   passage of either list.
-//! - `eval.rs` measures retrieval quality on a set of questions with known answers.
+//! - `scope.rs`: the ready documents in scope, from the catalog, and the same read again before
+//!   the results are assembled; the documents that could not be searched (`skipped`).
+//! - `fan_out.rs`: the documents split over a few threads; each opens its indexes (kept open
+//!   between queries by `index::IndexCache`), adds its keyword statistics to the scope's and
+//!   scans its int8 vectors.
+//! - `vector.rs`: the vector candidates rescored exactly from the vector block.
+//! - `keyword.rs`: BM25 in every keyword index with the scope's statistics (`statistics.rs`).
+//! - `fusion.rs`: hybrid mode's weighted sum of the scaled cosine and BM25.
+//! - `merge.rs`: the one order of passages, and the top `k` with their text read.
+//! - `run.rs`: the stages in order.
 //!
-//! The catalog decides what is in scope (`catalog::Scope`); [`crate::Library::search`] ties the
-//! pieces together and keeps results consistent with concurrent moves and deletes.
+//! `eval.rs` measures retrieval quality on a set of questions with known answers.
 
-mod cache;
-mod directory;
-mod engine;
 pub mod eval;
+mod fan_out;
+mod fusion;
 mod keyword;
+mod merge;
+mod run;
+mod scope;
+mod statistics;
+mod vector;
 
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::{DocumentId, FolderId, Scope};
 
-pub use cache::IndexCache;
-pub use directory::raise_open_file_limit;
-pub(crate) use engine::{Engine, Question, Ranked};
-pub(crate) use keyword::Fields;
+pub use fusion::{KEYWORD_FULL, VECTOR_WEIGHT};
+pub(crate) use run::{embed, run, run_with_vector};
 
 /// How passages are retrieved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -18,8 +18,10 @@ use std::time::{Duration, Instant};
 
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 
+use super::sync::sync_link;
 use crate::catalog::LinkId;
-use crate::{Error, Library};
+use crate::engine::Engine;
+use crate::error::Error;
 
 /// How long a directory must be quiet before its changes are synced.
 pub const QUIET: Duration = Duration::from_millis(300);
@@ -34,12 +36,12 @@ pub struct Watcher {
 
 impl Watcher {
     /// Starts watching the library's linked directories on a thread of its own.
-    pub fn start(library: Library) -> Result<Watcher, Error> {
+    pub(crate) fn start(engine: Arc<Engine>) -> Result<Watcher, Error> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name("lectern-watch".into())
-            .spawn(move || run(&library, &flag))
+            .spawn(move || run(&engine, &flag))
             .map_err(|e| Error::Task(e.to_string()))?;
         Ok(Watcher {
             stop,
@@ -70,7 +72,7 @@ fn report_error(link: &str, error: &Error) {
     eprintln!("lectern: syncing {link}: {error}");
 }
 
-fn run(library: &Library, stop: &AtomicBool) {
+fn run(engine: &Engine, stop: &AtomicBool) {
     let (tx, rx) = channel::<PathBuf>();
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         // Reading a directory or a file is an access event: the sync's own reads must not wake it.
@@ -90,7 +92,13 @@ fn run(library: &Library, stop: &AtomicBool) {
     };
     // Link id -> its directory, for the links being watched now.
     let mut watched: HashMap<LinkId, PathBuf> = HashMap::new();
-    let mut dirty: HashSet<LinkId> = library.links().unwrap_or_default().iter().map(|l| l.id).collect();
+    let mut dirty: HashSet<LinkId> = engine
+        .catalog()
+        .links()
+        .unwrap_or_default()
+        .iter()
+        .map(|l| l.id)
+        .collect();
     let mut last_event = Instant::now() - QUIET;
     let mut last_check = Instant::now() - RECHECK;
     while !stop.load(Ordering::Relaxed) {
@@ -109,7 +117,7 @@ fn run(library: &Library, stop: &AtomicBool) {
         }
         if last_check.elapsed() >= RECHECK {
             last_check = Instant::now();
-            let links = library.links().unwrap_or_default();
+            let links = engine.catalog().links().unwrap_or_default();
             let ids: HashSet<LinkId> = links.iter().map(|l| l.id).collect();
             for (id, root) in watched.clone() {
                 if !ids.contains(&id) {
@@ -130,8 +138,8 @@ fn run(library: &Library, stop: &AtomicBool) {
             continue;
         }
         for id in std::mem::take(&mut dirty) {
-            let Ok(link) = library.catalog().link(id) else { continue };
-            match library.sync_link(id) {
+            let Ok(link) = engine.catalog().link(id) else { continue };
+            match sync_link(engine, id) {
                 Ok(report) if report.available => {
                     if let (Entry::Vacant(slot), Some(w)) = (watched.entry(id), watcher.as_mut()) {
                         let root = PathBuf::from(&link.path);

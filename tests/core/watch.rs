@@ -6,7 +6,6 @@ use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
-use lectern::watch::Watcher;
 use lectern::{Library, SyncReport};
 
 use crate::common::{corpus_pdf, index_all, library, write_text_pdf};
@@ -197,7 +196,7 @@ fn the_watcher_follows_changes_and_a_burst_of_200_files_while_it_runs() {
         &dir.path().join("before.pdf"),
     );
     t.link_directory(dir.path(), "Watched", false).unwrap();
-    let watcher = Watcher::start(t.library.clone()).unwrap();
+    let watcher = t.library.watch().unwrap();
 
     // A file copied in is indexed once it has settled.
     fs::copy(

@@ -1,17 +1,14 @@
-//! Open per-document indexes kept between queries: the resident vector block and the open
-//! keyword reader of every document searched so far, keyed by document and index generation, so
-//! a query touches no file but the few exact vectors it rescores.
+//! One document's index, open for search: its vector block resident, its keyword reader open,
+//! and the reads a query makes of them afterwards (exact vectors, row positions, passage text).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
+use tantivy::DocAddress;
 use tokio::runtime::Handle;
 
-use super::keyword::{Fields, KeywordReader};
-use crate::catalog::{DocumentId, ScopedDocument};
-use crate::index::block::{self, ResidentBlock};
-use crate::index::{IndexError, Manifest};
+use super::block::{self, ExactRow, ResidentBlock, RowMeta};
+use super::keyword_reader::{Fields, KeywordReader};
+use super::{IndexError, Manifest, MANIFEST_FILE};
 
 /// One document's index, open and ready to search.
 pub struct DocIndex {
@@ -34,7 +31,7 @@ impl DocIndex {
         let manifest = Manifest::read(dir)?;
         if manifest.dimension != dimension {
             return Err(IndexError::Manifest {
-                path: dir.join(crate::index::MANIFEST_FILE),
+                path: dir.join(MANIFEST_FILE),
                 reason: format!(
                     "the index holds {}-dimensional vectors from {}, the question has {dimension}: re-index it \
                      with the current embedding model",
@@ -67,43 +64,41 @@ impl DocIndex {
             keywords,
         })
     }
-}
 
-/// The open indexes, shared by every query of a library.
-#[derive(Default)]
-pub struct IndexCache {
-    entries: Mutex<HashMap<DocumentId, Arc<DocIndex>>>,
-}
-
-impl IndexCache {
-    /// The cached index of `doc` if it is of the document's current generation.
-    pub fn get(&self, doc: &ScopedDocument) -> Option<Arc<DocIndex>> {
-        self.lock()
-            .get(&doc.id)
-            .filter(|entry| entry.generation == doc.index_generation)
-            .cloned()
+    /// The exact vectors of `rows` with their positions; `None` if the index was rebuilt since
+    /// it was opened.
+    pub fn read_exact(&self, rows: &[u32]) -> Result<Option<Vec<ExactRow>>, IndexError> {
+        block::read_exact(&self.dir, self.block.stamp, rows)
     }
 
-    /// Keeps `index` for `id`, replacing an older generation.
-    pub fn insert(&self, id: DocumentId, index: Arc<DocIndex>) {
-        self.lock().insert(id, index);
+    /// The position of every row; `None` if the index was rebuilt since it was opened.
+    pub fn read_meta(&self) -> Result<Option<Vec<RowMeta>>, IndexError> {
+        block::read_meta(&self.dir, self.block.stamp)
     }
 
-    /// Forgets a document (deleted, or re-indexed).
-    pub fn evict(&self, id: DocumentId) {
-        self.lock().remove(&id);
+    /// The stored text of a passage, found by its keyword-index address when the keyword search
+    /// found it, else by chunk id. A passage the store lacks is damage.
+    pub fn passage_text(
+        &self,
+        address: Option<DocAddress>,
+        chunk_id: &str,
+        fields: &Fields,
+    ) -> Result<String, IndexError> {
+        let text = match address {
+            Some(address) => self.keywords.text(address, fields)?,
+            None => self.keywords.text_of_chunk(chunk_id, fields)?,
+        };
+        text.ok_or_else(|| IndexError::Damaged {
+            path: self.dir.join("keywords"),
+            reason: format!("the text of passage {chunk_id} is missing"),
+        })
     }
 
-    /// The number of open indexes and the heap their vector blocks hold.
-    pub fn usage(&self) -> (usize, usize) {
-        let entries = self.lock();
-        (
-            entries.len(),
-            entries.values().map(|e| e.block.vectors.heap_bytes()).sum(),
-        )
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<DocumentId, Arc<DocIndex>>> {
-        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// The error for an index that was rebuilt while a query read it.
+    pub fn changed(&self) -> IndexError {
+        IndexError::Damaged {
+            path: self.dir.join(block::BLOCK_FILE),
+            reason: "the index was rebuilt while it was being searched".into(),
+        }
     }
 }

@@ -1,0 +1,127 @@
+//! [`Engine`]: the core's internal context. It holds what every part of the core shares (the
+//! configuration, the catalog, the stored files, the index directories and the open indexes, the
+//! loaded models, indexing events and the cancel flags of running work) and the few document
+//! operations that more than one part needs. The indexer (`jobs/`), the watcher (`watch/`) and
+//! the query path (`search/`) take it as an argument; the facade, [`crate::Library`], holds one and
+//! delegates to them.
+
+mod chat_model;
+mod documents;
+mod embedding;
+mod events;
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::{broadcast, Notify};
+
+use crate::catalog::{Catalog, DocumentId};
+use crate::config::LibraryConfig;
+use crate::error::Error;
+use crate::files::FileStore;
+use crate::index::{Fields, IndexCache, IndexDirs};
+
+pub use embedding::Models;
+pub use events::IndexEvent;
+
+/// An open library's shared state. One per open library; share it with `Arc`.
+pub struct Engine {
+    config: LibraryConfig,
+    catalog: Mutex<Catalog>,
+    files: FileStore,
+    dirs: IndexDirs,
+    events: broadcast::Sender<IndexEvent>,
+    cancels: Mutex<HashMap<DocumentId, Arc<AtomicBool>>>,
+    wake: Notify,
+    models: Mutex<Option<Arc<Models>>>,
+    chat_model: Mutex<Option<chat_model::LoadedModel>>,
+    open_indexes: IndexCache,
+    fields: Fields,
+    search_threads: usize,
+}
+
+impl Engine {
+    /// Opens the library in `config.home`, creating it (with its default folder) if needed.
+    pub fn open(config: LibraryConfig) -> Result<Engine, Error> {
+        let home = &config.home;
+        for dir in [home.clone(), home.join("files"), home.join("indexes")] {
+            std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+        }
+        let catalog = Catalog::open(&home.join("library.sqlite"))?;
+        // A search keeps one descriptor open per document it has searched.
+        crate::index::raise_open_file_limit();
+        let (events, _) = broadcast::channel(4096);
+        Ok(Engine {
+            files: FileStore::new(home.join("files")),
+            dirs: IndexDirs::new(home.join("indexes")),
+            catalog: Mutex::new(catalog),
+            config,
+            events,
+            cancels: Mutex::new(HashMap::new()),
+            wake: Notify::new(),
+            models: Mutex::new(None),
+            chat_model: Mutex::new(None),
+            open_indexes: IndexCache::default(),
+            fields: Fields::new()?,
+            search_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+        })
+    }
+
+    pub fn config(&self) -> &LibraryConfig {
+        &self.config
+    }
+
+    pub fn catalog(&self) -> MutexGuard<'_, Catalog> {
+        lock(&self.catalog)
+    }
+
+    pub fn files(&self) -> &FileStore {
+        &self.files
+    }
+
+    pub fn dirs(&self) -> &IndexDirs {
+        &self.dirs
+    }
+
+    /// The indexes kept open for search.
+    pub fn open_indexes(&self) -> &IndexCache {
+        &self.open_indexes
+    }
+
+    /// The fields of the keyword schema, resolved once.
+    pub fn fields(&self) -> &Fields {
+        &self.fields
+    }
+
+    /// How many threads a search fans out on.
+    pub fn search_threads(&self) -> usize {
+        self.search_threads
+    }
+
+    /// Subscribes to indexing events from this process.
+    pub fn subscribe(&self) -> broadcast::Receiver<IndexEvent> {
+        self.events.subscribe()
+    }
+
+    pub fn emit(&self, event: IndexEvent) {
+        // No subscriber is not an error.
+        let _ = self.events.send(event);
+    }
+
+    /// Woken when there is new work for the indexer.
+    pub fn wake(&self) -> &Notify {
+        &self.wake
+    }
+
+    /// The cancel flag of every document this process is indexing.
+    pub fn cancels(&self) -> MutexGuard<'_, HashMap<DocumentId, Arc<AtomicBool>>> {
+        lock(&self.cancels)
+    }
+}
+
+/// Locks a mutex, recovering the data if a panicking thread poisoned it (every critical section
+/// here leaves the data consistent: the catalog is transactional).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

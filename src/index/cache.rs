@@ -1,0 +1,70 @@
+//! Open per-document indexes kept between queries: the resident vector block and the open
+//! keyword reader of every document searched so far, keyed by document and index generation, so
+//! a query touches no file but the few exact vectors it rescores.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::runtime::Handle;
+
+use super::keyword_reader::Fields;
+use super::reader::DocIndex;
+use super::{IndexDirs, IndexError, Manifest};
+use crate::catalog::{DocumentId, ScopedDocument};
+
+/// The open indexes, shared by every query of a library.
+#[derive(Default)]
+pub struct IndexCache {
+    entries: Mutex<HashMap<DocumentId, Arc<DocIndex>>>,
+}
+
+impl IndexCache {
+    /// The cached index of `doc` if it is of the document's current generation.
+    fn get(&self, doc: &ScopedDocument) -> Option<Arc<DocIndex>> {
+        self.lock()
+            .get(&doc.id)
+            .filter(|entry| entry.generation == doc.index_generation)
+            .cloned()
+    }
+
+    /// The index of `doc`, from the cache or opened (and kept). `dimension` is the question's
+    /// vector's, which the index must match; without one, the index's own.
+    pub fn open(
+        &self,
+        doc: &ScopedDocument,
+        dirs: &IndexDirs,
+        dimension: Option<usize>,
+        fields: &Fields,
+        runtime: &Handle,
+    ) -> Result<Arc<DocIndex>, IndexError> {
+        if let Some(index) = self.get(doc) {
+            return Ok(index);
+        }
+        let dir = dirs.dir(doc.id);
+        let dimension = match dimension {
+            Some(d) => d,
+            None => Manifest::read(&dir)?.dimension,
+        };
+        let index = Arc::new(DocIndex::open(&dir, doc.index_generation, dimension, fields, runtime)?);
+        self.lock().insert(doc.id, index.clone());
+        Ok(index)
+    }
+
+    /// Forgets a document (deleted, or re-indexed).
+    pub fn evict(&self, id: DocumentId) {
+        self.lock().remove(&id);
+    }
+
+    /// The number of open indexes and the heap their vector blocks hold.
+    pub fn usage(&self) -> (usize, usize) {
+        let entries = self.lock();
+        (
+            entries.len(),
+            entries.values().map(|e| e.block.vectors.heap_bytes()).sum(),
+        )
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<DocumentId, Arc<DocIndex>>> {
+        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}

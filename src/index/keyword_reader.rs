@@ -1,0 +1,162 @@
+//! Reading a document's tantivy keyword index: an open, immutable reader with its totals, the
+//! fast fields that say where a chunk is, and the stored text of a chunk. How a question is
+//! scored over many such readers is the query path's business (`search/keyword.rs`).
+
+use std::path::Path;
+
+use tantivy::collector::TopDocs;
+use tantivy::columnar::{Column, StrColumn};
+use tantivy::query::{Bm25StatisticsProvider, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::{DocAddress, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
+
+use super::directory::SearchDirectory;
+use super::keywords::{field, schema};
+use super::IndexError;
+
+/// The fields of the keyword schema a search reads by handle (positions come from fast
+/// fields, by name).
+#[derive(Debug, Clone, Copy)]
+pub struct Fields {
+    pub chunk_id: Field,
+    pub text: Field,
+}
+
+impl Fields {
+    pub fn new() -> Result<Fields, IndexError> {
+        let schema = schema();
+        let f = |name: &str| schema.get_field(name);
+        Ok(Fields {
+            chunk_id: f(field::CHUNK_ID)?,
+            text: f(field::TEXT)?,
+        })
+    }
+}
+
+/// Where a chunk is: its id, page and character range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    pub chunk_id: String,
+    pub page: u32,
+    pub char_start: u32,
+    pub char_end: u32,
+}
+
+/// An open, immutable keyword index of one document, with its totals precomputed.
+pub struct KeywordReader {
+    searcher: Searcher,
+    num_docs: u64,
+    num_tokens: u64,
+    /// Per segment, the fast-field columns that locate a chunk.
+    positions: Vec<PositionColumns>,
+}
+
+/// The columns of one segment that say where its chunks are.
+struct PositionColumns {
+    ids: Option<StrColumn>,
+    page: Column<u64>,
+    start: Column<u64>,
+    end: Column<u64>,
+}
+
+impl KeywordReader {
+    /// Opens the keyword index in `dir`.
+    pub fn open(dir: &Path, fields: &Fields) -> Result<KeywordReader, IndexError> {
+        let index = Index::open(SearchDirectory::open(dir)?)?;
+        // Indexes never change once published: no reload watcher, no warming threads, and no
+        // document-store cache (only a question's few hits are read from the store).
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .doc_store_cache_num_blocks(0)
+            .try_into()?;
+        let searcher = reader.searcher();
+        let num_docs = Bm25StatisticsProvider::total_num_docs(&searcher)?;
+        let num_tokens = searcher.total_num_tokens(fields.text)?;
+        let positions = searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| {
+                let fast = segment.fast_fields();
+                Ok(PositionColumns {
+                    ids: fast.str(field::CHUNK_ID)?,
+                    page: fast.u64(field::PAGE)?,
+                    start: fast.u64(field::CHAR_START)?,
+                    end: fast.u64(field::CHAR_END)?,
+                })
+            })
+            .collect::<Result<_, IndexError>>()?;
+        Ok(KeywordReader {
+            searcher,
+            num_docs,
+            num_tokens,
+            positions,
+        })
+    }
+
+    /// The searcher over the index's segments, for running a query weighted elsewhere.
+    pub fn searcher(&self) -> &Searcher {
+        &self.searcher
+    }
+
+    /// How many chunks the index holds.
+    pub fn num_docs(&self) -> u64 {
+        self.num_docs
+    }
+
+    /// How many tokens the text field holds over all chunks.
+    pub fn num_tokens(&self) -> u64 {
+        self.num_tokens
+    }
+
+    /// The number of chunks holding `term`.
+    pub fn doc_freq(&self, term: &Term) -> Result<u64, IndexError> {
+        Ok(self.searcher.doc_freq(term)?)
+    }
+
+    /// Where a chunk is, from the fast fields (the document store is not read).
+    pub fn locate(&self, address: DocAddress) -> Result<Located, IndexError> {
+        let doc = address.doc_id;
+        let Some(columns) = self.positions.get(address.segment_ord as usize) else {
+            return Err(IndexError::Tantivy(tantivy::TantivyError::InvalidArgument(format!(
+                "no segment {}",
+                address.segment_ord
+            ))));
+        };
+        let mut chunk_id = String::new();
+        if let Some(ids) = &columns.ids {
+            if let Some(ord) = ids.term_ords(doc).next() {
+                ids.ord_to_str(ord, &mut chunk_id)
+                    .map_err(|e| IndexError::Tantivy(e.into()))?;
+            }
+        }
+        let number = |column: &Column<u64>| column.first(doc).unwrap_or(0) as u32;
+        Ok(Located {
+            chunk_id,
+            page: number(&columns.page),
+            char_start: number(&columns.start),
+            char_end: number(&columns.end),
+        })
+    }
+
+    /// The stored text of one chunk (the first value of the text field: a second one is the
+    /// chunk's context), if the store holds it.
+    pub fn text(&self, address: DocAddress, fields: &Fields) -> Result<Option<String>, IndexError> {
+        let doc: TantivyDocument = self.searcher.doc(address)?;
+        Ok(doc.get_first(fields.text).and_then(|v| v.as_str()).map(str::to_string))
+    }
+
+    /// The stored text of the chunk with this id, if the index holds it.
+    pub fn text_of_chunk(&self, chunk_id: &str, fields: &Fields) -> Result<Option<String>, IndexError> {
+        let query = TermQuery::new(
+            Term::from_field_text(fields.chunk_id, chunk_id),
+            IndexRecordOption::Basic,
+        );
+        let found = self.searcher.search(&query, &TopDocs::with_limit(1))?;
+        found
+            .first()
+            .map(|(_, address)| self.text(*address, fields))
+            .transpose()
+            .map(Option::flatten)
+    }
+}

@@ -1,0 +1,112 @@
+//! The fan-out: the documents in scope are split over a few threads, and each thread opens (or
+//! finds open) the index of each of its documents, adds its keyword statistics to the scope's,
+//! and scans its int8 vectors for candidates. The threads' results are merged into one.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use lectern_scan::{QuantizedQuery, TopK};
+use tantivy::Term;
+use tokio::runtime::Handle;
+
+use super::statistics::ScopeStatistics;
+use crate::catalog::ScopedDocument;
+use crate::engine::Engine;
+use crate::index::{DocIndex, IndexError};
+
+/// Open indexes of the documents searched, by scope position.
+pub type Opened = HashMap<usize, Arc<DocIndex>>;
+
+/// The scope, opened: what every later stage reads.
+pub struct OpenScope {
+    pub opened: Opened,
+    /// Documents that could not be searched, by scope position.
+    pub skipped: Vec<(usize, IndexError)>,
+    /// The keyword statistics of the whole scope.
+    pub stats: ScopeStatistics,
+    /// The vector candidates, on quantised scores.
+    pub pool: TopK,
+}
+
+/// What the fan-out looks for in each document.
+pub struct Wanted<'a> {
+    pub terms: &'a [Term],
+    pub quantized: Option<&'a QuantizedQuery>,
+    /// The question vector's dimension, which each index must match.
+    pub dimension: Option<usize>,
+    /// How many vector candidates to keep.
+    pub pool: usize,
+}
+
+/// Opens every document of `docs` and gathers what `wanted` names, on the engine's threads.
+pub fn open_scope(engine: &Engine, runtime: &Handle, docs: &[ScopedDocument], wanted: &Wanted<'_>) -> OpenScope {
+    let parts = fan_out(docs, engine.search_threads(), |slice, offset| {
+        let mut part = OpenScope {
+            opened: HashMap::with_capacity(slice.len()),
+            skipped: Vec::new(),
+            stats: ScopeStatistics::default(),
+            pool: TopK::new(wanted.pool),
+        };
+        for (i, doc) in slice.iter().enumerate() {
+            let pos = offset + i;
+            let index = match engine
+                .open_indexes()
+                .open(doc, engine.dirs(), wanted.dimension, engine.fields(), runtime)
+            {
+                Ok(index) => index,
+                Err(e) => {
+                    part.skipped.push((pos, e));
+                    continue;
+                }
+            };
+            if !wanted.terms.is_empty() {
+                if let Err(e) = part.stats.add(&index.keywords, wanted.terms) {
+                    part.skipped.push((pos, e));
+                    continue;
+                }
+            }
+            if let Some(q) = wanted.quantized {
+                index.block.vectors.scan(q, pos as u32, &mut part.pool);
+            }
+            part.opened.insert(pos, index);
+        }
+        part
+    });
+    let mut scope = OpenScope {
+        opened: HashMap::new(),
+        skipped: Vec::new(),
+        stats: ScopeStatistics::default(),
+        pool: TopK::new(wanted.pool),
+    };
+    for part in parts {
+        scope.opened.extend(part.opened);
+        scope.skipped.extend(part.skipped);
+        scope.stats.merge(part.stats);
+        scope.pool.merge(part.pool);
+    }
+    scope
+}
+
+/// Runs `work` on contiguous slices of `items` (with the offset of each slice), one slice per
+/// thread, and returns each slice's result.
+pub fn fan_out<I: Sync, T: Send>(items: &[I], threads: usize, work: impl Fn(&[I], usize) -> T + Sync) -> Vec<T> {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return vec![work(items, 0)];
+    }
+    let per = items.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(per)
+            .enumerate()
+            .map(|(i, slice)| {
+                let work = &work;
+                s.spawn(move || work(slice, i * per))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
+}

@@ -1,0 +1,64 @@
+//! Hybrid fusion: the passages of the vector and keyword lists, each once with the components of
+//! both, scored by a weighted sum of the scaled cosine and the scaled BM25.
+
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+
+use super::merge::Ranked;
+
+/// The weight of the vector score in hybrid fusion (the keyword score gets the rest). Chosen on
+/// `eval/` (see ARCHITECTURE.md, "Retrieval quality").
+pub const VECTOR_WEIGHT: f32 = 0.4;
+
+/// The share of the most a question's terms could score at which a keyword match counts in full
+/// in hybrid fusion (see ARCHITECTURE.md, "Retrieval quality").
+pub const KEYWORD_FULL: f32 = 0.5;
+
+/// The passages of both lists, each once, with the components of both.
+pub fn union(vector: Vec<Ranked>, keyword: Vec<Ranked>) -> Vec<Ranked> {
+    let mut merged: HashMap<(usize, String), Ranked> = HashMap::new();
+    for hit in vector.into_iter().chain(keyword) {
+        match merged.entry((hit.doc, hit.chunk_id.clone())) {
+            Entry::Occupied(mut e) => {
+                let kept = e.get_mut();
+                kept.keyword = kept.keyword.or(hit.keyword);
+                kept.keyword_rank = kept.keyword_rank.or(hit.keyword_rank);
+                kept.vector = kept.vector.or(hit.vector);
+                kept.vector_rank = kept.vector_rank.or(hit.vector_rank);
+                kept.text = kept.text.take().or(hit.text);
+                kept.address = kept.address.or(hit.address);
+            }
+            Entry::Vacant(e) => {
+                e.insert(hit);
+            }
+        }
+    }
+    merged.into_values().collect()
+}
+
+/// Hybrid fusion of passages that carry both components: the cosine scaled to [0, 1] by min-max
+/// over the candidates, BM25 as a fraction of the best candidate's or [`KEYWORD_FULL`] of `bound`
+/// (the most the question's terms could score), whichever is more, so that a list of weak
+/// matches of common words stays weak and a strong one counts in full; then weighted by
+/// [`VECTOR_WEIGHT`]. A passage missing from the keyword list counts 0 there.
+pub fn fuse(mut hits: Vec<Ranked>, bound: f32) -> Vec<Ranked> {
+    let cos: Vec<f32> = hits.iter().filter_map(|h| h.vector).collect();
+    let (cmin, cmax) = cos.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), c| {
+        (lo.min(*c), hi.max(*c))
+    });
+    let best = hits.iter().filter_map(|h| h.keyword).fold(0.0f32, f32::max);
+    let bound = best.max(KEYWORD_FULL * bound);
+    for hit in &mut hits {
+        let v = match hit.vector {
+            Some(c) if cmax > cmin => (c - cmin) / (cmax - cmin),
+            Some(_) => 1.0,
+            None => 0.0,
+        };
+        let k = match hit.keyword {
+            Some(b) if bound > 0.0 => (b / bound).min(1.0),
+            _ => 0.0,
+        };
+        hit.score = VECTOR_WEIGHT * v + (1.0 - VECTOR_WEIGHT) * k;
+    }
+    hits
+}

@@ -1,0 +1,204 @@
+//! [`run`]: the query path from question to merged hits, stage by stage.
+//!
+//! scope (`scope.rs`) → fan-out over the documents' indexes (`fan_out.rs`: open, keyword
+//! statistics, int8 vector scan) → the vector list (`vector.rs`) and the keyword list
+//! (`keyword.rs`) → fusion (`fusion.rs`) → the top `k` read and merged (`merge.rs`) → the scope
+//! read again and the skipped documents queued (`scope.rs`).
+
+use std::sync::Arc;
+
+use lectern_scan::QuantizedQuery;
+use tokio::runtime::Handle;
+
+use super::fan_out::{open_scope, Opened, Wanted};
+use super::fusion::{fuse, union};
+use super::keyword::{keyword_list, query_terms};
+use super::merge::{rank_order, top_k, Ranked};
+use super::scope::Current;
+use super::vector::{fill_vector_scores, vector_list};
+use super::{sources_of, Hit, ScoreComponents, SearchMode, SearchRequest, SearchResults};
+use crate::catalog::ScopedDocument;
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::index::block::normalize;
+use crate::index::IndexError;
+
+/// How deep each ranked list goes before fusion, for `k` results.
+fn depth_for(k: usize) -> usize {
+    (k * 5).max(50)
+}
+
+/// Searches the documents in `request.scope`; the question is embedded first unless the mode is
+/// keyword-only.
+pub async fn run(engine: &Arc<Engine>, request: &SearchRequest) -> Result<SearchResults, Error> {
+    let vector = match request.mode {
+        SearchMode::Keyword => None,
+        SearchMode::Vector | SearchMode::Hybrid => Some(embed(engine, &request.query).await?),
+    };
+    run_with_vector(engine, request, vector).await
+}
+
+/// Embeds a question on a blocking thread.
+pub async fn embed(engine: &Arc<Engine>, text: &str) -> Result<Vec<f32>, Error> {
+    let engine = engine.clone();
+    let text = text.to_string();
+    tokio::task::spawn_blocking(move || engine.embed_query(&text))
+        .await
+        .map_err(|e| Error::Task(e.to_string()))?
+}
+
+/// Searches with a question already embedded (`None` for keyword-only search).
+pub async fn run_with_vector(
+    engine: &Arc<Engine>,
+    request: &SearchRequest,
+    vector: Option<Vec<f32>>,
+) -> Result<SearchResults, Error> {
+    let engine = engine.clone();
+    let request = request.clone();
+    let runtime = Handle::current();
+    tokio::task::spawn_blocking(move || search(&engine, &request, vector, &runtime))
+        .await
+        .map_err(|e| Error::Task(e.to_string()))?
+}
+
+fn search(
+    engine: &Engine,
+    request: &SearchRequest,
+    vector: Option<Vec<f32>>,
+    runtime: &Handle,
+) -> Result<SearchResults, Error> {
+    let vector = vector.map(|mut v| {
+        normalize(&mut v);
+        v
+    });
+    let docs = engine.catalog().documents_in_scope(&request.scope)?;
+    let ranking = rank(engine, runtime, &docs, request, vector.as_deref());
+    let current = Current::read(
+        engine,
+        &request.scope,
+        &docs,
+        ranking
+            .ranked
+            .iter()
+            .map(|r| r.doc)
+            .chain(ranking.skipped.iter().map(|(pos, _)| *pos)),
+    )?;
+    let (mut top, unreadable) = top_k(
+        ranking.ranked.into_iter().filter(|r| current.get(r.doc).is_some()),
+        request.k,
+        &ranking.opened,
+        engine.fields(),
+    );
+    // The exact cosine of the passages only the keyword list found, to show beside their BM25.
+    if let Some(q) = vector.as_deref() {
+        fill_vector_scores(&mut top, &ranking.opened, q);
+    }
+    let hits: Vec<Hit> = top.into_iter().filter_map(|r| hit(&current, r)).collect();
+    let skipped = current.skip(engine, ranking.skipped.into_iter().chain(unreadable));
+    Ok(SearchResults {
+        query: request.query.clone(),
+        mode: request.mode,
+        sources: sources_of(&hits),
+        hits,
+        skipped,
+        documents_searched: docs.len(),
+    })
+}
+
+/// The fused ranking of one question over a scope.
+struct Ranking {
+    /// Best first (see [`rank_order`]).
+    ranked: Vec<Ranked>,
+    opened: Opened,
+    /// Documents that could not be searched, by scope position.
+    skipped: Vec<(usize, IndexError)>,
+}
+
+/// Ranks the passages of `docs` for the question: fan-out, the lists the mode asks for, fusion.
+fn rank(
+    engine: &Engine,
+    runtime: &Handle,
+    docs: &[ScopedDocument],
+    request: &SearchRequest,
+    vector: Option<&[f32]>,
+) -> Ranking {
+    let depth = depth_for(request.k);
+    let vector = vector.filter(|_| request.mode != SearchMode::Keyword);
+    let terms = match request.mode {
+        SearchMode::Vector => Vec::new(),
+        SearchMode::Keyword | SearchMode::Hybrid => query_terms(&request.query, engine.fields()),
+    };
+    let quantized = vector.map(QuantizedQuery::new);
+    // Candidates are picked on quantised scores, then rescored exactly: pick generously.
+    let wanted = Wanted {
+        terms: &terms,
+        quantized: quantized.as_ref(),
+        dimension: vector.map(<[f32]>::len),
+        pool: depth * 2 + 16,
+    };
+    let scope = open_scope(engine, runtime, docs, &wanted);
+    let (opened, mut skipped, stats) = (scope.opened, scope.skipped, scope.stats);
+
+    let vector_list = match vector {
+        Some(q) => vector_list(&opened, scope.pool, q, depth, &mut skipped),
+        None => Vec::new(),
+    };
+    let keyword_list = if terms.is_empty() {
+        Vec::new()
+    } else {
+        keyword_list(&opened, &terms, &stats, depth, engine.search_threads(), &mut skipped)
+    };
+    let bound = stats.score_bound(&terms);
+    let mut ranked = match request.mode {
+        SearchMode::Vector => vector_list,
+        SearchMode::Keyword => keyword_list,
+        SearchMode::Hybrid => {
+            let mut union = union(vector_list, keyword_list);
+            if let Some(q) = vector {
+                fill_vector_scores(&mut union, &opened, q);
+            }
+            fuse(union, bound)
+        }
+    };
+    for hit in &mut ranked {
+        hit.keyword_share = hit.keyword.filter(|_| bound > 0.0).map(|b| (b / bound).min(1.0));
+    }
+    ranked.sort_by(rank_order);
+    skipped.sort_by_key(|(pos, _)| *pos);
+    skipped.dedup_by_key(|(pos, _)| *pos);
+    let mut opened = opened;
+    for (pos, _) in &skipped {
+        opened.remove(pos);
+    }
+    ranked.retain(|r| opened.contains_key(&r.doc));
+    Ranking {
+        ranked,
+        opened,
+        skipped,
+    }
+}
+
+/// A ranked passage as a hit, under its document as it is now; `None` if the document no longer
+/// counts or the passage was never read.
+fn hit(current: &Current<'_>, r: Ranked) -> Option<Hit> {
+    let doc = current.get(r.doc)?;
+    Some(Hit {
+        document: doc.id,
+        document_name: doc.file_name.clone(),
+        folder: doc.folder,
+        folder_path: doc.folder_path.clone(),
+        chunk_id: r.chunk_id,
+        page: r.page,
+        char_start: r.char_start,
+        char_end: r.char_end,
+        text: r.text?,
+        score: r.score,
+        components: ScoreComponents {
+            vector: r.vector,
+            keyword: r.keyword,
+            keyword_share: r.keyword_share,
+            vector_rank: r.vector_rank,
+            keyword_rank: r.keyword_rank,
+        },
+    })
+}

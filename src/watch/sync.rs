@@ -1,0 +1,198 @@
+//! Syncing a linked directory: bring a library folder in line with a directory on disk.
+//!
+//! A sync lists the directory (`scan.rs`) and compares it with the files the catalog last saw
+//! there. Size and modification time unchanged: nothing to do. Otherwise the content hash decides:
+//! the same hash is only a touch; a new hash re-indexes the file (its new content becomes a new
+//! document and the old one goes); a file that appears with the hash of one that vanished is a
+//! rename or a move inside the directory and keeps its document. Files still being written wait
+//! (`pending`); a vanished directory changes nothing until it is back.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::scan::{scan, ScannedFile};
+use crate::catalog::{CatalogError, Link, LinkId, LinkedFile};
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::files::hash_file;
+
+/// What one sync of a link did.
+#[derive(Debug, Default, Clone, PartialEq, Serialize)]
+pub struct SyncReport {
+    /// False when the directory was missing: nothing was changed.
+    pub available: bool,
+    pub added: usize,
+    pub renamed: usize,
+    /// Files whose content changed, re-indexed.
+    pub changed: usize,
+    /// Documents removed with their file.
+    pub removed: usize,
+    /// Files deleted from the directory whose documents were kept (the link's setting).
+    pub kept: usize,
+    /// Files still being written, to be indexed once they settle.
+    pub pending: usize,
+    pub failed: Vec<(String, String)>,
+}
+
+/// Brings the folder of link `id` in line with its directory.
+pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
+    let link = engine.catalog().link(id)?;
+    let mut report = SyncReport::default();
+    let Some(listing) = scan(Path::new(&link.path)) else {
+        engine.catalog().set_link_state(id, false, link.pending, &link.failed)?;
+        return Ok(report);
+    };
+    report.available = true;
+    report.failed = listing.unreadable;
+    let folder = engine.catalog().folder(link.folder)?.path;
+    let mut known: HashMap<String, LinkedFile> = engine
+        .catalog()
+        .linked_files(id)?
+        .into_iter()
+        .map(|f| (f.rel_path.clone(), f))
+        .collect();
+
+    let mut appeared = Vec::new();
+    for file in &listing.files {
+        let seen = known.remove(&file.rel_path);
+        if let Some(old) = &seen {
+            if old.size == file.size && old.mtime == file.mtime {
+                continue;
+            }
+        }
+        if !file.stable {
+            // Being written: counted, and (if known) neither changed nor vanished yet.
+            report.pending += 1;
+            continue;
+        }
+        let hash = match hash_file(&file.path) {
+            Ok(hash) => hash,
+            Err(e) => {
+                report.failed.push((file.rel_path.clone(), e.to_string()));
+                continue;
+            }
+        };
+        match seen {
+            Some(old) if old.content_hash == hash => {
+                engine.catalog().put_linked_file(
+                    id,
+                    &LinkedFile {
+                        size: file.size,
+                        mtime: file.mtime,
+                        ..old
+                    },
+                )?;
+            }
+            Some(old) => {
+                if import_linked(engine, id, &folder, file, &hash, &mut report) {
+                    report.changed += 1;
+                    forget_document(engine, &old)?;
+                }
+            }
+            None => appeared.push((file, hash)),
+        }
+    }
+
+    // What is left of `known` vanished; an appeared file with a vanished one's content is it,
+    // renamed or moved.
+    let mut vanished: HashMap<String, LinkedFile> = known.into_values().map(|f| (f.content_hash.clone(), f)).collect();
+    for (file, hash) in appeared {
+        if let Some(old) = vanished.remove(&hash) {
+            let catalog = engine.catalog();
+            catalog.delete_linked_file(id, &old.rel_path)?;
+            catalog.put_linked_file(
+                id,
+                &LinkedFile {
+                    rel_path: file.rel_path.clone(),
+                    size: file.size,
+                    mtime: file.mtime,
+                    ..old.clone()
+                },
+            )?;
+            let name = file.path.file_name().map(|n| n.to_string_lossy().to_string());
+            if let Some(name) = name {
+                match catalog.rename_document(old.document, &name) {
+                    Ok(_) | Err(CatalogError::DocumentNotFound(_)) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            report.renamed += 1;
+        } else if import_linked(engine, id, &folder, file, &hash, &mut report) {
+            report.added += 1;
+        }
+    }
+    for old in vanished.into_values() {
+        engine.catalog().delete_linked_file(id, &old.rel_path)?;
+        if link.keep_deleted {
+            report.kept += 1;
+        } else {
+            forget_document(engine, &old)?;
+            report.removed += 1;
+        }
+    }
+    engine
+        .catalog()
+        .set_link_state(id, true, report.pending as u64, &report.failed)?;
+    if report.added + report.changed > 0 {
+        engine.wake().notify_one();
+    }
+    Ok(report)
+}
+
+/// Syncs every link, carrying on past one that fails.
+pub fn sync_links(engine: &Engine) -> Vec<(Link, Result<SyncReport, Error>)> {
+    let links = engine.catalog().links().unwrap_or_default();
+    links
+        .into_iter()
+        .map(|link| {
+            let report = sync_link(engine, link.id);
+            (link, report)
+        })
+        .collect()
+}
+
+/// Imports one file of link `id` into `folder` and records where it came from; false (with the
+/// failure in `report`) when it could not be imported.
+fn import_linked(
+    engine: &Engine,
+    id: LinkId,
+    folder: &str,
+    file: &ScannedFile,
+    hash: &str,
+    report: &mut SyncReport,
+) -> bool {
+    let imported = crate::pdf::check_pdf(&file.path).map_err(Error::from).and_then(|()| {
+        let (doc, added) = engine.import_one(&file.path, folder)?;
+        if added {
+            engine.queued(doc.id);
+        }
+        engine.catalog().put_linked_file(
+            id,
+            &LinkedFile {
+                rel_path: file.rel_path.clone(),
+                size: file.size,
+                mtime: file.mtime,
+                content_hash: hash.to_string(),
+                document: doc.id,
+            },
+        )?;
+        Ok(())
+    });
+    match imported {
+        Ok(()) => true,
+        Err(e) => {
+            report.failed.push((file.rel_path.clone(), e.to_string()));
+            false
+        }
+    }
+}
+
+/// Deletes the document a vanished or replaced file had become, if it still exists.
+fn forget_document(engine: &Engine, file: &LinkedFile) -> Result<(), Error> {
+    match engine.delete_document(file.document) {
+        Ok(_) | Err(Error::Catalog(CatalogError::DocumentNotFound(_))) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
