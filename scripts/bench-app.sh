@@ -11,7 +11,7 @@ export LECTERN_TEST_MODELS="${LECTERN_TEST_MODELS:-$PWD/.models}"
 export LECTERN_MODELS="$LECTERN_TEST_MODELS"
 data="${LECTERN_BENCH_DATA:-/var/tmp/lectern-bench-search}"
 if [ ! -f "$data/1000x300/library/library.sqlite" ]; then
-  cargo run --bin lectern -- bench search --sizes 1000 --queries 10 --data "$data"
+  cargo run -p lectern-bench -- search --sizes 1000 --queries 10 --data "$data"
 fi
 npm run --prefix ui build
 # The app runs its indexer over the library it opens, and the synthetic documents have no stored

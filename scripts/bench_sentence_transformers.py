@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Baseline for `lectern bench`: sentence-transformers (PyTorch) embedding the same texts with the
+"""Baseline for `lectern-bench`: sentence-transformers (PyTorch) embedding the same texts with the
 same all-MiniLM-L6-v2 files, on the same number of threads. Prints one JSON object.
 
 Usage: bench_sentence_transformers.py MODEL_DIR TEXTS.json THREADS

@@ -3,7 +3,7 @@
 # or through sudo): protobuf for LanceDB, a C toolchain, cmake and libclang for llama.cpp (the
 # built-in language model), WebKitGTK and GTK for the desktop app, Xvfb and WebKitWebDriver for its
 # end-to-end tests (with xwd for their screenshots), python3 with pip for the model setup, Node.js with npm for the app's UI, and
-# poppler-utils for `lectern bench extract` (pdftotext is its reference).
+# poppler-utils for `lectern-bench extract` (pdftotext is its reference).
 set -euo pipefail
 
 packages=(protobuf-compiler libprotobuf-dev build-essential pkg-config cmake clang libclang-dev python3 python3-pip

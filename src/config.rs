@@ -9,6 +9,16 @@ use crate::embed::HttpApi;
 use crate::error::Error;
 use crate::pdf::Limits;
 
+/// Gives each embedding model one thread (`RAYON_NUM_THREADS=1`) unless the user chose otherwise.
+/// Parallelism comes from indexing several documents at once, one model thread each: two cores
+/// shared by threaded matrix products in every worker run many times slower. The thread pool
+/// reads the setting when a model first runs, so call this before.
+pub fn one_thread_per_model() {
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
+}
+
 /// Which embedder indexes the library.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EmbedderConfig {
@@ -49,6 +59,20 @@ impl LibraryConfig {
             workers,
             chunker: ChunkerSettings::default(),
         }
+    }
+
+    /// The configuration from the environment, for the library in `home` when a program names one
+    /// (its `--home`): the models then live in `home/models` unless `LECTERN_MODELS` says
+    /// otherwise.
+    pub fn from_env_at(home: Option<PathBuf>) -> Result<LibraryConfig, Error> {
+        let mut config = LibraryConfig::from_env()?;
+        if let Some(home) = home {
+            if std::env::var_os("LECTERN_MODELS").is_none() {
+                config.models_dir = home.join("models");
+            }
+            config.home = home;
+        }
+        Ok(config)
     }
 
     /// The configuration from the environment: `LECTERN_HOME` (else the XDG data directory),

@@ -21,7 +21,7 @@ pub mod search;
 pub mod watch;
 
 pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
-pub use config::{EmbedderConfig, LibraryConfig};
+pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
 pub use engine::Models;
 pub use error::{Error, ErrorCode, ErrorPayload};
 pub use library::{

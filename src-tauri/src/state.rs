@@ -21,9 +21,6 @@ impl AppState {
     /// Opens the library configured by the environment (`LECTERN_HOME` and the rest) and the
     /// app's configuration file in `config_dir`.
     pub fn open(config_dir: PathBuf) -> Result<AppState, Error> {
-        if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-            std::env::set_var("RAYON_NUM_THREADS", "1");
-        }
         Ok(AppState {
             library: Library::open(app_config::library_config(&config_dir)?)?,
             config_dir,

@@ -3,12 +3,6 @@
 
 mod args;
 mod ask;
-mod bench;
-mod bench_ask;
-mod bench_extract;
-mod bench_llm;
-mod bench_search;
-mod bench_watch;
 mod eval_answers;
 mod models;
 mod output;
@@ -28,11 +22,6 @@ use args::{Cli, Command, DocCommand, FolderCommand};
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Parallelism comes from indexing several documents at once, one model thread each: two
-    // cores shared by threaded matrix products in every worker run many times slower.
-    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        std::env::set_var("RAYON_NUM_THREADS", "1");
-    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -54,34 +43,7 @@ pub fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<ExitCode, Error> {
-    let mut config = LibraryConfig::from_env()?;
-    if let Some(home) = cli.home {
-        config.models_dir = std::env::var_os("LECTERN_MODELS")
-            .map(Into::into)
-            .unwrap_or_else(|| home.join("models"));
-        config.home = home;
-    }
-    if let Command::Bench(args) = &cli.command {
-        return match &args.what {
-            Some(args::BenchCommand::Search(search)) => bench_search::run(config, search).await,
-            Some(args::BenchCommand::Watch(watch)) => bench_watch::run(config, watch).await.map(|()| ExitCode::SUCCESS),
-            Some(args::BenchCommand::Ask(ask)) => bench_ask::run(config, ask).await.map(|()| ExitCode::SUCCESS),
-            Some(args::BenchCommand::Llm(llm)) => {
-                let llm = llm.clone();
-                tokio::task::spawn_blocking(move || bench_llm::run(config, llm))
-                    .await
-                    .map_err(|e| Error::Task(e.to_string()))?
-                    .map(|()| ExitCode::SUCCESS)
-            }
-            Some(args::BenchCommand::Extract(extract)) => {
-                let extract = extract.clone();
-                tokio::task::spawn_blocking(move || bench_extract::run(&extract))
-                    .await
-                    .map_err(|e| Error::Task(e.to_string()))?
-            }
-            None => bench::run(config, args).await,
-        };
-    }
+    let config = LibraryConfig::from_env_at(cli.home)?;
     if let Command::Extract(args) = &cli.command {
         return extract(args);
     }
@@ -119,7 +81,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Chat(command) => ask::chat(&library, command)?,
         Command::Watch(command) => return watch::run(&library, &command).await,
         Command::Model(command) => return models::run(&library, command).await,
-        Command::Bench(_) | Command::Extract(_) => unreachable!("handled above"),
+        Command::Extract(_) => unreachable!("handled above"),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -49,6 +49,7 @@ impl Engine {
             std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
         }
         let catalog = Catalog::open(&home.join("library.sqlite"))?;
+        crate::config::one_thread_per_model();
         // A search keeps one descriptor open per document it has searched.
         crate::index::raise_open_file_limit();
         let (events, _) = broadcast::channel(4096);

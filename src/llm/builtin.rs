@@ -5,7 +5,7 @@
 //! llama.cpp rather than candle's quantised models: on the same prompt and tokens, llama.cpp is
 //! several times faster on this class of machine (its kernels are chosen at run time for the CPU,
 //! candle's quantised dot products only when the whole build targets AVX2), and it reads chat
-//! templates and tokenizers from GGUF metadata itself. `lectern bench llm` measures both.
+//! templates and tokenizers from GGUF metadata itself. `lectern-bench llm` measures both.
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! `lectern bench extract`: extraction quality and speed on the repository's corpus, file by file. For
+//! `lectern-bench extract`: extraction quality and speed on the repository's corpus, file by file. For
 //! each file: whether the manifest's sample phrase is on its page, word-level F1 against poppler's
 //! `pdftotext` output (a bag of words per page), and pages per second for Lectern and for
 //! `pdftotext` measured in the same run; then F1 averaged by category group and the speed ratio.
@@ -12,7 +12,7 @@ use lectern::Error;
 use lectern_text::score::{contains_phrase, reference_pages, WordCounts};
 use serde::Deserialize;
 
-use super::args::ExtractBenchArgs;
+use crate::args::ExtractBenchArgs;
 
 /// One file of the corpus manifest, as far as the benchmark reads it.
 #[derive(Debug, Deserialize)]
@@ -56,14 +56,14 @@ const DISAGREEMENTS: &[(&str, &str)] = &[
     ),
 ];
 
-pub fn run(args: &ExtractBenchArgs) -> Result<ExitCode, Error> {
+pub fn run(args: &ExtractBenchArgs) -> anyhow::Result<ExitCode> {
     let corpus = &args.corpus;
     let manifest_path = corpus.join("manifest.json");
     let manifest = std::fs::read_to_string(&manifest_path).map_err(Error::io(&manifest_path))?;
     let entries: Vec<Entry> = serde_json::from_str(&manifest)
         .map_err(|e| Error::io(&manifest_path)(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
     println!(
-        "lectern bench extract: {} PDFs from {}\n",
+        "lectern-bench extract: {} PDFs from {}\n",
         entries.len(),
         corpus.display()
     );

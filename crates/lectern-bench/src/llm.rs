@@ -1,4 +1,4 @@
-//! `lectern bench llm`: the built-in model's time to first token and tokens per second, with
+//! `lectern-bench llm`: the built-in model's time to first token and tokens per second, with
 //! llama.cpp (the runtime Lectern uses) beside candle's quantised llama on the same prompt tokens,
 //! one thread each, in the same run.
 
@@ -12,7 +12,7 @@ use lectern::answer::context::{frame, passage_block, INSTRUCTIONS};
 use lectern::llm::{BuiltinModel, Cancel, GenerateOptions, Message, Role};
 use lectern::{Error, LibraryConfig};
 
-use super::args::LlmBenchArgs;
+use crate::args::LlmBenchArgs;
 
 /// One runtime's figures, medians over the runs.
 struct Figures {
@@ -55,7 +55,7 @@ fn prompt_messages(text: &str) -> Vec<Message> {
     ]
 }
 
-pub fn run(config: LibraryConfig, args: LlmBenchArgs) -> Result<(), Error> {
+pub fn run(config: LibraryConfig, args: LlmBenchArgs) -> anyhow::Result<()> {
     let path = match &args.model {
         Some(path) => path.clone(),
         None => lectern::models::ModelStore::new(&config.models_dir).chat_model_path(None)?,
@@ -95,7 +95,7 @@ pub fn run(config: LibraryConfig, args: LlmBenchArgs) -> Result<(), Error> {
     let ids: Vec<u32> = tokens.iter().map(|t| t.0 as u32).collect();
     let mut runs = Vec::new();
     for _ in 0..args.runs {
-        runs.push(candle_run(&path, &ids, args.tokens).map_err(|e| Error::Task(format!("candle: {e}")))?);
+        runs.push(candle_run(&path, &ids, args.tokens).map_err(|e| anyhow::anyhow!("candle: {e}"))?);
     }
     let candle_figures = summarize(runs);
 

@@ -1,4 +1,4 @@
-//! `lectern bench search`: query latency and memory of the fan-out on synthetic libraries of
+//! `lectern-bench search`: query latency and memory of the fan-out on synthetic libraries of
 //! real per-document indexes (LanceDB table, tantivy index, vector block) at several folder
 //! sizes, filled with real text (the corpus's reference extractions) and synthetic vectors, side by side with one LanceDB table holding the same chunks, scanned flat; and,
 //! optionally, on a real library with real questions.
@@ -24,7 +24,7 @@ use lectern::search::{SearchMode, SearchRequest};
 use lectern::{DocumentStatus, Error, Library, LibraryConfig};
 use serde::{Deserialize, Serialize};
 
-use super::args::SearchBenchArgs;
+use crate::args::SearchBenchArgs;
 
 const DIMENSION: usize = 384;
 const K: usize = 10;
@@ -77,7 +77,7 @@ impl Latency {
     }
 }
 
-pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> Result<ExitCode, Error> {
+pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Result<ExitCode> {
     let mut sizes = args.sizes.clone();
     sizes.sort_unstable();
     sizes.dedup();
@@ -107,7 +107,7 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> Result<ExitCo
     let exe = std::env::current_exe().map_err(Error::io("current executable"))?;
     for &size in &sizes {
         let output = Command::new(&exe)
-            .args(["bench", "search", "--data"])
+            .args(["search", "--data"])
             .arg(&args.data)
             .args([
                 "--sizes",
@@ -122,12 +122,8 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> Result<ExitCo
             .output()
             .map_err(Error::io(&exe))?;
         let line = String::from_utf8_lossy(&output.stdout);
-        let p: Probe = serde_json::from_str(line.lines().last().unwrap_or_default()).map_err(|e| {
-            Error::Task(format!(
-                "the probe for {size} documents failed ({}): {e}",
-                output.status
-            ))
-        })?;
+        let p: Probe = serde_json::from_str(line.lines().last().unwrap_or_default())
+            .map_err(|e| anyhow::anyhow!("the probe for {size} documents failed ({}): {e}", output.status))?;
         let pair = |l: Latency| format!("{:.1} / {:.1}", l.p50, l.p99);
         println!(
             "{:>6} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>15}",
@@ -181,7 +177,7 @@ fn part_name(i: usize) -> String {
 }
 
 /// Generates the synthetic library and the baseline tables unless `--data` already has them.
-async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> Result<(), Error> {
+async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> anyhow::Result<()> {
     let spec = DataSpec {
         sizes: sizes.to_vec(),
         chunks: args.chunks,
@@ -232,7 +228,7 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> Result<(), Erro
         eprintln!("baseline table of {} chunks written", size * args.chunks);
     }
     let text = serde_json::to_string(&spec).unwrap_or_default();
-    std::fs::write(&spec_path, text).map_err(Error::io(&spec_path))
+    Ok(std::fs::write(&spec_path, text).map_err(Error::io(&spec_path))?)
 }
 
 /// The chunks and vectors of synthetic document `doc`: the same for every run.
@@ -283,7 +279,7 @@ async fn write_document(
     doc: usize,
     chunks: usize,
     texts: &Texts,
-) -> Result<(), Error> {
+) -> anyhow::Result<()> {
     let (chunk_list, vectors) = synthetic(doc, chunks, texts);
     let row = catalog.insert_document(&NewDocument {
         folder,
@@ -307,7 +303,7 @@ async fn write_document(
 }
 
 /// One LanceDB table holding every chunk of the first `size` documents.
-async fn write_baseline(dir: &Path, size: usize, chunks: usize, texts: &Texts) -> Result<(), Error> {
+async fn write_baseline(dir: &Path, size: usize, chunks: usize, texts: &Texts) -> anyhow::Result<()> {
     let schema = Arc::new(Schema::new(vec![
         Field::new("chunk_id", DataType::Utf8, false),
         Field::new(
@@ -378,7 +374,7 @@ fn questions(count: usize, documents: usize, chunks: usize, texts: &Texts) -> Ve
 }
 
 /// Measures one size in this process.
-async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> Result<Probe, Error> {
+async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::Result<Probe> {
     let parts = sizes.iter().position(|s| *s == size).ok_or_else(|| Error::Config {
         name: "--probe".into(),
         reason: format!("{size} is not one of the sizes"),
@@ -410,11 +406,11 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> Result<P
         .await?;
     let cold_ms = started.elapsed().as_secs_f64() * 1000.0;
     if first.documents_searched != size || !first.skipped.is_empty() {
-        return Err(Error::Task(format!(
+        return Err(anyhow::anyhow!(
             "searched {} documents and skipped {}, expected {size} and none",
             first.documents_searched,
             first.skipped.len()
-        )));
+        ));
     }
     let (warm, timed) = qs.split_at(10);
     for (text, vector) in warm {
@@ -465,7 +461,7 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> Result<P
             ms.push(started.elapsed().as_secs_f64() * 1000.0);
         }
         if batches.iter().map(RecordBatch::num_rows).sum::<usize>() != K {
-            return Err(Error::Task("the baseline table returned fewer rows than asked".into()));
+            return Err(anyhow::anyhow!("the baseline table returned fewer rows than asked"));
         }
     }
     Ok(Probe {
@@ -485,7 +481,7 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> Result<P
 }
 
 /// Latency of real questions on a real library (`--home`), question embedding not counted.
-async fn real_run(config: LibraryConfig, questions: &Path, folder: &str, rounds: usize) -> Result<(), Error> {
+async fn real_run(config: LibraryConfig, questions: &Path, folder: &str, rounds: usize) -> anyhow::Result<()> {
     let library = Library::open(config)?;
     let scope = Scope {
         folders: vec![library.folder(folder)?.id],
@@ -571,7 +567,7 @@ struct Texts {
 }
 
 impl Texts {
-    fn load(dir: &Path) -> Result<Texts, Error> {
+    fn load(dir: &Path) -> anyhow::Result<Texts> {
         let entries = std::fs::read_dir(dir).map_err(Error::io(dir))?;
         let mut paths: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -588,7 +584,7 @@ impl Texts {
             }
         }
         if sources.is_empty() {
-            return Err(Error::NotFound(dir.join("*.pdftotext.txt")));
+            return Err(Error::NotFound(dir.join("*.pdftotext.txt")).into());
         }
         Ok(Texts { sources })
     }

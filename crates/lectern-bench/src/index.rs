@@ -1,4 +1,4 @@
-//! `lectern bench`: indexing figures measured on this machine, each printed beside its baseline:
+//! `lectern-bench index`: indexing figures measured on this machine, each printed beside its baseline:
 //! extraction against poppler's `pdftotext`, embedding against sentence-transformers (PyTorch) on
 //! the same 256-token inputs and thread counts, end-to-end indexing, peak memory while indexing
 //! the 429-page file, and the time of a document move.
@@ -15,7 +15,7 @@ use lectern::pdf::{Extracted, Extraction, Limits};
 use lectern::{Error, Library, LibraryConfig};
 use serde::Deserialize;
 
-use super::args::BenchArgs;
+use crate::args::IndexBenchArgs;
 
 const BIG_FILE: &str = "struct-many-pages-429p-ibm-manual.pdf";
 const ONE_PAGE_FILE: &str = "text-pdfspec-simple1-handwritten.pdf";
@@ -29,13 +29,13 @@ impl Drop for Scratch {
     }
 }
 
-pub async fn run(config: LibraryConfig, args: &BenchArgs) -> Result<ExitCode, Error> {
+pub async fn run(config: LibraryConfig, args: &IndexBenchArgs) -> anyhow::Result<ExitCode> {
     let corpus = args.corpus.clone().unwrap_or_else(|| PathBuf::from("corpus/pdfs"));
     let files = corpus_files(&corpus, args.corpus.is_none())?;
     let scratch = Scratch(std::env::temp_dir().join(format!("lectern-bench-{}", uuid::Uuid::new_v4())));
     std::fs::create_dir_all(&scratch.0).map_err(Error::io(&scratch.0))?;
     println!(
-        "lectern bench: {} PDFs from {}, {} worker(s)\n",
+        "lectern-bench index: {} PDFs from {}, {} worker(s)\n",
         files.len(),
         corpus.display(),
         config.workers
@@ -50,7 +50,7 @@ pub async fn run(config: LibraryConfig, args: &BenchArgs) -> Result<ExitCode, Er
 }
 
 /// The PDFs to measure: the corpus's `text-` files by default, else every PDF in the directory.
-fn corpus_files(dir: &Path, text_only: bool) -> Result<Vec<PathBuf>, Error> {
+fn corpus_files(dir: &Path, text_only: bool) -> anyhow::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(Error::io(dir))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -72,7 +72,7 @@ fn header(title: &str, baseline: &str) {
 }
 
 /// Pages per second extracted, beside `pdftotext` on the same files.
-fn extraction(files: &[PathBuf]) -> Result<u64, Error> {
+fn extraction(files: &[PathBuf]) -> anyhow::Result<u64> {
     let start = Instant::now();
     let mut pages = 0u64;
     for file in files {
@@ -122,7 +122,7 @@ struct Baseline {
 }
 
 /// Chunks per second on 256-token inputs, beside sentence-transformers on the same inputs.
-fn embedding(config: &LibraryConfig, files: &[PathBuf], wanted: usize, scratch: &Path) -> Result<(), Error> {
+fn embedding(config: &LibraryConfig, files: &[PathBuf], wanted: usize, scratch: &Path) -> anyhow::Result<()> {
     let model_dir = config.models_dir.join(MINILM_DIR);
     let model = MiniLm::load(&model_dir)?;
     let tokenizer = tokenizer_for_batches(&model_dir.join("tokenizer.json"))?;
@@ -153,7 +153,7 @@ fn embedding(config: &LibraryConfig, files: &[PathBuf], wanted: usize, scratch: 
     texts.pop();
     texts.truncate(wanted);
     let inputs = scratch.join("inputs.json");
-    let json = serde_json::to_string(&texts).map_err(|e| Error::Task(e.to_string()))?;
+    let json = serde_json::to_string(&texts)?;
     std::fs::write(&inputs, json).map_err(Error::io(&inputs))?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     header(
@@ -167,7 +167,7 @@ fn embedding(config: &LibraryConfig, files: &[PathBuf], wanted: usize, scratch: 
         // `threads` embedders at once, each on its share of the inputs.
         let start = Instant::now();
         let share = refs.len().div_ceil(threads);
-        std::thread::scope(|scope| -> Result<(), Error> {
+        std::thread::scope(|scope| -> anyhow::Result<()> {
             let handles: Vec<_> = refs
                 .chunks(share)
                 .map(|part| scope.spawn(|| model.embed(part)))
@@ -175,7 +175,7 @@ fn embedding(config: &LibraryConfig, files: &[PathBuf], wanted: usize, scratch: 
             for handle in handles {
                 handle
                     .join()
-                    .map_err(|_| Error::Task("an embedding thread panicked".into()))??;
+                    .map_err(|_| anyhow::anyhow!("an embedding thread panicked"))??;
             }
             Ok(())
         })?;
@@ -220,7 +220,7 @@ fn python_baseline(model_dir: &Path, inputs: &Path, threads: usize) -> Result<Ba
 }
 
 /// Indexing the files end to end in a fresh library.
-async fn end_to_end(config: &LibraryConfig, files: &[PathBuf], pages: u64, scratch: &Path) -> Result<(), Error> {
+async fn end_to_end(config: &LibraryConfig, files: &[PathBuf], pages: u64, scratch: &Path) -> anyhow::Result<()> {
     let mut config = config.clone();
     config.home = scratch.join("end-to-end");
     let library = Library::open(config)?;
@@ -260,12 +260,13 @@ async fn end_to_end(config: &LibraryConfig, files: &[PathBuf], pages: u64, scrat
 }
 
 /// Peak resident memory of a `lectern index` process indexing the 429-page file alone.
-fn peak_memory(config: &LibraryConfig, big: &Path, scratch: &Path) -> Result<(), Error> {
+fn peak_memory(config: &LibraryConfig, big: &Path, scratch: &Path) -> anyhow::Result<()> {
     let home = scratch.join("peak-memory");
     let mut child_config = config.clone();
     child_config.home = home.clone();
     Library::open(child_config)?.add(&[big.to_path_buf()], DEFAULT_FOLDER)?;
-    let exe = std::env::current_exe().map_err(Error::io("the lectern executable"))?;
+    // `lectern` is built beside this program.
+    let exe = std::env::current_exe()?.with_file_name("lectern");
     let child = Command::new(exe)
         .arg("--home")
         .arg(&home)
@@ -295,7 +296,7 @@ fn peak_memory(config: &LibraryConfig, big: &Path, scratch: &Path) -> Result<(),
 }
 
 /// The median time of a document move, for a 429-page and a 1-page document.
-async fn moves(config: &LibraryConfig, corpus: &Path, scratch: &Path) -> Result<(), Error> {
+async fn moves(config: &LibraryConfig, corpus: &Path, scratch: &Path) -> anyhow::Result<()> {
     let mut config = config.clone();
     config.home = scratch.join("peak-memory");
     let library = Library::open(config)?;

@@ -1,4 +1,4 @@
-//! `lectern bench ask`: the end-to-end time of a question, from the question to the last word of
+//! `lectern-bench ask`: the end-to-end time of a question, from the question to the last word of
 //! the stored answer (embedding, fan-out search, answer, chat kept), over a folder of the library
 //! in `--home`, with the extractive and the built-in backends in the same run. The chats it makes
 //! are deleted again.
@@ -10,10 +10,10 @@ use lectern::answer::{AnswerEvent, AnswerKind};
 use lectern::catalog::Scope;
 use lectern::llm::{Backend, Cancel, LanguageModel};
 use lectern::search::eval::read_questions;
-use lectern::{AskRequest, Error, Library, LibraryConfig};
+use lectern::{AskRequest, Library, LibraryConfig};
 use tokio::sync::mpsc;
 
-use super::args::AskBenchArgs;
+use crate::args::AskBenchArgs;
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted
@@ -22,7 +22,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
         .unwrap_or(0.0)
 }
 
-pub async fn run(config: LibraryConfig, args: &AskBenchArgs) -> Result<(), Error> {
+pub async fn run(config: LibraryConfig, args: &AskBenchArgs) -> anyhow::Result<()> {
     let models_dir = config.models_dir.clone();
     let library = Library::open(config)?;
     let folder = library.folder(&args.folder)?;
@@ -46,9 +46,8 @@ pub async fn run(config: LibraryConfig, args: &AskBenchArgs) -> Result<(), Error
         let backend = Backend::from_settings(name, None, None, None, &models_dir)?;
         let threads = args.threads;
         let started = Instant::now();
-        let model: Option<Arc<dyn LanguageModel>> = tokio::task::spawn_blocking(move || backend.connect(threads))
-            .await
-            .map_err(|e| Error::Task(e.to_string()))??;
+        let model: Option<Arc<dyn LanguageModel>> =
+            tokio::task::spawn_blocking(move || backend.connect(threads)).await??;
         let load_ms = started.elapsed().as_secs_f64() * 1000.0;
         let (mut total, mut first_text, mut kinds) = (Vec::new(), Vec::new(), Vec::new());
         for question in &questions {

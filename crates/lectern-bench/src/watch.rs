@@ -1,4 +1,4 @@
-//! `lectern bench watch`: how long a PDF saved into a linked directory takes to become
+//! `lectern-bench watch`: how long a PDF saved into a linked directory takes to become
 //! searchable, beside importing the same kind of file directly; what the idle watcher costs in
 //! CPU on a directory of thousands of files, beside the same library with no watcher; and what a
 //! catch-up sync of that directory costs (at link time, and at a start with nothing changed).
@@ -11,7 +11,7 @@ use lectern::pdf::text_pdf;
 use lectern::search::{SearchMode, SearchRequest};
 use lectern::{Error, Library, LibraryConfig};
 
-use super::args::WatchBenchArgs;
+use crate::args::WatchBenchArgs;
 
 /// CPU time (user + system) this process has used.
 fn cpu_time() -> Duration {
@@ -25,10 +25,10 @@ fn cpu_time() -> Duration {
     Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
-fn open(config: &LibraryConfig, home: &Path) -> Result<Library, Error> {
+fn open(config: &LibraryConfig, home: &Path) -> anyhow::Result<Library> {
     let mut config = config.clone();
     config.home = home.to_path_buf();
-    Library::open(config)
+    Ok(Library::open(config)?)
 }
 
 /// A scratch directory of the benchmark, removed when dropped.
@@ -46,7 +46,7 @@ impl Drop for Scratch {
     }
 }
 
-fn temp_dir() -> Result<Scratch, Error> {
+fn temp_dir() -> anyhow::Result<Scratch> {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("lectern-bench-watch-{}-{n}", std::process::id()));
@@ -55,7 +55,7 @@ fn temp_dir() -> Result<Scratch, Error> {
 }
 
 /// Waits until a keyword search for `word` finds something; the time since `since`.
-async fn searchable(library: &Library, word: &str, since: Instant) -> Result<Duration, Error> {
+async fn searchable(library: &Library, word: &str, since: Instant) -> anyhow::Result<Duration> {
     let request = SearchRequest {
         query: word.to_string(),
         scope: Default::default(),
@@ -67,7 +67,7 @@ async fn searchable(library: &Library, word: &str, since: Instant) -> Result<Dur
             return Ok(since.elapsed());
         }
         if since.elapsed() > Duration::from_secs(120) {
-            return Err(Error::Task(format!("{word} was not searchable within two minutes")));
+            return Err(anyhow::anyhow!("{word} was not searchable within two minutes"));
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -78,7 +78,7 @@ fn median(mut values: Vec<Duration>) -> Duration {
     values[values.len() / 2]
 }
 
-pub async fn run(config: LibraryConfig, args: &WatchBenchArgs) -> Result<(), Error> {
+pub async fn run(config: LibraryConfig, args: &WatchBenchArgs) -> anyhow::Result<()> {
     // Landing to searchable, against a direct import, with the indexer running.
     let home = temp_dir()?;
     let library = open(&config, home.path())?;

@@ -1,0 +1,137 @@
+//! The benchmark's command line, parsed with clap.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Lectern's benchmarks: each prints its figures beside their baseline, measured in one run.
+#[derive(Debug, Parser)]
+#[command(name = "lectern-bench", about)]
+pub struct Cli {
+    /// The library's data directory, for the benchmarks that use a real library (default:
+    /// $LECTERN_HOME, else the XDG data directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexBenchArgs {
+    /// The directory of PDFs to index (default: the `text-` files of the repository's `corpus/pdfs`).
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+    /// A JSON file of reference figures from `scripts/bench_sentence_transformers.py`, shown side by side.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// Chunks embedded for the embedding-speed figure.
+    #[arg(long, default_value_t = 256)]
+    pub chunks: usize,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Indexing: extraction against `pdftotext`, embedding against sentence-transformers, end to
+    /// end, peak memory while indexing the 429-page file, and the time of a document move.
+    Index(IndexBenchArgs),
+    /// Query speed and memory on synthetic libraries of 10 to 3,000 documents, against one LanceDB
+    /// table holding the same chunks; and on a real library if one is given.
+    Search(SearchBenchArgs),
+    /// Time to first token and tokens per second of the built-in model, llama.cpp beside candle
+    /// on the same prompt tokens.
+    Llm(LlmBenchArgs),
+    /// End-to-end time of `lectern ask` over a folder of the library in `--home`, extractive and
+    /// built-in backends side by side.
+    Ask(AskBenchArgs),
+    /// Extraction quality and speed on the corpus, file by file: sample phrases, word-level F1
+    /// against poppler's `pdftotext`, pages per second beside `pdftotext`.
+    Extract(ExtractBenchArgs),
+    /// Linked directories: a saved PDF to searchable beside a direct import, the idle watcher's
+    /// CPU on a directory of many files, and the cost of a catch-up sync.
+    Watch(WatchBenchArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct WatchBenchArgs {
+    /// Files saved (and, for the baseline, imported) one at a time.
+    #[arg(long, default_value_t = 5)]
+    pub rounds: usize,
+    /// Files in the directory the idle watcher watches.
+    #[arg(long, default_value_t = 5000)]
+    pub files: usize,
+    /// Seconds of idle CPU measured, with and without the watcher.
+    #[arg(long, default_value_t = 30)]
+    pub idle_secs: u64,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ExtractBenchArgs {
+    /// The corpus: `manifest.json`, `pdfs/` and `expected/*.pdftotext.txt`.
+    #[arg(long, default_value = "corpus")]
+    pub corpus: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct AskBenchArgs {
+    /// The folder to ask over (with its subfolders).
+    #[arg(long)]
+    pub folder: String,
+    /// Questions, as `lectern eval` reads them.
+    #[arg(long, default_value = "eval/dev.jsonl")]
+    pub questions: PathBuf,
+    /// How many of the questions to ask.
+    #[arg(long, default_value_t = 10)]
+    pub count: usize,
+    #[arg(long, default_value_t = 5)]
+    pub k: usize,
+    /// The most tokens an answer may have.
+    #[arg(long, default_value_t = 128)]
+    pub max_tokens: usize,
+    /// Threads for the built-in model.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LlmBenchArgs {
+    /// The GGUF model (default: the built-in model answers use when none is chosen).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Tokens to generate per run.
+    #[arg(long, default_value_t = 64)]
+    pub tokens: usize,
+    /// Runs per runtime (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Passages from this text file make the prompt (default: a corpus reference extraction).
+    #[arg(long, default_value = "corpus/expected/text-kb-pdf-risks-56p-objstm.pdftotext.txt")]
+    pub text: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchBenchArgs {
+    /// Where the synthetic library is generated (kept for later runs).
+    #[arg(long, default_value = "/var/tmp/lectern-bench-search")]
+    pub data: PathBuf,
+    /// Folder sizes, in documents, of the curve.
+    #[arg(long, value_delimiter = ',', default_value = "10,100,1000,3000")]
+    pub sizes: Vec<usize>,
+    /// Chunks per synthetic document.
+    #[arg(long, default_value_t = 300)]
+    pub chunks: usize,
+    /// Where the real text that fills synthetic documents comes from (`*.pdftotext.txt`).
+    #[arg(long, default_value = "corpus/expected")]
+    pub texts: PathBuf,
+    /// Timed queries per size.
+    #[arg(long, default_value_t = 200)]
+    pub queries: usize,
+    /// Also time the questions of this file on the real library (`--home`), in `--folder`.
+    #[arg(long)]
+    pub questions: Option<PathBuf>,
+    /// The folder of the real library the questions are asked in.
+    #[arg(long)]
+    pub folder: Option<String>,
+    /// Run one measurement in this process and print it as JSON (used by the benchmark itself).
+    #[arg(long, hide = true)]
+    pub probe: Option<usize>,
+}

@@ -1,0 +1,56 @@
+//! `lectern-bench`: the benchmarks, kept out of the `lectern` program users run. Each prints its
+//! figures beside their baseline, measured in the same run (these machines are shared and noisy:
+//! ratios hold, absolute times drift).
+
+mod args;
+mod ask;
+mod extract;
+mod index;
+mod llm;
+mod search;
+mod watch;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use lectern::LibraryConfig;
+
+use args::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // The indexing benchmark runs models before it opens a library.
+    lectern::one_thread_per_model();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: the async runtime could not start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config = LibraryConfig::from_env_at(cli.home)?;
+    Ok(match cli.command {
+        Command::Index(args) => index::run(config, &args).await?,
+        Command::Search(args) => search::run(config, &args).await?,
+        Command::Watch(args) => watch::run(config, &args).await.map(|()| ExitCode::SUCCESS)?,
+        Command::Ask(args) => ask::run(config, &args).await.map(|()| ExitCode::SUCCESS)?,
+        Command::Llm(args) => tokio::task::spawn_blocking(move || llm::run(config, args))
+            .await?
+            .map(|()| ExitCode::SUCCESS)?,
+        Command::Extract(args) => tokio::task::spawn_blocking(move || extract::run(&args)).await??,
+    })
+}
