@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::chunk::ChunkerSettings;
-use crate::embed::HttpApi;
 use crate::error::Error;
 use crate::pdf::Limits;
+use crate::server::ServerApi;
 
 /// Gives each embedding model one thread (`RAYON_NUM_THREADS=1`) unless the user chose otherwise.
 /// Parallelism comes from indexing several documents at once, one model thread each: two cores
@@ -26,7 +26,7 @@ pub enum EmbedderConfig {
     MiniLm,
     /// A model served over HTTP.
     Http {
-        api: HttpApi,
+        api: ServerApi,
         url: String,
         model: String,
         api_key: Option<String>,
@@ -126,14 +126,14 @@ fn parse_embedder(spec: &str, url: Option<String>, api_key: Option<String>) -> R
     let (kind, model) = spec
         .split_once(':')
         .ok_or_else(|| bad("expected minilm, ollama:MODEL or openai:MODEL"))?;
-    let (api, default_url) = match kind {
-        "ollama" => (HttpApi::Ollama, "http://localhost:11434"),
-        "openai" => (HttpApi::OpenAi, "https://api.openai.com/v1"),
+    let api = match kind {
+        "ollama" => ServerApi::Ollama,
+        "openai" => ServerApi::OpenAi,
         _ => return Err(bad("expected minilm, ollama:MODEL or openai:MODEL")),
     };
     Ok(EmbedderConfig::Http {
         api,
-        url: url.unwrap_or_else(|| default_url.to_string()),
+        url: url.unwrap_or_else(|| api.default_url().to_string()),
         model: model.to_string(),
         api_key,
     })
@@ -149,8 +149,8 @@ mod tests {
         assert_eq!(
             parse_embedder("ollama:nomic-embed-text", None, None).unwrap(),
             EmbedderConfig::Http {
-                api: HttpApi::Ollama,
-                url: "http://localhost:11434".into(),
+                api: ServerApi::Ollama,
+                url: ServerApi::Ollama.default_url().into(),
                 model: "nomic-embed-text".into(),
                 api_key: None
             }

@@ -18,6 +18,7 @@ pub mod llm;
 pub mod models;
 pub mod pdf;
 pub mod search;
+pub mod server;
 pub mod watch;
 
 pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
@@ -25,7 +26,7 @@ pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
 pub use engine::Models;
 pub use error::{Error, ErrorCode, ErrorPayload};
 pub use library::{
-    AskOutcome, AskRequest, BackendKind, ImportFailure, ImportReport, Library, LibraryStatus, ModelEntry, Settings,
-    MAX_K,
+    AskChoices, AskOutcome, AskPlan, AskRequest, BackendKind, ImportFailure, ImportReport, Library, LibraryStatus,
+    ModelEntry, Settings, MAX_K,
 };
 pub use watch::SyncReport;

@@ -7,7 +7,7 @@ use lectern::answer::AnswerEvent;
 use lectern::catalog::{Chat, ChatId, ChatMessage, Link, Scope};
 use lectern::llm::{default_threads, ConnectionCheck};
 use lectern::{
-    AskOutcome, AskRequest, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
+    AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
     Settings, SyncReport,
 };
 use serde::{Deserialize, Serialize};
@@ -147,7 +147,7 @@ pub struct AskPayload {
     documents: Option<Vec<String>>,
 }
 
-/// Answers a question with the saved settings' backend and retrieval, streaming the answer's
+/// Answers a question with the saved settings (over the environment), streaming the answer's
 /// text and footnotes to `on_event`; `answer_id` names it for [`cancel_answer`].
 #[tauri::command]
 pub async fn ask(
@@ -157,31 +157,23 @@ pub async fn ask(
     on_event: Channel<AnswerEvent>,
 ) -> Reply<AskOutcome> {
     let library = state.library.clone();
-    let mut ask = AskRequest::new(request.question);
-    ask.chat = request.chat.as_deref().map(|id| chat_id(&state, id)).transpose()?;
-    if request.folders.is_some() || request.documents.is_some() {
+    let chat = request.chat.as_deref().map(|id| chat_id(&state, id)).transpose()?;
+    let scope = if request.folders.is_some() || request.documents.is_some() {
         let documents = request
             .documents
             .unwrap_or_default()
             .iter()
             .map(|id| document_id(&state, id))
             .collect::<Reply<_>>()?;
-        ask.scope = Some(Scope {
+        Some(Scope {
             folders: request.folders.unwrap_or_default().into_iter().map(FolderId).collect(),
             documents,
             ..Scope::default()
-        });
-    }
-    let settings = library.settings().map_err(fail)?;
-    ask.k = settings.k;
-    ask.mode = settings.mode;
-    let backend = settings.backend(&library.config().models_dir).map_err(fail)?;
-    let loader = library.clone();
-    let model = tauri::async_runtime::spawn_blocking(move || loader.language_model(&backend, default_threads()))
-        .await
-        .map_err(|e| fail(Error::Task(e.to_string())))?
-        .map_err(fail)?;
-    let cancel = state.start_answer(&answer_id);
+        })
+    } else {
+        None
+    };
+    let cancel = library.start_answer(&answer_id);
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
     let forward = tauri::async_runtime::spawn(async move {
         while let Some(event) = events.recv().await {
@@ -190,15 +182,24 @@ pub async fn ask(
             }
         }
     });
-    let outcome = library.ask(&ask, model, &cancel, Some(sender)).await;
+    let outcome = library
+        .ask_as_chosen(
+            request.question,
+            chat,
+            scope,
+            &AskChoices::default(),
+            &cancel,
+            Some(sender),
+        )
+        .await;
     let _ = forward.await;
-    state.finish_answer(&answer_id);
+    library.finish_answer(&answer_id);
     outcome.map_err(fail)
 }
 
 #[tauri::command]
 pub fn cancel_answer(state: State<'_, AppState>, answer_id: String) {
-    state.cancel_answer(&answer_id);
+    state.library.cancel_answer(&answer_id);
 }
 
 #[tauri::command]

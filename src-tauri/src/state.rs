@@ -1,11 +1,8 @@
-//! What the app holds while it runs: the library (which keeps the language model once loaded), and
-//! a cancel flag per answer being generated.
+//! What the app holds while it runs: the library (which keeps the language model once loaded and
+//! the cancel flag of every answer being generated) and where the app's own configuration lives.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
 
-use lectern::llm::Cancel;
 use lectern::{Error, Library};
 
 use crate::app_config;
@@ -14,7 +11,6 @@ pub struct AppState {
     pub library: Library,
     /// Where the app's own configuration file lives.
     pub config_dir: PathBuf,
-    answers: Mutex<HashMap<String, Cancel>>,
 }
 
 impl AppState {
@@ -24,28 +20,6 @@ impl AppState {
         Ok(AppState {
             library: Library::open(app_config::library_config(&config_dir)?)?,
             config_dir,
-            answers: Mutex::new(HashMap::new()),
         })
-    }
-
-    /// Registers an answer being generated and returns its cancel flag.
-    pub fn start_answer(&self, id: &str) -> Cancel {
-        let cancel = Cancel::new();
-        self.answers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.to_string(), cancel.clone());
-        cancel
-    }
-
-    pub fn finish_answer(&self, id: &str) {
-        self.answers.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
-    }
-
-    /// Stops the answer `id`, if it is still being generated.
-    pub fn cancel_answer(&self, id: &str) {
-        if let Some(cancel) = self.answers.lock().unwrap_or_else(PoisonError::into_inner).get(id) {
-            cancel.cancel();
-        }
     }
 }

@@ -121,21 +121,23 @@ pub struct AskArgs {
     /// Continue this chat (its id, or the start of it).
     #[arg(long, value_name = "ID")]
     pub chat: Option<String>,
-    /// Who answers (default: $LECTERN_LLM_BACKEND, else builtin).
+    /// Who answers (default: the saved settings, else $LECTERN_LLM_BACKEND, else builtin).
     #[arg(long, value_enum)]
     pub backend: Option<BackendArg>,
-    /// The model: a GGUF path for builtin, a model name for ollama and openai
-    /// (default: $LECTERN_LLM_MODEL; for builtin, the model chosen with `lectern model use`).
+    /// The model: a GGUF path for builtin, a model name for ollama and openai (default: the saved
+    /// settings, else $LECTERN_LLM_MODEL; for builtin, the model chosen with `lectern model use`).
     #[arg(long)]
     pub model: Option<String>,
-    /// The server's base URL for ollama and openai (default: $LECTERN_LLM_URL, else the usual one).
+    /// The server's base URL for ollama and openai (default: the saved settings, else
+    /// $LECTERN_LLM_URL, else the usual one).
     #[arg(long)]
     pub url: Option<String>,
-    /// How many passages to retrieve.
-    #[arg(long, default_value_t = 10)]
-    pub k: usize,
-    #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
-    pub mode: ModeArg,
+    /// How many passages to retrieve, 1 to 50 (default: the saved settings, else 10).
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// How passages are retrieved (default: the saved settings, else hybrid).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
     /// The cosine similarity the best passage must reach, else the answer is "not found"
     /// (default: $LECTERN_RELEVANCE_FLOOR, else the embedding model's own: 0.28 for
     /// all-MiniLM-L6-v2; without one, a share of the question's keyword weight decides).

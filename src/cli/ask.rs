@@ -3,69 +3,39 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use lectern::answer::{footnote_list, AnswerEvent, AnswerKind, AnswerSettings};
-use lectern::llm::{Backend, Cancel, GenerateOptions, Role};
-use lectern::{AskRequest, Error, Library};
+use lectern::answer::{footnote_list, AnswerEvent, AnswerKind};
+use lectern::llm::{Cancel, Role};
+use lectern::{AskChoices, BackendKind, Error, Library};
 use tokio::sync::mpsc;
 
 use super::args::{AskArgs, BackendArg, ChatCommand};
 use super::scope::scope;
 
-/// The relevance floor from `--floor`, else `LECTERN_RELEVANCE_FLOOR`, else none (the
-/// embedder's own).
-fn relevance_floor(flag: Option<f32>) -> Result<Option<f32>, Error> {
-    if flag.is_some() {
-        return Ok(flag);
-    }
-    match std::env::var("LECTERN_RELEVANCE_FLOOR") {
-        Ok(v) if !v.is_empty() => v.parse().map(Some).map_err(|_| Error::Config {
-            name: "LECTERN_RELEVANCE_FLOOR".into(),
-            reason: format!("{v:?} is not a number"),
-        }),
-        _ => Ok(None),
-    }
-}
-
-fn backend_name(arg: Option<BackendArg>) -> String {
-    match arg {
-        Some(BackendArg::Builtin) => "builtin".into(),
-        Some(BackendArg::Ollama) => "ollama".into(),
-        Some(BackendArg::Openai) => "openai".into(),
-        Some(BackendArg::Extractive) => "extractive".into(),
-        None => std::env::var("LECTERN_LLM_BACKEND")
-            .ok()
-            .filter(|v| !v.is_empty())
-            .unwrap_or_else(|| "builtin".into()),
+impl From<BackendArg> for BackendKind {
+    fn from(arg: BackendArg) -> BackendKind {
+        match arg {
+            BackendArg::Builtin => BackendKind::Builtin,
+            BackendArg::Ollama => BackendKind::Ollama,
+            BackendArg::Openai => BackendKind::Openai,
+            BackendArg::Extractive => BackendKind::Extractive,
+        }
     }
 }
 
 pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
     let has_scope = !args.scope.folders.is_empty() || !args.scope.documents.is_empty();
-    let mut request = AskRequest::new(args.question.clone());
-    request.chat = args.chat.as_deref().map(|id| library.find_chat(id)).transpose()?;
-    request.scope = has_scope.then(|| scope(library, &args.scope)).transpose()?;
-    request.k = args.k;
-    request.mode = args.mode.into();
-    request.settings = AnswerSettings {
-        relevance_floor: relevance_floor(args.floor)?,
-        generate: GenerateOptions {
-            max_tokens: args.max_tokens,
-            ..GenerateOptions::default()
-        },
-        ..AnswerSettings::default()
+    let chat = args.chat.as_deref().map(|id| library.find_chat(id)).transpose()?;
+    let scope = has_scope.then(|| scope(library, &args.scope)).transpose()?;
+    let choices = AskChoices {
+        backend: args.backend.map(Into::into),
+        model: args.model.clone(),
+        url: args.url.clone(),
+        k: args.k,
+        mode: args.mode.map(Into::into),
+        relevance_floor: args.floor,
+        max_tokens: Some(args.max_tokens),
+        threads: args.threads,
     };
-    let backend = Backend::from_settings(
-        &backend_name(args.backend),
-        args.model.clone(),
-        args.url.clone(),
-        None,
-        &library.config().models_dir,
-    )?;
-    let threads = args.threads.unwrap_or_else(lectern::llm::default_threads);
-    let loader = library.clone();
-    let model = tokio::task::spawn_blocking(move || loader.language_model(&backend, threads))
-        .await
-        .map_err(|e| Error::Task(e.to_string()))??;
 
     let cancel = Cancel::new();
     let on_interrupt = cancel.clone();
@@ -86,7 +56,9 @@ pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
             }
         })
     });
-    let outcome = library.ask(&request, model, &cancel, Some(sender)).await?;
+    let outcome = library
+        .ask_as_chosen(args.question.clone(), chat, scope, &choices, &cancel, Some(sender))
+        .await?;
     if let Some(printer) = printer {
         let _ = printer.await;
     }

@@ -7,18 +7,12 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{EmbedError, Embedder};
-
-/// Which wire protocol the server speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HttpApi {
-    Ollama,
-    OpenAi,
-}
+use crate::server::ServerApi;
 
 /// An embedder that calls a server; the dimension is learned from a first call and then enforced.
 pub struct HttpEmbedder {
     client: Client,
-    api: HttpApi,
+    api: ServerApi,
     url: String,
     model: String,
     api_key: Option<String>,
@@ -45,18 +39,13 @@ impl HttpEmbedder {
     /// Connects to `base_url` and embeds a probe text to learn (or, with `expected`, check) the
     /// model's dimension, so that a wrong URL, model or key fails here and not mid-index.
     pub fn connect(
-        api: HttpApi,
+        api: ServerApi,
         base_url: &str,
         model: &str,
         api_key: Option<String>,
         expected: Option<usize>,
     ) -> Result<HttpEmbedder, EmbedError> {
-        let base = base_url.trim_end_matches('/');
-        let url = match api {
-            HttpApi::Ollama => format!("{base}/api/embed"),
-            HttpApi::OpenAi if base.ends_with("/v1") => format!("{base}/embeddings"),
-            HttpApi::OpenAi => format!("{base}/v1/embeddings"),
-        };
+        let url = api.endpoint(base_url, "embed", "embeddings");
         let client = Client::builder()
             .timeout(Duration::from_secs(120))
             .build()
@@ -118,8 +107,8 @@ impl HttpEmbedder {
             reason: e.to_string(),
         };
         let vectors = match self.api {
-            HttpApi::Ollama => serde_json::from_str::<OllamaReply>(&text).map_err(bad)?.embeddings,
-            HttpApi::OpenAi => {
+            ServerApi::Ollama => serde_json::from_str::<OllamaReply>(&text).map_err(bad)?.embeddings,
+            ServerApi::OpenAi => {
                 let mut data = serde_json::from_str::<OpenAiReply>(&text).map_err(bad)?.data;
                 data.sort_by_key(|d| d.index);
                 data.into_iter().map(|d| d.embedding).collect()
@@ -137,11 +126,7 @@ impl HttpEmbedder {
 
 impl Embedder for HttpEmbedder {
     fn id(&self) -> String {
-        let api = match self.api {
-            HttpApi::Ollama => "ollama",
-            HttpApi::OpenAi => "openai",
-        };
-        format!("{api}:{}", self.model)
+        format!("{}:{}", self.api.id(), self.model)
     }
 
     fn dimension(&self) -> usize {

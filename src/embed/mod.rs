@@ -7,7 +7,7 @@ mod http;
 mod minilm;
 
 pub use error::EmbedError;
-pub use http::{HttpApi, HttpEmbedder};
+pub use http::HttpEmbedder;
 pub use minilm::{tokenizer_for_batches, MiniLm, MAX_SEQUENCE};
 
 /// The name of the in-process model's directory under the models directory.

@@ -1,10 +1,11 @@
 //! [`Engine`]: the core's internal context. It holds what every part of the core shares (the
 //! configuration, the catalog, the stored files, the index directories and the open indexes, the
-//! loaded models, indexing events and the cancel flags of running work) and the few document
-//! operations that more than one part needs. The indexer (`jobs/`), the watcher (`watch/`) and
-//! the query path (`search/`) take it as an argument; the facade, [`crate::Library`], holds one and
-//! delegates to them.
+//! loaded models, indexing events, and the cancel flags of running work: documents being indexed,
+//! answers being generated) and the few document operations that more than one part needs. The
+//! indexer (`jobs/`), the watcher (`watch/`) and the query path (`search/`) take it as an
+//! argument; the facade, [`crate::Library`], holds one and delegates to them.
 
+mod answers;
 mod chat_model;
 mod documents;
 mod embedding;
@@ -21,6 +22,7 @@ use crate::config::LibraryConfig;
 use crate::error::Error;
 use crate::files::FileStore;
 use crate::index::{Fields, IndexCache, IndexDirs};
+use crate::llm::Cancel;
 
 pub use embedding::Models;
 pub use events::IndexEvent;
@@ -33,6 +35,7 @@ pub struct Engine {
     dirs: IndexDirs,
     events: broadcast::Sender<IndexEvent>,
     cancels: Mutex<HashMap<DocumentId, Arc<AtomicBool>>>,
+    answers: Mutex<HashMap<String, Cancel>>,
     wake: Notify,
     models: Mutex<Option<Arc<Models>>>,
     chat_model: Mutex<Option<chat_model::LoadedModel>>,
@@ -60,6 +63,7 @@ impl Engine {
             config,
             events,
             cancels: Mutex::new(HashMap::new()),
+            answers: Mutex::new(HashMap::new()),
             wake: Notify::new(),
             models: Mutex::new(None),
             chat_model: Mutex::new(None),

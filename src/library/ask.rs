@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::choices::AskChoices;
 use super::Library;
 use crate::answer::{answer, Answer, AnswerEvent, AnswerSettings};
 use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, NewMessage, Scope};
@@ -51,6 +52,50 @@ pub struct AskOutcome {
 }
 
 impl Library {
+    /// Answers `question` as the user chose: `choices` over the saved settings, the environment
+    /// and the defaults ([`Library::plan_answer`]), the model loaded once and kept (off the async
+    /// threads); otherwise as [`Library::ask`].
+    pub async fn ask_as_chosen(
+        &self,
+        question: String,
+        chat: Option<ChatId>,
+        scope: Option<Scope>,
+        choices: &AskChoices,
+        cancel: &Cancel,
+        events: Option<UnboundedSender<AnswerEvent>>,
+    ) -> Result<AskOutcome, Error> {
+        let plan = self.plan_answer(choices)?;
+        let engine = self.engine.clone();
+        let (backend, threads) = (plan.backend, plan.threads);
+        let model = tokio::task::spawn_blocking(move || engine.language_model(&backend, threads))
+            .await
+            .map_err(|e| Error::Task(e.to_string()))??;
+        let request = AskRequest {
+            question,
+            chat,
+            scope,
+            k: plan.k,
+            mode: plan.mode,
+            settings: plan.settings,
+        };
+        self.ask(&request, model, cancel, events).await
+    }
+
+    /// Registers an answer about to be generated under `id` (the app's stop button names it)
+    /// and returns its cancel flag; [`Library::finish_answer`] forgets it.
+    pub fn start_answer(&self, id: &str) -> Cancel {
+        self.engine.start_answer(id)
+    }
+
+    pub fn finish_answer(&self, id: &str) {
+        self.engine.finish_answer(id)
+    }
+
+    /// Stops the answer `id`, if it is still being generated; returns whether it was.
+    pub fn cancel_answer(&self, id: &str) -> bool {
+        self.engine.cancel_answer(id)
+    }
+
     /// The model of `backend` (`None` for extractive answers), loaded once and kept while the
     /// backend and thread count stay the same. Blocking: call it off the async threads.
     pub fn language_model(&self, backend: &Backend, threads: usize) -> Result<Option<Arc<dyn LanguageModel>>, Error> {

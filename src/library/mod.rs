@@ -5,6 +5,7 @@
 //! share everything.
 
 mod ask;
+mod choices;
 mod documents;
 mod folders;
 mod links;
@@ -24,6 +25,7 @@ use crate::index::IndexCache;
 use crate::jobs::{IndexRun, RunMode};
 
 pub use ask::{AskOutcome, AskRequest};
+pub use choices::{AskChoices, AskPlan};
 pub use documents::{ImportFailure, ImportReport};
 pub use models::ModelEntry;
 pub use settings::{BackendKind, Settings, MAX_K};

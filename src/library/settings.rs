@@ -23,6 +23,14 @@ pub enum BackendKind {
 }
 
 impl BackendKind {
+    /// Every kind.
+    pub const ALL: [BackendKind; 4] = [
+        BackendKind::Builtin,
+        BackendKind::Ollama,
+        BackendKind::Openai,
+        BackendKind::Extractive,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             BackendKind::Builtin => "builtin",
@@ -102,12 +110,16 @@ impl Library {
     /// The stored settings; the defaults when none were saved, or when what was saved cannot be
     /// read (a newer build's format).
     pub fn settings(&self) -> Result<Settings, Error> {
+        Ok(self.saved_settings()?.unwrap_or_default())
+    }
+
+    /// The stored settings, if the user saved any that this build can read.
+    pub(super) fn saved_settings(&self) -> Result<Option<Settings>, Error> {
         Ok(self
             .engine
             .catalog()
             .setting(KEY)?
-            .and_then(|json| serde_json::from_str(&json).ok())
-            .unwrap_or_default())
+            .and_then(|json| serde_json::from_str(&json).ok()))
     }
 
     /// Checks and stores `settings`.

@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{BuiltinModel, Cancel, ChatApi, GenerateOptions, HttpChat, LanguageModel, LlmError, Message, Role};
+use super::{BuiltinModel, Cancel, GenerateOptions, HttpChat, LanguageModel, LlmError, Message, Role};
 use crate::models::ModelStore;
+use crate::server::ServerApi;
 
 /// The context window planned for a server's model that neither the server nor the user states
 /// (`LECTERN_LLM_CONTEXT`), and the one Lectern asks Ollama for unless set.
@@ -75,12 +76,12 @@ impl Backend {
                 model: ModelStore::new(models_dir).chat_model_path(model.as_deref())?,
             }),
             "ollama" => Ok(Backend::Ollama {
-                url: url.unwrap_or_else(|| "http://127.0.0.1:11434".into()),
+                url: url.unwrap_or_else(|| ServerApi::Ollama.default_url().into()),
                 model: required(model, "Ollama")?,
                 context,
             }),
             "openai" => Ok(Backend::OpenAi {
-                url: url.unwrap_or_else(|| "https://api.openai.com/v1".into()),
+                url: url.unwrap_or_else(|| ServerApi::OpenAi.default_url().into()),
                 model: required(model, "an OpenAI-compatible server")?,
                 api_key,
                 context,
@@ -99,7 +100,7 @@ impl Backend {
         Ok(match self {
             Backend::Builtin { model } => Some(Arc::new(BuiltinModel::load(model, threads)?)),
             Backend::Ollama { url, model, context } => Some(Arc::new(HttpChat::connect(
-                ChatApi::Ollama,
+                ServerApi::Ollama,
                 url,
                 model,
                 None,
@@ -111,7 +112,7 @@ impl Backend {
                 api_key,
                 context,
             } => Some(Arc::new(HttpChat::connect(
-                ChatApi::OpenAi,
+                ServerApi::OpenAi,
                 url,
                 model,
                 api_key.clone(),

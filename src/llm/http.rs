@@ -12,6 +12,8 @@ use reqwest::blocking::{Client, Response};
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::server::ServerApi;
+
 use super::{
     estimate_tokens, window, Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message, DEFAULT_SERVER_CONTEXT,
 };
@@ -19,26 +21,10 @@ use super::{
 /// How often a waiting generation looks at its cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(10);
 
-/// Which wire protocol the server speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChatApi {
-    Ollama,
-    OpenAi,
-}
-
-impl ChatApi {
-    fn name(self) -> &'static str {
-        match self {
-            ChatApi::Ollama => "Ollama",
-            ChatApi::OpenAi => "the OpenAI-compatible server",
-        }
-    }
-}
-
 /// A model served over HTTP.
 #[derive(Debug, Clone)]
 pub struct HttpChat {
-    api: ChatApi,
+    api: ServerApi,
     url: String,
     model: String,
     api_key: Option<String>,
@@ -60,18 +46,13 @@ enum Event {
 impl HttpChat {
     /// A client for `model` at `base_url`; `context` is the context window to plan prompts for.
     pub fn new(
-        api: ChatApi,
+        api: ServerApi,
         base_url: &str,
         model: &str,
         api_key: Option<String>,
         context: usize,
     ) -> Result<HttpChat, LlmError> {
-        let base = base_url.trim_end_matches('/');
-        let url = match api {
-            ChatApi::Ollama => format!("{base}/api/chat"),
-            ChatApi::OpenAi if base.ends_with("/v1") => format!("{base}/chat/completions"),
-            ChatApi::OpenAi => format!("{base}/v1/chat/completions"),
-        };
+        let url = api.endpoint(base_url, "chat", "chat/completions");
         let client = Client::builder()
             .connect_timeout(Duration::from_secs(5))
             .build()
@@ -97,7 +78,7 @@ impl HttpChat {
     /// the model allows; an OpenAI-compatible server's is what it reports, capped by `setting`;
     /// without a report, `setting` or the default.
     pub fn connect(
-        api: ChatApi,
+        api: ServerApi,
         base_url: &str,
         model: &str,
         api_key: Option<String>,
@@ -107,9 +88,9 @@ impl HttpChat {
         chat.reported = window::reported(&chat.client, api, base_url, model, chat.api_key.as_deref());
         chat.set = setting.is_some();
         chat.context = match (api, setting, chat.reported) {
-            (ChatApi::Ollama, _, Some(allowed)) => chat.context.min(allowed),
-            (ChatApi::OpenAi, Some(set), Some(reported)) => set.min(reported),
-            (ChatApi::OpenAi, None, Some(reported)) => reported,
+            (ServerApi::Ollama, _, Some(allowed)) => chat.context.min(allowed),
+            (ServerApi::OpenAi, Some(set), Some(reported)) => set.min(reported),
+            (ServerApi::OpenAi, None, Some(reported)) => reported,
             (_, _, None) => chat.context,
         };
         Ok(chat)
@@ -117,7 +98,7 @@ impl HttpChat {
 
     fn body(&self, messages: &[Message], options: &GenerateOptions) -> serde_json::Value {
         match self.api {
-            ChatApi::Ollama => json!({
+            ServerApi::Ollama => json!({
                 "model": self.model,
                 "messages": messages,
                 "stream": true,
@@ -127,7 +108,7 @@ impl HttpChat {
                     "num_ctx": self.context,
                 },
             }),
-            ChatApi::OpenAi => json!({
+            ServerApi::OpenAi => json!({
                 "model": self.model,
                 "messages": messages,
                 "stream": true,
@@ -157,13 +138,13 @@ impl HttpChat {
         let url = self.url.clone();
         Err(match status {
             401 | 403 => LlmError::Unauthorized { backend, url },
-            404 if self.api == ChatApi::Ollama || message.contains("model") => LlmError::UnknownModel {
+            404 if self.api == ServerApi::Ollama || message.contains("model") => LlmError::UnknownModel {
                 backend,
                 url,
                 model: self.model.clone(),
                 hint: match self.api {
-                    ChatApi::Ollama => ": install it with `ollama pull` followed by its name",
-                    ChatApi::OpenAi => ": check the model name in the settings",
+                    ServerApi::Ollama => ": install it with `ollama pull` followed by its name",
+                    ServerApi::OpenAi => ": check the model name in the settings",
                 },
             },
             400 | 413 if says_too_long(&message) => LlmError::ServerContextFull {
@@ -195,8 +176,8 @@ impl HttpChat {
                 Err(_) => break,
             };
             let parsed = match self.api {
-                ChatApi::Ollama => ollama_line(&line),
-                ChatApi::OpenAi => openai_line(&line),
+                ServerApi::Ollama => ollama_line(&line),
+                ServerApi::OpenAi => openai_line(&line),
             };
             let event = match parsed {
                 Ok(Some(event)) => event,

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 pub use backend::{Backend, ConnectionCheck, DEFAULT_SERVER_CONTEXT};
 pub use builtin::BuiltinModel;
 pub use error::LlmError;
-pub use http::{ChatApi, HttpChat};
+pub use http::HttpChat;
 
 /// Who says a message of a chat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

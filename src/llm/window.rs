@@ -11,7 +11,7 @@ use std::time::Duration;
 use reqwest::blocking::Client;
 use serde_json::{json, Value};
 
-use super::ChatApi;
+use crate::server::ServerApi;
 
 /// How long the server may take to say; a server without these endpoints must not delay answers.
 const ASK_TIMEOUT: Duration = Duration::from_secs(3);
@@ -27,27 +27,15 @@ const MODEL_FIELDS: [&str; 5] = [
 ];
 
 /// The context window the server at `base` reports for `model`, in tokens.
-pub(super) fn reported(client: &Client, api: ChatApi, base: &str, model: &str, key: Option<&str>) -> Option<usize> {
-    let base = base.trim_end_matches('/');
+pub(super) fn reported(client: &Client, api: ServerApi, base: &str, model: &str, key: Option<&str>) -> Option<usize> {
+    let endpoint = api.endpoint(base, "show", "models");
     match api {
-        ChatApi::Ollama => {
-            let show = post(
-                client,
-                &format!("{base}/api/show"),
-                &json!({"model": model, "name": model}),
-            )?;
-            ollama_window(&show)
-        }
-        ChatApi::OpenAi => {
-            let v1 = if base.ends_with("/v1") {
-                base.to_string()
-            } else {
-                format!("{base}/v1")
-            };
+        ServerApi::Ollama => ollama_window(&post(client, &endpoint, &json!({"model": model, "name": model}))?),
+        ServerApi::OpenAi => {
             // A server that does not answer at all is not asked twice.
-            let models = get(client, &format!("{v1}/models"), key).ok()?;
+            let models = get(client, &endpoint, key).ok()?;
             models.and_then(|models| openai_window(&models, model)).or_else(|| {
-                let root = v1.trim_end_matches("/v1");
+                let root = endpoint.trim_end_matches("/v1/models");
                 let props = get(client, &format!("{root}/props"), key).ok().flatten()?;
                 llama_server_window(&props)
             })

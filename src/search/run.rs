@@ -94,7 +94,7 @@ fn search(
         fill_vector_scores(&mut top, &ranking.opened, q);
     }
     let hits: Vec<Hit> = top.into_iter().filter_map(|r| hit(&current, r)).collect();
-    let skipped = current.skip(engine, ranking.skipped.into_iter().chain(unreadable));
+    let skipped = current.skip(engine, ranking.skipped.into_iter().chain(unreadable).collect())?;
     Ok(SearchResults {
         query: request.query.clone(),
         mode: request.mode,

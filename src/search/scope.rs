@@ -1,8 +1,9 @@
 //! The scope: the ready documents a question is asked of, read from the catalog when the search
 //! starts, and read again before the results are assembled, since moves, deletes and re-indexing
 //! may happen meanwhile. Only documents still ready, in scope and of the same index generation
-//! count, under their folder now; a document that could not be searched is skipped here, and
-//! queued to be indexed again.
+//! count, under their folder now. A document that could not be searched is skipped here and
+//! queued to be indexed again, if the catalog, asked once more, still holds it as it was: an
+//! index that vanished because its document was deleted or re-indexed meanwhile is no damage.
 
 use std::collections::HashMap;
 
@@ -14,6 +15,7 @@ use crate::index::IndexError;
 
 /// The documents of a scope as the search saw them, and as they are now.
 pub struct Current<'a> {
+    scope: &'a Scope,
     docs: &'a [ScopedDocument],
     now: HashMap<DocumentId, ScopedDocument>,
 }
@@ -22,35 +24,34 @@ impl<'a> Current<'a> {
     /// Reads again those of `docs` at the scope positions `candidates`.
     pub fn read(
         engine: &Engine,
-        scope: &Scope,
+        scope: &'a Scope,
         docs: &'a [ScopedDocument],
         candidates: impl Iterator<Item = usize>,
     ) -> Result<Current<'a>, Error> {
-        let mut ids: Vec<DocumentId> = candidates.map(|pos| docs[pos].id).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let now = engine
-            .catalog()
-            .documents_in_scope_among(scope, &ids)?
-            .into_iter()
-            .map(|d| (d.id, d))
-            .collect();
-        Ok(Current { docs, now })
+        Ok(Current {
+            scope,
+            docs,
+            now: read(engine, scope, docs, candidates)?,
+        })
     }
 
     /// The document at scope position `pos` as it is now, if it still counts.
     pub fn get(&self, pos: usize) -> Option<&ScopedDocument> {
-        self.now
-            .get(&self.docs[pos].id)
-            .filter(|d| d.index_generation == self.docs[pos].index_generation)
+        unchanged(&self.now, &self.docs[pos])
     }
 
     /// The documents that could not be searched, each closed and queued to be indexed again. A
     /// document that changed meanwhile is not damaged: it is simply out of this query.
-    pub fn skip(&self, engine: &Engine, failures: impl Iterator<Item = (usize, IndexError)>) -> Vec<Skipped> {
+    pub fn skip(&self, engine: &Engine, failures: Vec<(usize, IndexError)>) -> Result<Vec<Skipped>, Error> {
+        if failures.is_empty() {
+            return Ok(Vec::new());
+        }
+        let still = read(engine, self.scope, self.docs, failures.iter().map(|(pos, _)| *pos))?;
         let mut skipped: Vec<Skipped> = Vec::new();
         for (pos, error) in failures {
-            let Some(doc) = self.get(pos) else { continue };
+            let Some(doc) = unchanged(&still, &self.docs[pos]) else {
+                continue;
+            };
             if skipped.iter().any(|s| s.document == doc.id) {
                 continue;
             }
@@ -62,6 +63,30 @@ impl<'a> Current<'a> {
                 requeued,
             });
         }
-        skipped
+        Ok(skipped)
     }
+}
+
+/// `doc` as `now` holds it, if it is there with the same index.
+fn unchanged<'m>(now: &'m HashMap<DocumentId, ScopedDocument>, doc: &ScopedDocument) -> Option<&'m ScopedDocument> {
+    now.get(&doc.id).filter(|d| d.index_generation == doc.index_generation)
+}
+
+/// The documents of `docs` at the scope positions `positions`, as the catalog holds them now, if
+/// they are still ready and in `scope`.
+fn read(
+    engine: &Engine,
+    scope: &Scope,
+    docs: &[ScopedDocument],
+    positions: impl Iterator<Item = usize>,
+) -> Result<HashMap<DocumentId, ScopedDocument>, Error> {
+    let mut ids: Vec<DocumentId> = positions.map(|pos| docs[pos].id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(engine
+        .catalog()
+        .documents_in_scope_among(scope, &ids)?
+        .into_iter()
+        .map(|d| (d.id, d))
+        .collect())
 }

@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 
 use lectern::answer::{answer, AnswerEvent, AnswerKind, AnswerSettings};
 use lectern::catalog::{DocumentId, FolderId, Scope};
-use lectern::llm::{Backend, BuiltinModel, Cancel, ChatApi, GenerateOptions, HttpChat, LanguageModel, LlmError, Role};
+use lectern::llm::{Backend, BuiltinModel, Cancel, GenerateOptions, HttpChat, LanguageModel, LlmError, Role};
 use lectern::search::{Hit, ScoreComponents, SearchMode};
-use lectern::{AskRequest, BackendKind, Library, Settings};
+use lectern::server::ServerApi;
+use lectern::{AskChoices, AskRequest, BackendKind, Library, Settings};
 
 use crate::common::{config, index_small_corpus, library, models_dir, read_request, runtime};
 
@@ -156,7 +157,7 @@ fn ollama_wire_format_streams_and_citations_resolve_across_pieces() {
             pause: Duration::from_millis(5),
         }
     });
-    let model = HttpChat::new(ChatApi::Ollama, &url, "llama3.2", None, 4096).unwrap();
+    let model = HttpChat::new(ServerApi::Ollama, &url, "llama3.2", None, 4096).unwrap();
     let (result, events) = ask_model(&model);
     server.join().unwrap();
     let answer = result.unwrap();
@@ -201,7 +202,7 @@ fn openai_wire_format_streams_server_sent_events_with_the_key() {
         }
     });
     let model = HttpChat::new(
-        ChatApi::OpenAi,
+        ServerApi::OpenAi,
         &format!("{url}/v1"),
         "gpt-x",
         Some("sk-test".into()),
@@ -238,7 +239,7 @@ fn a_servers_own_window_is_the_one_prompts_are_planned_for() {
             }
         }
     });
-    let ollama = HttpChat::connect(ChatApi::Ollama, &url, "tiny", None, None).unwrap();
+    let ollama = HttpChat::connect(ServerApi::Ollama, &url, "tiny", None, None).unwrap();
     assert_eq!(ollama.context_window(), 2048);
     assert!(
         ollama.describe().contains("2048 tokens, as the server reports"),
@@ -272,9 +273,9 @@ fn a_servers_own_window_is_the_one_prompts_are_planned_for() {
         },
     }
     });
-    let served = HttpChat::connect(ChatApi::OpenAi, &url, "served", None, None).unwrap();
+    let served = HttpChat::connect(ServerApi::OpenAi, &url, "served", None, None).unwrap();
     assert_eq!(served.context_window(), 8192);
-    let capped = HttpChat::connect(ChatApi::OpenAi, &format!("{url}/v1"), "served", None, Some(6000)).unwrap();
+    let capped = HttpChat::connect(ServerApi::OpenAi, &format!("{url}/v1"), "served", None, Some(6000)).unwrap();
     assert_eq!(capped.context_window(), 6000);
     let err = ask_model(&capped).0.unwrap_err();
     assert!(matches!(err, LlmError::ServerContextFull { window: 6000, .. }), "{err}");
@@ -290,7 +291,7 @@ fn a_model_that_finds_nothing_still_shows_the_passages_it_read() {
         pieces: ollama_lines(&["The documents ", "do not say."], true),
         pause: Duration::ZERO,
     });
-    let model = HttpChat::new(ChatApi::Ollama, &url, "m", None, 4096).unwrap();
+    let model = HttpChat::new(ServerApi::Ollama, &url, "m", None, 4096).unwrap();
     let (result, events) = ask_model(&model);
     server.join().unwrap();
     let answer = result.unwrap();
@@ -331,17 +332,17 @@ fn server_errors_say_what_to_do() {
             pause: Duration::ZERO,
         },
     });
-    let ollama = HttpChat::new(ChatApi::Ollama, &url, "nope", None, 4096).unwrap();
+    let ollama = HttpChat::new(ServerApi::Ollama, &url, "nope", None, 4096).unwrap();
     let err = ask_model(&ollama).0.unwrap_err();
     assert!(matches!(err, LlmError::UnknownModel { .. }), "{err}");
     assert!(err.to_string().contains("ollama pull"), "{err}");
 
-    let openai = HttpChat::new(ChatApi::OpenAi, &url, "gpt-x", Some("bad".into()), 4096).unwrap();
+    let openai = HttpChat::new(ServerApi::OpenAi, &url, "gpt-x", Some("bad".into()), 4096).unwrap();
     let err = ask_model(&openai).0.unwrap_err();
     assert!(matches!(err, LlmError::Unauthorized { .. }), "{err}");
     assert!(err.to_string().contains("API key"), "{err}");
 
-    let other = HttpChat::new(ChatApi::OpenAi, &format!("{url}/other"), "gpt-x", None, 4096).unwrap();
+    let other = HttpChat::new(ServerApi::OpenAi, &format!("{url}/other"), "gpt-x", None, 4096).unwrap();
     let err = ask_model(&other).0.unwrap_err();
     assert!(matches!(err, LlmError::Server { status: 500, .. }), "{err}");
     assert!(err.to_string().contains("Incorrect API key provided"), "{err}");
@@ -350,7 +351,7 @@ fn server_errors_say_what_to_do() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let down = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    let err = ask_model(&HttpChat::new(ChatApi::Ollama, &down, "m", None, 4096).unwrap())
+    let err = ask_model(&HttpChat::new(ServerApi::Ollama, &down, "m", None, 4096).unwrap())
         .0
         .unwrap_err();
     assert!(matches!(err, LlmError::Unreachable { .. }), "{err}");
@@ -359,13 +360,13 @@ fn server_errors_say_what_to_do() {
 
 #[test]
 fn a_connection_dropped_mid_stream_is_an_error_not_a_short_answer() {
-    for api in [ChatApi::Ollama, ChatApi::OpenAi] {
+    for api in [ServerApi::Ollama, ServerApi::OpenAi] {
         let (url, server) = serve(1, move |_, _, _| Reply {
             status: 200,
             content_type: "text/plain",
             pieces: match api {
-                ChatApi::Ollama => ollama_lines(&["It is", " 330"], false),
-                ChatApi::OpenAi => sse_events(&["It is", " 330"], false),
+                ServerApi::Ollama => ollama_lines(&["It is", " 330"], false),
+                ServerApi::OpenAi => sse_events(&["It is", " 330"], false),
             },
             pause: Duration::from_millis(5),
         });
@@ -385,7 +386,7 @@ fn cancel_stops_a_server_stream_within_100_ms() {
         pieces: ollama_lines(&["one", "two", "three"], true),
         pause: Duration::from_secs(2),
     });
-    let model = HttpChat::new(ChatApi::Ollama, &url, "m", None, 4096).unwrap();
+    let model = HttpChat::new(ServerApi::Ollama, &url, "m", None, 4096).unwrap();
     let cancel = Cancel::new();
     let mut cancelled_at = None;
     let finish = model
@@ -514,7 +515,8 @@ fn a_question_that_fails_before_its_answer_leaves_no_chat_behind() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let down = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    let server_down: Arc<dyn LanguageModel> = Arc::new(HttpChat::new(ChatApi::Ollama, &down, "m", None, 4096).unwrap());
+    let server_down: Arc<dyn LanguageModel> =
+        Arc::new(HttpChat::new(ServerApi::Ollama, &down, "m", None, 4096).unwrap());
     let mut request = AskRequest::new("Which country has the largest area in the table of European Union countries?");
     request.scope = Some(scope.clone());
     let e = rt
@@ -678,6 +680,66 @@ fn settings_persist_are_checked_and_name_the_backend_with_its_key() {
     let e = reopened.save_settings(&settings).unwrap_err();
     assert!(e.to_string().contains("needs a model name"), "{e}");
     assert_eq!(reopened.settings().unwrap().k, 7, "a refused save changes nothing");
+}
+
+#[test]
+fn a_questions_choices_put_what_the_program_was_told_over_the_saved_settings() {
+    let (t, scope) = corpus_library();
+    let nothing = AskChoices::default();
+    let plan = t.plan_answer(&nothing).unwrap();
+    assert_eq!(
+        (plan.k, plan.mode),
+        (10, SearchMode::Hybrid),
+        "nothing saved: the defaults"
+    );
+
+    t.save_settings(&Settings {
+        backend: BackendKind::Extractive,
+        mode: SearchMode::Keyword,
+        k: 2,
+        ..Settings::default()
+    })
+    .unwrap();
+    let plan = t.plan_answer(&nothing).unwrap();
+    assert_eq!(
+        (&plan.backend, plan.k, plan.mode),
+        (&Backend::Extractive, 2, SearchMode::Keyword)
+    );
+    let told = AskChoices {
+        k: Some(3),
+        mode: Some(SearchMode::Vector),
+        relevance_floor: Some(0.5),
+        max_tokens: Some(64),
+        ..AskChoices::default()
+    };
+    let plan = t.plan_answer(&told).unwrap();
+    assert_eq!(
+        (&plan.backend, plan.k, plan.mode),
+        (&Backend::Extractive, 3, SearchMode::Vector)
+    );
+    assert_eq!(plan.settings.relevance_floor, Some(0.5));
+    assert_eq!(plan.settings.generate.max_tokens, 64);
+    let too_many = AskChoices {
+        k: Some(51),
+        ..AskChoices::default()
+    };
+    let e = t.plan_answer(&too_many).unwrap_err();
+    assert!(e.to_string().contains("between 1 and 50"), "{e}");
+
+    // A program that says nothing answers with the saved settings: extractively, two passages.
+    let outcome = runtime()
+        .block_on(t.ask_as_chosen(
+            "Who waived all copyright to 'Variation Itself - Variations on Lorem Ipsum'?".into(),
+            None,
+            Some(scope),
+            &nothing,
+            &Cancel::new(),
+            None,
+        ))
+        .unwrap();
+    assert_eq!(outcome.answer.kind, AnswerKind::Extractive);
+    assert_eq!(outcome.results.mode, SearchMode::Keyword);
+    assert!(outcome.results.hits.len() <= 2, "{}", outcome.results.hits.len());
 }
 
 #[test]

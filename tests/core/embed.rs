@@ -5,7 +5,8 @@ use std::io::Write;
 use std::net::TcpListener;
 use std::thread::JoinHandle;
 
-use lectern::embed::{EmbedError, Embedder, HttpApi, HttpEmbedder, MiniLm, MINILM_DIR};
+use lectern::embed::{EmbedError, Embedder, HttpEmbedder, MiniLm, MINILM_DIR};
+use lectern::server::ServerApi;
 
 use crate::common::{models_dir, read_request};
 
@@ -103,7 +104,7 @@ fn ollama_embed_wire_format() {
         let reply = serde_json::json!({ "model": "nomic-embed-text", "embeddings": fake_vectors(body, 768) });
         (200, reply.to_string())
     });
-    let embedder = HttpEmbedder::connect(HttpApi::Ollama, &url, "nomic-embed-text", None, None).unwrap();
+    let embedder = HttpEmbedder::connect(ServerApi::Ollama, &url, "nomic-embed-text", None, None).unwrap();
     assert_eq!(embedder.dimension(), 768);
     assert_eq!(embedder.id(), "ollama:nomic-embed-text");
     let vectors = embedder.embed(&["ab", "abcd"]).unwrap();
@@ -125,7 +126,7 @@ fn openai_embeddings_wire_format_reorders_by_index_and_sends_the_key() {
         (200, serde_json::json!({ "object": "list", "data": data }).to_string())
     });
     let embedder = HttpEmbedder::connect(
-        HttpApi::OpenAi,
+        ServerApi::OpenAi,
         &url,
         "text-embedding-3-small",
         Some("sk-test".into()),
@@ -145,14 +146,14 @@ fn http_errors_say_what_to_do() {
             r#"{"error":"model \"nope\" not found, try pulling it first"}"#.into(),
         )
     });
-    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "nope", None, None)
+    let err = HttpEmbedder::connect(ServerApi::Ollama, &url, "nope", None, None)
         .err()
         .unwrap();
     assert!(err.to_string().contains("does not know the model \"nope\""), "{err}");
     server.join().unwrap();
 
     let (url, server) = serve(1, |_, _, _| (401, r#"{"error":"invalid key"}"#.into()));
-    let err = HttpEmbedder::connect(HttpApi::OpenAi, &url, "m", Some("bad".into()), None)
+    let err = HttpEmbedder::connect(ServerApi::OpenAi, &url, "m", Some("bad".into()), None)
         .err()
         .unwrap();
     assert!(err.to_string().contains("refused the API key"), "{err}");
@@ -164,7 +165,7 @@ fn http_errors_say_what_to_do() {
             serde_json::json!({ "embeddings": fake_vectors(body, 5) }).to_string(),
         )
     });
-    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "m", None, Some(384))
+    let err = HttpEmbedder::connect(ServerApi::Ollama, &url, "m", None, Some(384))
         .err()
         .unwrap();
     assert!(matches!(err, EmbedError::Dimension { expected: 384, got: 5 }), "{err}");
@@ -173,7 +174,7 @@ fn http_errors_say_what_to_do() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    let err = HttpEmbedder::connect(HttpApi::Ollama, &url, "m", None, None)
+    let err = HttpEmbedder::connect(ServerApi::Ollama, &url, "m", None, None)
         .err()
         .unwrap();
     assert!(err.to_string().contains("is it running?"), "{err}");

@@ -1,0 +1,118 @@
+//! One question's choices, layered in one place for every program: what the program was told
+//! (flags, a dialog), then the user's saved settings, then the environment, then the defaults.
+//! The CLI and the app pass what they were told and nothing else.
+
+use serde::Deserialize;
+
+use super::settings::{BackendKind, Settings, MAX_K};
+use super::Library;
+use crate::answer::AnswerSettings;
+use crate::error::Error;
+use crate::llm::{default_threads, Backend};
+use crate::search::SearchMode;
+
+/// What a program says about one question; `None` leaves it to the saved settings, then the
+/// environment, then the defaults.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AskChoices {
+    pub backend: Option<BackendKind>,
+    /// The built-in backend's model (an id or a GGUF path), or a server's model name.
+    pub model: Option<String>,
+    /// A server's base URL.
+    pub url: Option<String>,
+    /// How many passages to retrieve, 1 to [`MAX_K`].
+    pub k: Option<usize>,
+    pub mode: Option<SearchMode>,
+    /// The cosine the best passage must reach (`LECTERN_RELEVANCE_FLOOR`, else the embedder's).
+    pub relevance_floor: Option<f32>,
+    /// The most tokens the answer may have.
+    pub max_tokens: Option<usize>,
+    /// Threads for the built-in model (`LECTERN_LLM_THREADS`, else every core).
+    pub threads: Option<usize>,
+}
+
+/// A question's choices, every layer applied and checked.
+#[derive(Debug, Clone)]
+pub struct AskPlan {
+    pub backend: Backend,
+    pub threads: usize,
+    pub k: usize,
+    pub mode: SearchMode,
+    pub settings: AnswerSettings,
+}
+
+impl Library {
+    /// Layers `choices` over the saved settings (when the user saved any), the environment
+    /// (`LECTERN_LLM_BACKEND`, `LECTERN_LLM_MODEL`, `LECTERN_LLM_URL`, `LECTERN_LLM_API_KEY`,
+    /// `LECTERN_LLM_CONTEXT`, `LECTERN_RELEVANCE_FLOOR`, `LECTERN_LLM_THREADS`) and the defaults,
+    /// and checks the result.
+    pub fn plan_answer(&self, choices: &AskChoices) -> Result<AskPlan, Error> {
+        let saved = self.saved_settings()?;
+        let kind = match (choices.backend, &saved) {
+            (Some(kind), _) => kind,
+            (None, Some(saved)) => saved.backend,
+            (None, None) => environment_backend()?.unwrap_or_default(),
+        };
+        // The saved model, URL and key belong to the saved backend.
+        let same = saved.as_ref().filter(|s| s.backend == kind);
+        let text = |value: Option<&String>| value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        let backend = Backend::from_settings(
+            kind.as_str(),
+            text(choices.model.as_ref()).or_else(|| text(same.and_then(|s| s.model.as_ref()))),
+            text(choices.url.as_ref()).or_else(|| text(same.and_then(|s| s.url.as_ref()))),
+            text(same.and_then(|s| s.api_key.as_ref())),
+            &self.engine.config().models_dir,
+        )?;
+        let k = choices
+            .k
+            .or(saved.as_ref().map(|s| s.k))
+            .unwrap_or(Settings::default().k);
+        if !(1..=MAX_K).contains(&k) {
+            return Err(Error::Config {
+                name: "k".into(),
+                reason: format!("{k} passages: choose between 1 and {MAX_K}"),
+            });
+        }
+        let mut settings = AnswerSettings {
+            relevance_floor: choices.relevance_floor.map(Ok).or_else(environment_floor).transpose()?,
+            ..AnswerSettings::default()
+        };
+        if let Some(max_tokens) = choices.max_tokens {
+            settings.generate.max_tokens = max_tokens;
+        }
+        Ok(AskPlan {
+            backend,
+            threads: choices.threads.filter(|&n| n > 0).unwrap_or_else(default_threads),
+            k,
+            mode: choices.mode.or(saved.map(|s| s.mode)).unwrap_or_default(),
+            settings,
+        })
+    }
+}
+
+/// `LECTERN_LLM_BACKEND`, if set.
+fn environment_backend() -> Result<Option<BackendKind>, Error> {
+    let Some(name) = std::env::var("LECTERN_LLM_BACKEND").ok().filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    BackendKind::ALL
+        .into_iter()
+        .find(|kind| kind.as_str() == name)
+        .map(Some)
+        .ok_or_else(|| Error::Config {
+            name: "LECTERN_LLM_BACKEND".into(),
+            reason: format!("{name:?} is not one of builtin, ollama, openai, extractive"),
+        })
+}
+
+/// `LECTERN_RELEVANCE_FLOOR`, if set.
+fn environment_floor() -> Option<Result<f32, Error>> {
+    let value = std::env::var("LECTERN_RELEVANCE_FLOOR")
+        .ok()
+        .filter(|v| !v.is_empty())?;
+    Some(value.parse().map_err(|_| Error::Config {
+        name: "LECTERN_RELEVANCE_FLOOR".into(),
+        reason: format!("{value:?} is not a number"),
+    }))
+}
