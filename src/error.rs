@@ -42,8 +42,10 @@ pub enum Error {
     NotLocked(String),
     #[error("invalid setting {name}: {reason}")]
     Config { name: String, reason: String },
-    #[error("the indexing task stopped unexpectedly: {0}")]
-    Task(String),
+    /// Work that Lectern runs on a thread of its own ended before it finished (a panic, or a
+    /// thread the system would not start): Lectern's fault, not the user's.
+    #[error("{what} stopped unexpectedly ({reason}); this is a fault in Lectern, not in your files")]
+    Stopped { what: &'static str, reason: String },
 }
 
 /// What kind of failure an [`Error`] is, for a client to branch on.
@@ -72,6 +74,14 @@ pub struct ErrorPayload {
 }
 
 impl Error {
+    /// Says that `what` stopped before it finished, with why.
+    pub fn stopped<E: std::fmt::Display>(what: &'static str) -> impl FnOnce(E) -> Error {
+        move |e| Error::Stopped {
+            what,
+            reason: e.to_string(),
+        }
+    }
+
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();
@@ -109,7 +119,7 @@ impl Error {
             Error::NotFound(_) => ErrorCode::NotFound,
             Error::IndexerBusy => ErrorCode::Conflict,
             Error::NotLocked(_) | Error::Config { .. } => ErrorCode::InvalidInput,
-            Error::Index(_) | Error::Io { .. } | Error::Task(_) => ErrorCode::Internal,
+            Error::Index(_) | Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,
         }
     }
 

@@ -34,7 +34,7 @@ pub fn set_data_dir(config_dir: &Path, dir: &Path) -> Result<(), Error> {
     let json = serde_json::to_string_pretty(&AppConfig {
         data_dir: Some(dir.to_path_buf()),
     })
-    .map_err(|e| Error::Task(e.to_string()))?;
+    .map_err(Error::stopped("saving the app's configuration"))?;
     let path = file(config_dir);
     std::fs::write(&path, json).map_err(Error::io(&path))
 }

@@ -60,7 +60,7 @@ pub async fn link_directory(
     let library = state.library.clone();
     tauri::async_runtime::spawn_blocking(move || library.link_directory(&PathBuf::from(path), &folder, keep_deleted))
         .await
-        .map_err(|e| fail(Error::Task(e.to_string())))?
+        .map_err(|e| fail(Error::stopped("linking the directory")(e)))?
         .map(|(_, report)| report)
         .map_err(fail)
 }
@@ -279,7 +279,7 @@ pub async fn test_connection(state: State<'_, AppState>, settings: Settings) -> 
     let backend = settings.backend(&state.library.config().models_dir).map_err(fail)?;
     tauri::async_runtime::spawn_blocking(move || backend.check(default_threads()))
         .await
-        .map_err(|e| fail(Error::Task(e.to_string())))?
+        .map_err(|e| fail(Error::stopped("the connection check")(e)))?
         .map_err(fail)
 }
 

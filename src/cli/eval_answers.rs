@@ -80,7 +80,7 @@ pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, E
         let loader = library.clone();
         let model = tokio::task::spawn_blocking(move || loader.language_model(&backend, threads))
             .await
-            .map_err(|e| Error::Task(e.to_string()))??;
+            .map_err(Error::stopped("loading the language model"))??;
         let mut graded = Vec::new();
         let mut chats: HashMap<String, ChatId> = HashMap::new();
         let mut made = Vec::new();
@@ -203,7 +203,7 @@ async fn ask(
     let total_ms = started.elapsed().as_secs_f64() * 1000.0;
     let first_text_ms = first
         .await
-        .map_err(|e| Error::Task(e.to_string()))?
+        .map_err(Error::stopped("timing the first text"))?
         .map_or(total_ms, |d| d.as_secs_f64() * 1000.0);
     Ok((
         outcome,

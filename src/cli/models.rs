@@ -41,7 +41,7 @@ pub async fn run(library: &Library, command: ModelCommand) -> Result<ExitCode, E
                 installed
             })
             .await
-            .map_err(|e| Error::Task(e.to_string()))??;
+            .map_err(Error::stopped("installing the model"))??;
             println!(
                 "installed {} ({}) in {}",
                 installed.id,

@@ -89,7 +89,7 @@ async fn index_and_follow(library: &Library, docs: &[Document], show: bool) -> R
                     bars.on_event(&event);
                 }
             }
-            joined = &mut indexer => break joined.map_err(|e| Error::Task(e.to_string()))?,
+            joined = &mut indexer => break joined.map_err(Error::stopped("the indexer"))?,
         }
     };
     match outcome {

@@ -63,7 +63,7 @@ pub(crate) async fn run(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun,
             let loader = engine.clone();
             let models = tokio::task::spawn_blocking(move || loader.models())
                 .await
-                .map_err(|e| Error::Task(e.to_string()))??;
+                .map_err(Error::stopped("loading the embedding model"))??;
             engine.catalog().set_status(doc.id, DocumentStatus::Indexing, None)?;
             in_flight.insert(doc.id, doc.content_hash.clone());
             let engine = engine.clone();
@@ -78,7 +78,7 @@ pub(crate) async fn run(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun,
         }
         tokio::select! {
             Some(joined) = running.join_next() => {
-                let (id, result) = joined.map_err(|e| Error::Task(e.to_string()))?;
+                let (id, result) = joined.map_err(Error::stopped("indexing a document"))?;
                 in_flight.remove(&id);
                 result?;
                 run.processed += 1;

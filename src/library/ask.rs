@@ -69,7 +69,7 @@ impl Library {
         let (backend, threads) = (plan.backend, plan.threads);
         let model = tokio::task::spawn_blocking(move || engine.language_model(&backend, threads))
             .await
-            .map_err(|e| Error::Task(e.to_string()))??;
+            .map_err(Error::stopped("loading the language model"))??;
         let request = AskRequest {
             question,
             chat,
@@ -158,7 +158,7 @@ impl Library {
             )
         })
         .await
-        .map_err(|e| Error::Task(e.to_string()))??;
+        .map_err(Error::stopped("answering"))??;
 
         let mut catalog = self.engine.catalog();
         let chat = match request.chat {

@@ -2,9 +2,7 @@
 //! (flags, a dialog), then the user's saved settings, then the environment, then the defaults.
 //! The CLI and the app pass what they were told and nothing else.
 
-use serde::Deserialize;
-
-use super::settings::{BackendKind, Settings, MAX_K};
+use super::settings::{check_k, BackendKind, Settings};
 use super::Library;
 use crate::answer::AnswerSettings;
 use crate::error::Error;
@@ -13,15 +11,14 @@ use crate::search::SearchMode;
 
 /// What a program says about one question; `None` leaves it to the saved settings, then the
 /// environment, then the defaults.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Default)]
 pub struct AskChoices {
     pub backend: Option<BackendKind>,
     /// The built-in backend's model (an id or a GGUF path), or a server's model name.
     pub model: Option<String>,
     /// A server's base URL.
     pub url: Option<String>,
-    /// How many passages to retrieve, 1 to [`MAX_K`].
+    /// How many passages to retrieve, 1 to [`super::MAX_K`].
     pub k: Option<usize>,
     pub mode: Option<SearchMode>,
     /// The cosine the best passage must reach (`LECTERN_RELEVANCE_FLOOR`, else the embedder's).
@@ -64,16 +61,12 @@ impl Library {
             text(same.and_then(|s| s.api_key.as_ref())),
             &self.engine.config().models_dir,
         )?;
-        let k = choices
-            .k
-            .or(saved.as_ref().map(|s| s.k))
-            .unwrap_or(Settings::default().k);
-        if !(1..=MAX_K).contains(&k) {
-            return Err(Error::Config {
-                name: "k".into(),
-                reason: format!("{k} passages: choose between 1 and {MAX_K}"),
-            });
-        }
+        let k = check_k(
+            choices
+                .k
+                .or(saved.as_ref().map(|s| s.k))
+                .unwrap_or(Settings::default().k),
+        )?;
         let mut settings = AnswerSettings {
             relevance_floor: choices.relevance_floor.map(Ok).or_else(environment_floor).transpose()?,
             ..AnswerSettings::default()

@@ -77,6 +77,17 @@ impl Default for Settings {
 
 const KEY: &str = "answers";
 
+/// Checks a number of passages to retrieve: 1 to [`MAX_K`].
+pub(super) fn check_k(k: usize) -> Result<usize, Error> {
+    if (1..=MAX_K).contains(&k) {
+        return Ok(k);
+    }
+    Err(Error::Config {
+        name: "k".into(),
+        reason: format!("{k} passages: choose between 1 and {MAX_K}"),
+    })
+}
+
 impl Settings {
     /// The backend these settings name, checked for what it needs (a server needs a model name).
     pub fn backend(&self, models_dir: &Path) -> Result<Backend, LlmError> {
@@ -91,12 +102,7 @@ impl Settings {
     }
 
     fn validate(&self, models_dir: &Path) -> Result<(), Error> {
-        if !(1..=MAX_K).contains(&self.k) {
-            return Err(Error::Config {
-                name: "k".into(),
-                reason: format!("{} passages: choose between 1 and {MAX_K}", self.k),
-            });
-        }
+        check_k(self.k)?;
         match self.backend(models_dir) {
             // A chosen model that is not installed yet is a valid choice: answering says how to
             // install it.
@@ -125,7 +131,7 @@ impl Library {
     /// Checks and stores `settings`.
     pub fn save_settings(&self, settings: &Settings) -> Result<(), Error> {
         settings.validate(&self.engine.config().models_dir)?;
-        let json = serde_json::to_string(settings).map_err(|e| Error::Task(e.to_string()))?;
+        let json = serde_json::to_string(settings).map_err(Error::stopped("saving the settings"))?;
         self.engine.catalog().set_setting(KEY, &json)?;
         Ok(())
     }

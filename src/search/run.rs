@@ -44,7 +44,7 @@ pub async fn embed(engine: &Arc<Engine>, text: &str) -> Result<Vec<f32>, Error> 
     let text = text.to_string();
     tokio::task::spawn_blocking(move || engine.embed_query(&text))
         .await
-        .map_err(|e| Error::Task(e.to_string()))?
+        .map_err(Error::stopped("embedding the question"))?
 }
 
 /// Searches with a question already embedded (`None` for keyword-only search).
@@ -58,7 +58,7 @@ pub async fn run_with_vector(
     let runtime = Handle::current();
     tokio::task::spawn_blocking(move || search(&engine, &request, vector, &runtime))
         .await
-        .map_err(|e| Error::Task(e.to_string()))?
+        .map_err(Error::stopped("the search"))?
 }
 
 fn search(

@@ -42,7 +42,7 @@ impl Watcher {
         let thread = std::thread::Builder::new()
             .name("lectern-watch".into())
             .spawn(move || run(&engine, &flag))
-            .map_err(|e| Error::Task(e.to_string()))?;
+            .map_err(Error::stopped("the directory watcher"))?;
         Ok(Watcher {
             stop,
             thread: Some(thread),

@@ -8,6 +8,7 @@ const saved: Settings = { backend: "builtin", model: null, url: null, api_key: n
 function pane(replies: Record<string, (args?: Record<string, unknown>) => unknown>) {
   const calls: [string, Record<string, unknown> | undefined][] = [];
   const reports: string[] = [];
+  const settingsOpened: number[] = [];
   const api = makeApi(
     async (command, args) => {
       calls.push([command, args]);
@@ -16,9 +17,14 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
     () => ({ onmessage: () => {} }),
   );
   const root = document.createElement("div");
-  const chat = new ChatPane(root, { api, openCitation: () => {}, report: (m) => reports.push(m) });
+  const chat = new ChatPane(root, {
+    api,
+    openCitation: () => {},
+    openSettings: () => settingsOpened.push(1),
+    report: (m) => reports.push(m),
+  });
   const backend = root.querySelector("select.backend") as HTMLSelectElement;
-  return { chat, root, backend, calls, reports };
+  return { chat, root, backend, calls, reports, settingsOpened };
 }
 
 describe("chat pane", () => {
@@ -68,5 +74,26 @@ describe("chat pane", () => {
     expect(calls[0][0]).toBe("ask");
     expect(calls[0][1]?.request).toEqual({ question: "What is it?", chat: null, folders: [], documents: [] });
     expect(root.querySelector(".answer")?.textContent).toBe("Answer");
+  });
+
+  it("offers the settings when the answer fails because a server or model is not there", async () => {
+    const { chat, root, settingsOpened } = pane({
+      ask: () => Promise.reject({ code: "unavailable", message: "could not reach Ollama at http://127.0.0.1:11434" }),
+    });
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "What is it?";
+    await chat.ask();
+    const answer = root.querySelector(".answer.failed") as HTMLElement;
+    expect(answer.textContent).toContain("could not reach Ollama");
+    (answer.querySelector("button.open-settings") as HTMLButtonElement).click();
+    expect(settingsOpened).toEqual([1]);
+  });
+
+  it("offers nothing to fix for an error the user cannot fix", async () => {
+    const { chat, root } = pane({ ask: () => Promise.reject({ code: "internal", message: "disk full" }) });
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "What is it?";
+    await chat.ask();
+    expect(root.querySelector(".answer.failed button")).toBeNull();
   });
 });

@@ -1,15 +1,16 @@
 // The chat pane: scope, a quick switch of the saved backend, past chats, the conversation with
 // answers streaming in, footnotes that open the viewer, each answer's sources, stop and export.
 
-import { errorMessage, type Api } from "./ipc";
+import { commandError, errorMessage, type Api } from "./ipc";
 import { renderMarkdown } from "./markdown";
 import { BACKENDS } from "./settings";
-import { applyAnswerEvent, citationsByDocument, type StreamingAnswer } from "./store";
+import { applyAnswerEvent, citationsByDocument, errorRemedy, type StreamingAnswer } from "./store";
 import type { Backend, Chat, ChatMessage, Citation, LibraryView, Settings } from "./types";
 
 export interface ChatHooks {
   api: Api;
   openCitation: (citation: Citation) => void;
+  openSettings: () => void;
   report: (message: string) => void;
 }
 
@@ -246,8 +247,16 @@ export class ChatPane {
       if (outcome.answer.finish === "cancelled") node.classList.add("stopped");
       await this.loadChats();
     } catch (e) {
+      const error = commandError(e);
       node.classList.add("failed");
-      node.textContent = errorMessage(e);
+      node.textContent = error.message;
+      if (errorRemedy(error) === "open_settings") {
+        const fix = document.createElement("button");
+        fix.className = "open-settings";
+        fix.textContent = "Open settings";
+        fix.addEventListener("click", () => this.hooks.openSettings());
+        node.append(" ", fix);
+      }
     } finally {
       node.classList.remove("streaming");
       this.answerId = null;

@@ -33,6 +33,7 @@ const viewer = new Viewer(document.getElementById("viewer") as HTMLElement, api)
 const chat = new ChatPane(document.getElementById("chat") as HTMLElement, {
   api,
   openCitation: (citation) => viewer.open(citation).catch((e) => report(errorMessage(e))),
+  openSettings: () => void settings.show(),
   report,
 });
 const settings = new SettingsDialog({ api, open, report, saved: (saved) => chat.useSettings(saved) });

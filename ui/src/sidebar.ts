@@ -2,8 +2,8 @@
 // created, renamed, deleted and nested here, PDFs are added to them from the file picker, and
 // documents and folders are moved by dragging.
 
-import { errorMessage, type Api, type OpenDialog } from "./ipc";
-import { buildTree, linkText, statusText, type FolderNode } from "./store";
+import { commandError, errorMessage, type Api, type OpenDialog } from "./ipc";
+import { buildTree, errorRemedy, linkText, statusText, type FolderNode } from "./store";
 import type { LibraryDocument, LibraryView } from "./types";
 
 export interface SidebarHooks {
@@ -190,8 +190,24 @@ function documentItem(doc: LibraryDocument, selected: Set<string>, hooks: Sideba
   if (doc.status === "needs_password") {
     item.append(
       button("Enter password", "unlock", async () => {
-        const password = window.prompt(`Password for ${doc.file_name}`);
-        if (password) await run(hooks, () => hooks.api.unlockDocument(doc.id, password));
+        // A wrong password asks again, saying so; anything else is reported.
+        let prompt = `Password for ${doc.file_name}`;
+        for (;;) {
+          const password = window.prompt(prompt);
+          if (!password) return;
+          try {
+            await hooks.api.unlockDocument(doc.id, password);
+            break;
+          } catch (e) {
+            const error = commandError(e);
+            if (errorRemedy(error) !== "enter_password") {
+              hooks.report(error.message);
+              break;
+            }
+            prompt = `${error.message}\n\nPassword for ${doc.file_name}`;
+          }
+        }
+        await hooks.refresh();
       }),
     );
   }

@@ -1,4 +1,4 @@
-import { applyAnswerEvent, buildTree, citationsByDocument, linkText, statusText, Store } from "./store";
+import { applyAnswerEvent, buildTree, citationsByDocument, errorRemedy, linkText, statusText, Store } from "./store";
 import type { Citation, LibraryDocument, Link } from "./types";
 
 const doc = (id: string, folder: number, file_name: string, extra: Partial<LibraryDocument> = {}): LibraryDocument => ({
@@ -112,5 +112,14 @@ describe("stores", () => {
     stop();
     store.set(5);
     expect(seen).toEqual([1, 2]);
+  });
+});
+
+describe("errorRemedy", () => {
+  it("offers the settings for a server or model that is not there, and the password again", () => {
+    expect(errorRemedy({ code: "unavailable", message: "could not reach Ollama" })).toBe("open_settings");
+    expect(errorRemedy({ code: "needs_password", message: "the password was not accepted" })).toBe("enter_password");
+    expect(errorRemedy({ code: "not_found", message: "no folder named \"Taxes\"" })).toBeNull();
+    expect(errorRemedy({ code: "internal", message: "disk full" })).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 // The UI's state, kept apart from the DOM so that it can be tested: the folder tree built from
 // the library's flat lists, and the chat as it streams.
 
-import type { AnswerEvent, Citation, Folder, LibraryDocument, LibraryView, Link } from "./types";
+import type { AnswerEvent, Citation, CommandError, Folder, LibraryDocument, LibraryView, Link } from "./types";
 
 /** A tiny observable value. */
 export class Store<T> {
@@ -115,4 +115,18 @@ export function citationsByDocument(citations: Citation[]): { name: string; docu
     group.citations.push(c);
   }
   return groups;
+}
+
+/** What the window offers beside an error, by the error's code: the way to the fix, when the user
+ * has one (a server that does not answer or a model that is missing is fixed in the settings; a
+ * wrong password, by typing it again). */
+export function errorRemedy(error: CommandError): "open_settings" | "enter_password" | null {
+  switch (error.code) {
+    case "unavailable":
+      return "open_settings";
+    case "needs_password":
+      return "enter_password";
+    default:
+      return null;
+  }
 }
