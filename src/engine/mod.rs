@@ -15,13 +15,14 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use tokio::runtime::Handle;
 use tokio::sync::{broadcast, Notify};
 
-use crate::catalog::{Catalog, DocumentId};
+use crate::catalog::{Catalog, DocumentId, ScopedDocument};
 use crate::config::LibraryConfig;
 use crate::error::Error;
 use crate::files::FileStore;
-use crate::index::{Fields, IndexCache, IndexDirs};
+use crate::index::{DocIndex, Fields, IndexCache, IndexDirs, IndexError};
 use crate::llm::Cancel;
 
 pub use embedding::Models;
@@ -92,6 +93,17 @@ impl Engine {
     /// The indexes kept open for search.
     pub fn open_indexes(&self) -> &IndexCache {
         &self.open_indexes
+    }
+
+    /// The index of `doc`, kept open between queries (see [`IndexCache::open`]).
+    pub fn open_index(
+        &self,
+        doc: &ScopedDocument,
+        dimension: Option<usize>,
+        runtime: &Handle,
+    ) -> Result<Arc<DocIndex>, IndexError> {
+        self.open_indexes
+            .open(doc, &self.dirs, dimension, &self.fields, runtime)
     }
 
     /// The fields of the keyword schema, resolved once.

@@ -53,14 +53,14 @@ impl Library {
         };
         // The saved model, URL and key belong to the saved backend.
         let same = saved.as_ref().filter(|s| s.backend == kind);
-        let text = |value: Option<&String>| value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-        let backend = Backend::from_settings(
-            kind.as_str(),
-            text(choices.model.as_ref()).or_else(|| text(same.and_then(|s| s.model.as_ref()))),
-            text(choices.url.as_ref()).or_else(|| text(same.and_then(|s| s.url.as_ref()))),
-            text(same.and_then(|s| s.api_key.as_ref())),
-            &self.engine.config().models_dir,
-        )?;
+        let backend = Settings {
+            backend: kind,
+            model: choices.model.clone().or_else(|| same.and_then(|s| s.model.clone())),
+            url: choices.url.clone().or_else(|| same.and_then(|s| s.url.clone())),
+            api_key: same.and_then(|s| s.api_key.clone()),
+            ..Settings::default()
+        }
+        .backend(&self.engine.config().models_dir)?;
         let k = check_k(
             choices
                 .k

@@ -49,10 +49,7 @@ pub fn open_scope(engine: &Engine, runtime: &Handle, docs: &[ScopedDocument], wa
         };
         for (i, doc) in slice.iter().enumerate() {
             let pos = offset + i;
-            let index = match engine
-                .open_indexes()
-                .open(doc, engine.dirs(), wanted.dimension, engine.fields(), runtime)
-            {
+            let index = match engine.open_index(doc, wanted.dimension, runtime) {
                 Ok(index) => index,
                 Err(e) => {
                     part.skipped.push((pos, e));

@@ -137,7 +137,7 @@ fn rank(
         pool: depth * 2 + 16,
     };
     let scope = open_scope(engine, runtime, docs, &wanted);
-    let (opened, mut skipped, stats) = (scope.opened, scope.skipped, scope.stats);
+    let (mut opened, mut skipped, stats) = (scope.opened, scope.skipped, scope.stats);
 
     let vector_list = match vector {
         Some(q) => vector_list(&opened, scope.pool, q, depth, &mut skipped),
@@ -166,7 +166,6 @@ fn rank(
     ranked.sort_by(rank_order);
     skipped.sort_by_key(|(pos, _)| *pos);
     skipped.dedup_by_key(|(pos, _)| *pos);
-    let mut opened = opened;
     for (pos, _) in &skipped {
         opened.remove(pos);
     }
