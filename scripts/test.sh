@@ -35,10 +35,16 @@ npm install --prefix ui --no-audit --no-fund
 npm run --prefix ui build
 npm test --prefix ui
 
-phase fmt+clippy
+phase fmt
 cargo fmt --all --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
-phase "build tests"
+phase "build tests, with clippy"
+# Clippy lints the workspace's crates as they are built for the tests (it is the compiler of the
+# workspace's crates, as `cargo clippy` makes it), so that the dependencies are compiled once rather
+# than checked for clippy and then built again: this is what `cargo clippy --workspace --all-targets
+# -- -D warnings` checks (every target of the workspace is a library, a binary or a test).
+export RUSTC_WORKSPACE_WRAPPER
+RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)"
+export CLIPPY_ARGS="-Dwarnings__CLIPPY_HACKERY__"
 cargo nextest run --workspace --locked --no-run
 phase "run tests"
 cargo nextest run --workspace --locked --no-fail-fast

@@ -1,5 +1,6 @@
 //! The library's error: one variant per area, each keeping its source, plus a small code the
-//! desktop shell and `--json` output can branch on (`{code, message}` across the IPC boundary).
+//! desktop shell and `--json` output branch on and a hint of what the user can do
+//! (`{code, message, hint}` across the IPC boundary).
 
 use std::path::PathBuf;
 
@@ -50,6 +51,7 @@ pub enum Error {
 
 /// What kind of failure an [`Error`] is, for a client to branch on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// A folder, document or file that does not exist.
@@ -66,11 +68,41 @@ pub enum ErrorCode {
     Internal,
 }
 
-/// The error as the desktop shell sends it to the UI.
+/// What the user can do about an error. Messages say what failed and whose fault it is; each
+/// client says the remedy in its own terms (a command for the CLI, a button or a place in the
+/// window for the app).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Hint {
+    /// The folders are listed where the library is shown.
+    ListFolders,
+    /// The documents are listed where the library is shown.
+    ListDocuments,
+    /// The past chats are listed where the chats are shown.
+    ListChats,
+    /// The linked directories are listed where the folders are shown.
+    ListLinks,
+    /// The directory must be unlinked from its folder first.
+    Unlink,
+    /// The known models are listed in the model manager.
+    ListModels,
+    /// A model must be installed: this one, or (none) any language model.
+    InstallModel { model: Option<String> },
+    /// A model must be installed or another chosen in the settings: the model or server there is
+    /// missing, unreachable, or refuses.
+    CheckSettings,
+    /// The PDF's password must be given (again).
+    EnterPassword,
+}
+
+/// The error as the desktop shell sends it to the UI and `--json` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ErrorPayload {
     pub code: ErrorCode,
     pub message: String,
+    pub hint: Option<Hint>,
 }
 
 impl Error {
@@ -123,12 +155,45 @@ impl Error {
         }
     }
 
-    /// The `{code, message}` pair for the UI.
+    /// What the user can do about it, where there is something to do.
+    pub fn hint(&self) -> Option<Hint> {
+        match self {
+            Error::Catalog(e) => match e {
+                CatalogError::FolderNotFound(_) => Some(Hint::ListFolders),
+                CatalogError::DocumentNotFound(_) => Some(Hint::ListDocuments),
+                CatalogError::ChatNotFound(_) => Some(Hint::ListChats),
+                CatalogError::LinkNotFound(_) => Some(Hint::ListLinks),
+                CatalogError::AlreadyLinked { .. } => Some(Hint::Unlink),
+                _ => None,
+            },
+            Error::Pdf(PdfError::NeedsPassword | PdfError::WrongPassword) => Some(Hint::EnterPassword),
+            Error::Model(e) | Error::Llm(LlmError::Model(e)) => model_hint(e),
+            Error::Llm(LlmError::NotInstalled { .. }) => Some(Hint::InstallModel { model: None }),
+            Error::Llm(
+                LlmError::Unreachable { .. } | LlmError::UnknownModel { .. } | LlmError::Unauthorized { .. },
+            ) => Some(Hint::CheckSettings),
+            _ => None,
+        }
+    }
+
+    /// The `{code, message, hint}` a client branches on and shows.
     pub fn payload(&self) -> ErrorPayload {
         ErrorPayload {
             code: self.code(),
             message: self.to_string(),
+            hint: self.hint(),
         }
+    }
+}
+
+/// The remedy of a model manager's error.
+fn model_hint(error: &ModelError) -> Option<Hint> {
+    match error {
+        ModelError::Unknown(_) => Some(Hint::ListModels),
+        ModelError::NotInstalled(id) => Some(Hint::InstallModel {
+            model: Some(id.clone()),
+        }),
+        _ => None,
     }
 }
 
@@ -155,7 +220,8 @@ mod tests {
             json,
             serde_json::json!({
                 "code": "not_found",
-                "message": "no folder named \"Taxes\"; `lectern folder ls` lists the folders"
+                "message": "no folder named \"Taxes\"",
+                "hint": {"kind": "list_folders"}
             })
         );
     }

@@ -33,6 +33,7 @@ fn chat_id(state: &AppState, id: &str) -> Reply<ChatId> {
 
 /// Everything the sidebar shows.
 #[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct LibraryView {
     folders: Vec<Folder>,
     documents: Vec<Document>,
@@ -88,6 +89,7 @@ pub fn move_folder(state: State<'_, AppState>, path: String, parent: Option<Stri
 
 /// What happens to a deleted folder's documents.
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum FolderDeletion {
     OnlyIfEmpty,
@@ -137,6 +139,7 @@ pub fn unlock_document(state: State<'_, AppState>, id: String, password: String)
 
 /// A question from the chat pane.
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AskPayload {
     question: String,
@@ -209,6 +212,7 @@ pub fn list_chats(state: State<'_, AppState>) -> Reply<Vec<Chat>> {
 
 /// A chat with its messages.
 #[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ChatView {
     chat: Chat,
     messages: Vec<ChatMessage>,
@@ -246,6 +250,7 @@ pub fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Response> {
 
 /// The settings, with the data directory in use and the one chosen for the next start.
 #[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SettingsView {
     settings: Settings,
     data_dir: PathBuf,

@@ -5,8 +5,13 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod app_config;
+#[cfg(test)]
+mod bindings;
 mod commands;
 mod state;
+
+// `invoke_handler!` and `COMMANDS`, from the `#[tauri::command]` functions of `commands.rs`.
+include!(concat!(env!("OUT_DIR"), "/commands.rs"));
 
 use tauri::{Emitter, Manager};
 
@@ -39,31 +44,7 @@ fn main() {
             });
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::library_state,
-            commands::create_folder,
-            commands::rename_folder,
-            commands::move_folder,
-            commands::delete_folder,
-            commands::import_files,
-            commands::move_documents,
-            commands::delete_document,
-            commands::unlock_document,
-            commands::ask,
-            commands::cancel_answer,
-            commands::list_chats,
-            commands::open_chat,
-            commands::rename_chat,
-            commands::delete_chat,
-            commands::export_chat,
-            commands::document_pdf,
-            commands::get_settings,
-            commands::save_settings,
-            commands::test_connection,
-            commands::set_data_dir,
-            commands::link_directory,
-            commands::unlink_directory,
-        ])
+        .invoke_handler(invoke_handler!())
         .run(tauri::generate_context!());
     if let Err(e) = result {
         eprintln!("lectern: the window could not start: {e}");

@@ -89,6 +89,7 @@ fn citation_of(number: usize, hit: &Hit) -> Citation {
 
 /// A finished answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Answer {
     pub kind: AnswerKind,
     /// The answer's text with footnote references `[^n]`, without the footnote list.
@@ -115,6 +116,7 @@ impl Answer {
 
 /// What an answer streams as it is made.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AnswerEvent {
     /// More of the body.

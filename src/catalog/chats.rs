@@ -12,6 +12,7 @@ use crate::llm::Role;
 
 /// A footnote of an answer: the passage it cites.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Citation {
     /// The footnote number, from 1.
     pub number: usize,
@@ -30,6 +31,7 @@ pub struct Citation {
 
 /// How an answer was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerKind {
     /// A language model wrote it from the passages.
@@ -45,6 +47,7 @@ pub type ChatId = Uuid;
 
 /// A chat, without its messages.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Chat {
     pub id: ChatId,
     pub title: String,
@@ -56,6 +59,7 @@ pub struct Chat {
 
 /// One message of a chat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ChatMessage {
     pub id: i64,
     pub role: Role,

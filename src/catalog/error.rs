@@ -7,17 +7,17 @@ use thiserror::Error;
 pub enum CatalogError {
     #[error("the library catalog could not be read or written: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    #[error("no folder named \"{0}\"; `lectern folder ls` lists the folders")]
+    #[error("no folder named \"{0}\"")]
     FolderNotFound(String),
-    #[error("no chat with id {0}; `lectern chat ls` lists the chats")]
+    #[error("no chat with id {0}")]
     ChatNotFound(String),
     #[error("a chat's stored {what} could not be read: {reason}")]
     BadChatData { what: &'static str, reason: String },
-    #[error("no linked directory {0}; `lectern watch ls` lists them")]
+    #[error("no linked directory {0}")]
     LinkNotFound(String),
-    #[error("{path} is already linked to folder \"{folder}\"; unlink it first (`lectern watch rm`)")]
+    #[error("{path} is already linked to folder \"{folder}\"; unlink it first")]
     AlreadyLinked { path: String, folder: String },
-    #[error("no document with id {0}; `lectern ls` lists the documents")]
+    #[error("no document with id {0}")]
     DocumentNotFound(String),
     #[error("\"{name}\" already exists in {parent}; choose another name")]
     NameClash { name: String, parent: String },

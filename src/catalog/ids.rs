@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 /// A folder's row id in the catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(transparent)]
 pub struct FolderId(pub i64);
 
@@ -19,6 +20,7 @@ impl fmt::Display for FolderId {
 
 /// A document's id: a UUID that also names its index directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(transparent)]
 pub struct DocumentId(pub Uuid);
 

@@ -12,6 +12,7 @@ pub type LinkId = i64;
 
 /// A directory linked to a folder, with what its last sync found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Link {
     pub id: LinkId,
     pub folder: FolderId,

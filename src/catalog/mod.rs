@@ -34,6 +34,7 @@ pub const DEFAULT_FOLDER: &str = "Personal Knowledge";
 
 /// A folder with its slash-separated path from the top level.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Folder {
     pub id: FolderId,
     pub parent: Option<FolderId>,
@@ -44,6 +45,7 @@ pub struct Folder {
 
 /// Where a document stands in its life: waiting, being indexed, or one of the end states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DocumentStatus {
     Queued,
@@ -87,6 +89,8 @@ impl DocumentStatus {
 
 /// A document as the catalog records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[cfg_attr(feature = "typescript", ts(rename = "LibraryDocument"))]
 pub struct Document {
     pub id: DocumentId,
     pub folder: FolderId,

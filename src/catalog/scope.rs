@@ -10,6 +10,7 @@ use super::{Catalog, CatalogError, DocumentId, FolderId};
 
 /// The documents a search covers. Empty folders and documents mean the whole library.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Scope {
     /// Folders, each with all its subfolders.
     pub folders: Vec<FolderId>,
@@ -20,6 +21,7 @@ pub struct Scope {
 
 /// Metadata filters; every one given must hold.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ScopeFilters {
     /// A substring of the PDF's author (case-insensitive).
     pub author: Option<String>,

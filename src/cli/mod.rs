@@ -1,5 +1,5 @@
 //! The CLI's glue: build the configuration, open the library, run one command, map errors to a
-//! message and an exit code.
+//! message with its hint (or JSON) and an exit status by kind.
 
 mod args;
 mod ask;
@@ -13,15 +13,17 @@ mod watch;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use lectern::jobs::RunMode;
 use lectern::pdf::{Extracted, Extraction, Limits};
-use lectern::{DeleteMode, Error, Library, LibraryConfig};
+use lectern::{DeleteMode, Error, ErrorCode, Library, LibraryConfig};
 
 use args::{Cli, Command, DocCommand, FolderCommand};
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let as_json = json_requested(&matches);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -36,10 +38,35 @@ pub fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
+            output::error(&e, as_json);
+            exit_status(e.code())
         }
     }
+}
+
+/// Whether the command run was given `--json`: its errors are then printed as JSON too.
+fn json_requested(matches: &ArgMatches) -> bool {
+    match matches.subcommand() {
+        Some((_, sub)) => json_requested(sub),
+        None => matches
+            .try_get_one::<bool>("json")
+            .ok()
+            .flatten()
+            .copied()
+            .unwrap_or(false),
+    }
+}
+
+/// The exit status of a failure, by its kind, for scripts that branch without parsing output.
+fn exit_status(code: ErrorCode) -> ExitCode {
+    ExitCode::from(match code {
+        ErrorCode::Internal => 1,
+        ErrorCode::InvalidInput => 2,
+        ErrorCode::NotFound => 3,
+        ErrorCode::Conflict => 4,
+        ErrorCode::NeedsPassword => 5,
+        ErrorCode::Unavailable => 6,
+    })
 }
 
 async fn run(cli: Cli) -> Result<ExitCode, Error> {

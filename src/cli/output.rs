@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use lectern::{Document, DocumentStatus, Folder, FolderId, LibraryStatus};
+use lectern::{Document, DocumentStatus, Error, Folder, FolderId, Hint, LibraryStatus};
 use serde::Serialize;
 
 /// Prints `value` as pretty JSON. A closed pipe (`| head`) ends the output quietly.
@@ -13,6 +13,38 @@ pub fn json<T: Serialize>(value: &T) {
             let _ = writeln!(std::io::stdout().lock(), "{text}");
         }
         Err(e) => eprintln!("error: the output could not be written as JSON: {e}"),
+    }
+}
+
+/// Prints a failure: the message and the hint in the CLI's terms on stderr, or
+/// `{"error": {code, message, hint}}` on stdout for `--json`.
+pub fn error(e: &Error, as_json: bool) {
+    if as_json {
+        return json(&serde_json::json!({ "error": e.payload() }));
+    }
+    eprintln!("error: {e}");
+    if let Some(hint) = e.hint() {
+        eprintln!("hint: {}", hint_text(&hint));
+    }
+}
+
+/// A hint, said as the commands that act on it.
+fn hint_text(hint: &Hint) -> String {
+    match hint {
+        Hint::ListFolders => "`lectern folder ls` lists the folders".into(),
+        Hint::ListDocuments => "`lectern ls` lists the documents".into(),
+        Hint::ListChats => "`lectern chat ls` lists the chats".into(),
+        Hint::ListLinks => "`lectern watch ls` lists the linked directories".into(),
+        Hint::Unlink => "`lectern watch rm` unlinks it".into(),
+        Hint::ListModels => "`lectern model ls` lists the models".into(),
+        Hint::InstallModel { model: Some(id) } => format!("`lectern model install {id}` installs it"),
+        Hint::InstallModel { model: None } => {
+            "`lectern model install` installs the default model; `lectern model use` chooses another".into()
+        }
+        Hint::CheckSettings => {
+            "check the backend, model and URL: `lectern ask --backend`, the app's settings or LECTERN_LLM_*".into()
+        }
+        Hint::EnterPassword => "`lectern doc unlock` takes the password".into(),
     }
 }
 

@@ -6,6 +6,7 @@ use crate::catalog::{DocumentId, DocumentStatus};
 
 /// One thing that happened to a document in the indexing queue.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum IndexEvent {
     /// The document was added to the queue.

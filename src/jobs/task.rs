@@ -74,7 +74,7 @@ fn run(engine: &Engine, models: &Models, doc: &Document, runtime: &Handle, cance
             engine,
             doc.id,
             DocumentStatus::Failed,
-            "indexing was cancelled; `lectern doc reindex` starts it again",
+            "indexing was cancelled; re-index the document to start it again",
         ),
         Err(BuildError::Pdf(e @ (PdfError::NeedsPassword | PdfError::WrongPassword))) => {
             settle(engine, doc.id, DocumentStatus::NeedsPassword, &e.to_string())

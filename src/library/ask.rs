@@ -44,6 +44,7 @@ impl AskRequest {
 
 /// An answered question.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct AskOutcome {
     pub chat: Chat,
     pub answer: Answer,

@@ -12,6 +12,7 @@ use crate::pdf::{check_pdf, Extracted, Extraction, PdfError};
 
 /// What an import did, file by file: one bad file never stops the others.
 #[derive(Debug, Default, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ImportReport {
     pub added: Vec<Document>,
     /// Files already in the target folder with the same content.
@@ -23,6 +24,7 @@ pub struct ImportReport {
 
 /// A file that could not be imported, and why.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ImportFailure {
     pub path: PathBuf,
     pub reason: String,

@@ -13,6 +13,7 @@ use crate::search::SearchMode;
 
 /// Which kind of backend answers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum BackendKind {
     #[default]
@@ -47,6 +48,7 @@ pub const MAX_K: usize = 50;
 /// The user's answer and retrieval settings. Empty fields fall back to the environment, then to
 /// the defaults of [`Backend::from_settings`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(default)]
 pub struct Settings {
     pub backend: BackendKind,

@@ -125,6 +125,7 @@ impl Backend {
 
 /// What a connection check found: the model answered `reply` after `millis`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ConnectionCheck {
     pub description: String,
     pub reply: String,

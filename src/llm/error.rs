@@ -8,7 +8,7 @@ use crate::models::ModelError;
 
 #[derive(Debug, Error)]
 pub enum LlmError {
-    #[error("the language model {} is not there: `lectern model install` installs a model, or choose another in the settings", path.display())]
+    #[error("the language model {} is not there", path.display())]
     NotInstalled { path: PathBuf },
     #[error("could not load the language model {}: {reason}", path.display())]
     Load { path: PathBuf, reason: String },

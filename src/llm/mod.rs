@@ -20,6 +20,7 @@ pub use http::HttpChat;
 
 /// Who says a message of a chat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     System,
@@ -73,6 +74,7 @@ impl Default for GenerateOptions {
 
 /// Why generation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Finish {
     /// The model ended its answer.

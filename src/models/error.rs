@@ -6,9 +6,9 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum ModelError {
-    #[error("no model is known as \"{0}\": `lectern model ls` lists them; a GGUF file's path or an https:// URL installs any other")]
+    #[error("no model is known as \"{0}\"; a GGUF file's path or an https:// URL installs any other")]
     Unknown(String),
-    #[error("the model \"{0}\" is not installed: `lectern model install {0}` installs it")]
+    #[error("the model \"{0}\" is not installed")]
     NotInstalled(String),
     #[error("{url} was not found (HTTP 404): check the address")]
     NotFound { url: String },

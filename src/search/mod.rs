@@ -33,6 +33,7 @@ pub(crate) use run::{embed, run, run_with_vector};
 
 /// How passages are retrieved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SearchMode {
     /// Cosine and BM25 of the passages of both rankings, scaled and weighed.
@@ -69,6 +70,7 @@ pub struct SearchRequest {
 
 /// The parts of a hit's score.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ScoreComponents {
     /// Cosine similarity to the question, when computed.
     pub vector: Option<f32>,
@@ -85,6 +87,7 @@ pub struct ScoreComponents {
 
 /// One retrieved passage.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Hit {
     pub document: DocumentId,
     pub document_name: String,
@@ -104,6 +107,7 @@ pub struct Hit {
 
 /// The hits of one document, for a "sources" view.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Source {
     pub document: DocumentId,
     pub document_name: String,
@@ -118,6 +122,7 @@ pub struct Source {
 
 /// A document in scope that could not be searched.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Skipped {
     pub document: DocumentId,
     pub document_name: String,
@@ -128,6 +133,7 @@ pub struct Skipped {
 
 /// What a search found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct SearchResults {
     pub query: String,
     pub mode: SearchMode,

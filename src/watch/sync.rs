@@ -20,6 +20,7 @@ use crate::files::hash_file;
 
 /// What one sync of a link did.
 #[derive(Debug, Default, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct SyncReport {
     /// False when the directory was missing: nothing was changed.
     pub available: bool,

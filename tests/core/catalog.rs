@@ -1,7 +1,7 @@
 //! The folder tree's rules, document moves, and schema migrations from every older version.
 
 use lectern::catalog::{migrations, Catalog, CatalogError, DEFAULT_FOLDER};
-use lectern::{DeleteMode, Error, ErrorCode};
+use lectern::{DeleteMode, Error, ErrorCode, Hint};
 use rusqlite::Connection;
 
 use crate::common::library;
@@ -91,10 +91,8 @@ fn bad_names_and_unknown_folders_are_refused_clearly() {
     ));
     let err = lib.create_folder("Nowhere/Child").unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
-    assert_eq!(
-        err.to_string(),
-        "no folder named \"Nowhere\"; `lectern folder ls` lists the folders"
-    );
+    assert_eq!(err.to_string(), "no folder named \"Nowhere\"");
+    assert_eq!(err.hint(), Some(Hint::ListFolders));
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 mod answer;
 mod catalog;
+mod cli;
 mod common;
 mod corpus;
 mod crash;

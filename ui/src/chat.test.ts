@@ -1,6 +1,6 @@
 import { ChatPane } from "./chat";
 import { makeApi } from "./ipc";
-import type { Settings } from "./types";
+import type { Settings } from "./bindings";
 
 const saved: Settings = { backend: "builtin", model: null, url: null, api_key: null, mode: "keyword", k: 6 };
 
@@ -78,7 +78,12 @@ describe("chat pane", () => {
 
   it("offers the settings when the answer fails because a server or model is not there", async () => {
     const { chat, root, settingsOpened } = pane({
-      ask: () => Promise.reject({ code: "unavailable", message: "could not reach Ollama at http://127.0.0.1:11434" }),
+      ask: () =>
+        Promise.reject({
+          code: "unavailable",
+          message: "could not reach Ollama at http://127.0.0.1:11434",
+          hint: { kind: "check_settings" },
+        }),
     });
     chat.useSettings(saved);
     (root.querySelector("textarea") as HTMLTextAreaElement).value = "What is it?";

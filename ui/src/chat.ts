@@ -5,7 +5,7 @@ import { commandError, errorMessage, type Api } from "./ipc";
 import { renderMarkdown } from "./markdown";
 import { BACKENDS } from "./settings";
 import { applyAnswerEvent, citationsByDocument, errorRemedy, type StreamingAnswer } from "./store";
-import type { Backend, Chat, ChatMessage, Citation, LibraryView, Settings } from "./types";
+import type { BackendKind, Chat, ChatMessage, Citation, LibraryView, Settings } from "./bindings";
 
 export interface ChatHooks {
   api: Api;
@@ -110,7 +110,7 @@ export class ChatPane {
   private async switchBackend() {
     if (!this.settings) return;
     try {
-      this.useSettings(await this.hooks.api.saveSettings({ ...this.settings, backend: this.backend.value as Backend }));
+      this.useSettings(await this.hooks.api.saveSettings({ ...this.settings, backend: this.backend.value as BackendKind }));
     } catch (e) {
       this.backend.value = this.settings.backend;
       this.hooks.report(errorMessage(e));

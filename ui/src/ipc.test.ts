@@ -1,5 +1,5 @@
 import { errorMessage, makeApi, type ChannelLike } from "./ipc";
-import type { AnswerEvent, Settings } from "./types";
+import type { AnswerEvent, Settings } from "./bindings";
 
 const settings: Settings = { backend: "ollama", model: "llama3.2", url: null, api_key: null, mode: "hybrid", k: 8 };
 
@@ -90,8 +90,9 @@ describe("ipc", () => {
       },
       () => ({ onmessage: () => {} }),
     );
-    await expect(broken.listChats()).rejects.toEqual({ code: "internal", message: "Error: ipc down" });
-    await expect(broken.setDataDir("/data")).rejects.toEqual({ code: "internal", message: "Error: ipc down" });
+    const down = { code: "internal", message: "Error: ipc down", hint: null };
+    await expect(broken.listChats()).rejects.toEqual(down);
+    await expect(broken.setDataDir("/data")).rejects.toEqual(down);
     expect(errorMessage({ code: "conflict", message: "taken" })).toBe("taken");
     expect(errorMessage(new Error("ipc down"))).toBe("ipc down");
     expect(errorMessage("dialog closed")).toBe("dialog closed");

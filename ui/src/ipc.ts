@@ -1,20 +1,27 @@
-// The IPC layer: one typed function per Tauri command. `invoke` and `Channel` are injected so
-// that tests run the layer against a fake shell; errors come back as `{code, message}`.
+// The IPC layer: one typed function per Tauri command, over the types and command names generated
+// from the Rust side (`bindings.ts`). `invoke` and `Channel` are injected so that tests run the
+// layer against a fake shell; errors come back as `{code, message, hint}`.
 
 import type { OpenDialogOptions } from "@tauri-apps/plugin-dialog";
 import type {
   AnswerEvent,
   AskOutcome,
+  AskPayload,
   Chat,
-  ChatMessage,
-  CommandError,
-  ConnectionTest,
+  ChatView,
+  Command,
+  ConnectionCheck,
+  ErrorPayload,
   Folder,
+  FolderDeletion,
   ImportReport,
+  LibraryDocument,
   LibraryView,
+  Link,
   Settings,
   SettingsView,
-} from "./types";
+  SyncReport,
+} from "./bindings";
 
 export type Invoke = (command: string, args?: Record<string, unknown>) => Promise<unknown>;
 
@@ -25,19 +32,12 @@ export interface ChannelLike<T> {
   onmessage: (message: T) => void;
 }
 
-export interface AskArgs {
-  question: string;
-  chat: string | null;
-  folders: number[] | null;
-  documents: string[] | null;
-}
-
 /** The error a command failed with, whatever shape it arrived in. */
-export function commandError(e: unknown): CommandError {
+export function commandError(e: unknown): ErrorPayload {
   if (e && typeof e === "object" && "code" in e && "message" in e) {
-    return e as CommandError;
+    return e as ErrorPayload;
   }
-  return { code: "internal", message: String(e) };
+  return { code: "internal", message: String(e), hint: null };
 }
 
 /** The text to show for an error, whatever shape it arrived in. */
@@ -46,7 +46,7 @@ export function errorMessage(e: unknown): string {
 }
 
 export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
-  const call = async <T>(command: string, args?: Record<string, unknown>): Promise<T> => {
+  const call = async <T>(command: Command, args?: Record<string, unknown>): Promise<T> => {
     try {
       return (await invoke(command, args)) as T;
     } catch (e) {
@@ -58,17 +58,17 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     createFolder: (path: string) => call<Folder>("create_folder", { path }),
     renameFolder: (path: string, name: string) => call<Folder>("rename_folder", { path, name }),
     moveFolder: (path: string, parent: string | null) => call<Folder>("move_folder", { path, parent }),
-    deleteFolder: (path: string, mode: "only_if_empty" | "delete_documents" | "move_to_parent") =>
+    deleteFolder: (path: string, mode: FolderDeletion) =>
       call<number>("delete_folder", { path, mode }),
     importFiles: (paths: string[], folder: string) => call<ImportReport>("import_files", { paths, folder }),
-    moveDocuments: (ids: string[], folder: string) => call<unknown>("move_documents", { ids, folder }),
-    deleteDocument: (id: string) => call<unknown>("delete_document", { id }),
-    unlockDocument: (id: string, password: string) => call<unknown>("unlock_document", { id, password }),
+    moveDocuments: (ids: string[], folder: string) => call<LibraryDocument[]>("move_documents", { ids, folder }),
+    deleteDocument: (id: string) => call<LibraryDocument>("delete_document", { id }),
+    unlockDocument: (id: string, password: string) => call<LibraryDocument>("unlock_document", { id, password }),
     linkDirectory: (path: string, folder: string, keepDeleted: boolean) =>
-      call<unknown>("link_directory", { path, folder, keepDeleted }),
-    unlinkDirectory: (id: number) => call<unknown>("unlink_directory", { id }),
+      call<SyncReport>("link_directory", { path, folder, keepDeleted }),
+    unlinkDirectory: (id: number) => call<Link>("unlink_directory", { id }),
     listChats: () => call<Chat[]>("list_chats"),
-    openChat: (id: string) => call<{ chat: Chat; messages: ChatMessage[] }>("open_chat", { id }),
+    openChat: (id: string) => call<ChatView>("open_chat", { id }),
     renameChat: (id: string, title: string) => call<Chat>("rename_chat", { id, title }),
     deleteChat: (id: string) => call<void>("delete_chat", { id }),
     exportChat: (id: string) => call<string>("export_chat", { id }),
@@ -77,11 +77,11 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     getSettings: () => call<SettingsView>("get_settings"),
     saveSettings: (settings: Settings) => call<Settings>("save_settings", { settings }),
     /** Loads or contacts the model of `settings` and has it say a few words; may take seconds. */
-    testConnection: (settings: Settings) => call<ConnectionTest>("test_connection", { settings }),
+    testConnection: (settings: Settings) => call<ConnectionCheck>("test_connection", { settings }),
     /** Chooses the data directory used from the next start on. */
     setDataDir: (path: string) => call<SettingsView>("set_data_dir", { path }),
     /** Asks a question; `onEvent` gets the answer's text and footnotes as they are made. */
-    ask: (request: AskArgs, answerId: string, onEvent: (event: AnswerEvent) => void) => {
+    ask: (request: AskPayload, answerId: string, onEvent: (event: AnswerEvent) => void) => {
       const channel = newChannel<AnswerEvent>();
       channel.onmessage = onEvent;
       return call<AskOutcome>("ask", { request, answerId, onEvent: channel });

@@ -10,7 +10,7 @@ import { ChatPane } from "./chat";
 import { errorMessage, makeApi } from "./ipc";
 import { SettingsDialog } from "./settings";
 import { folderAt, importPdfs, renderSidebar, type SidebarHooks } from "./sidebar";
-import type { LibraryView } from "./types";
+import type { LibraryView } from "./bindings";
 import { Viewer } from "./viewer";
 
 const api = makeApi(invoke, () => new Channel());

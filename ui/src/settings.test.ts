@@ -1,6 +1,6 @@
 import { makeApi, type OpenDialog } from "./ipc";
 import { connectionText, fieldsFromSettings, SettingsDialog, settingsFromFields } from "./settings";
-import type { Settings } from "./types";
+import type { Settings } from "./bindings";
 
 const saved: Settings = { backend: "ollama", model: "llama3.2", url: null, api_key: null, mode: "hybrid", k: 10 };
 

@@ -3,10 +3,10 @@
 // The form's fields and the saved settings convert into each other through pure functions.
 
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
-import type { Backend, ConnectionTest, SearchMode, Settings, SettingsView } from "./types";
+import type { BackendKind, ConnectionCheck, SearchMode, Settings, SettingsView } from "./bindings";
 
 /** Each backend's label and the placeholders of the fields it uses (null: a field it does not use). */
-export const BACKENDS: Record<Backend, { label: string; model: string | null; url: string | null; apiKey: boolean }> = {
+export const BACKENDS: Record<BackendKind, { label: string; model: string | null; url: string | null; apiKey: boolean }> = {
   builtin: {
     label: "Built-in model",
     model: "A model id (lectern model ls) or a .gguf path (empty: the default, Qwen2.5-Coder-1.5B, else the best installed)",
@@ -45,7 +45,7 @@ export function fieldsFromSettings(settings: Settings): SettingsFields {
 
 /** The settings a form says: empty fields, and those the backend does not use, become null. */
 export function settingsFromFields(fields: SettingsFields): Settings {
-  const backend = fields.backend as Backend;
+  const backend = fields.backend as BackendKind;
   const uses = BACKENDS[backend];
   const text = (value: string, used: boolean) => (used && value.trim() !== "" ? value.trim() : null);
   return {
@@ -59,7 +59,7 @@ export function settingsFromFields(fields: SettingsFields): Settings {
 }
 
 /** What a successful connection test says to a person. */
-export function connectionText(test: ConnectionTest): string {
+export function connectionText(test: ConnectionCheck): string {
   return `Connected: ${test.description} — replied “${test.reply.trim()}” in ${Math.round(test.millis)} ms`;
 }
 
@@ -189,7 +189,7 @@ export class SettingsDialog {
 
   /** Shows the fields the chosen backend uses, with its placeholders, and hides the others. */
   private showBackend() {
-    const uses = BACKENDS[this.backend.value as Backend];
+    const uses = BACKENDS[this.backend.value as BackendKind];
     const show = (control: HTMLInputElement, placeholder: string | null) => {
       control.placeholder = placeholder ?? "";
       control.disabled = placeholder === null;

@@ -4,7 +4,7 @@
 
 import { commandError, errorMessage, type Api, type OpenDialog } from "./ipc";
 import { buildTree, errorRemedy, linkText, statusText, type FolderNode } from "./store";
-import type { LibraryDocument, LibraryView } from "./types";
+import type { LibraryDocument, LibraryView } from "./bindings";
 
 export interface SidebarHooks {
   api: Api;

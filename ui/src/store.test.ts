@@ -1,12 +1,19 @@
 import { applyAnswerEvent, buildTree, citationsByDocument, errorRemedy, linkText, statusText, Store } from "./store";
-import type { Citation, LibraryDocument, Link } from "./types";
+import type { Citation, LibraryDocument, Link } from "./bindings";
 
 const doc = (id: string, folder: number, file_name: string, extra: Partial<LibraryDocument> = {}): LibraryDocument => ({
   id,
   folder,
   file_name,
   title: null,
+  author: null,
+  pdf_created: null,
   page_count: 3,
+  byte_size: 1000,
+  char_count: null,
+  chunk_count: null,
+  content_hash: "",
+  added_at: 0,
   status: "ready",
   reason: null,
   progress_done: 0,
@@ -117,9 +124,20 @@ describe("stores", () => {
 
 describe("errorRemedy", () => {
   it("offers the settings for a server or model that is not there, and the password again", () => {
-    expect(errorRemedy({ code: "unavailable", message: "could not reach Ollama" })).toBe("open_settings");
-    expect(errorRemedy({ code: "needs_password", message: "the password was not accepted" })).toBe("enter_password");
-    expect(errorRemedy({ code: "not_found", message: "no folder named \"Taxes\"" })).toBeNull();
-    expect(errorRemedy({ code: "internal", message: "disk full" })).toBeNull();
+    const unreachable = { code: "unavailable", message: "could not reach Ollama" } as const;
+    expect(errorRemedy({ ...unreachable, hint: { kind: "check_settings" } })).toBe("open_settings");
+    expect(
+      errorRemedy({ code: "not_found", message: "the model is not installed", hint: { kind: "install_model", model: "m" } }),
+    ).toBe("open_settings");
+    expect(
+      errorRemedy({ code: "needs_password", message: "the password was not accepted", hint: { kind: "enter_password" } }),
+    ).toBe("enter_password");
+  });
+
+  it("offers nothing the window cannot do", () => {
+    // An embedding server that is down is not fixed in the settings: no hint, no button.
+    expect(errorRemedy({ code: "unavailable", message: "the embedding server is down", hint: null })).toBeNull();
+    expect(errorRemedy({ code: "not_found", message: "no folder named \"Taxes\"", hint: { kind: "list_folders" } })).toBeNull();
+    expect(errorRemedy({ code: "internal", message: "disk full", hint: null })).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 // The UI's state, kept apart from the DOM so that it can be tested: the folder tree built from
 // the library's flat lists, and the chat as it streams.
 
-import type { AnswerEvent, Citation, CommandError, Folder, LibraryDocument, LibraryView, Link } from "./types";
+import type { AnswerEvent, Citation, ErrorPayload, Folder, LibraryDocument, LibraryView, Link } from "./bindings";
 
 /** A tiny observable value. */
 export class Store<T> {
@@ -117,14 +117,16 @@ export function citationsByDocument(citations: Citation[]): { name: string; docu
   return groups;
 }
 
-/** What the window offers beside an error, by the error's code: the way to the fix, when the user
- * has one (a server that does not answer or a model that is missing is fixed in the settings; a
- * wrong password, by typing it again). */
-export function errorRemedy(error: CommandError): "open_settings" | "enter_password" | null {
-  switch (error.code) {
-    case "unavailable":
+/** What the window offers beside an error, by the error's hint: the way to the fix, when the
+ * window has one (a server that does not answer or a model that is missing or unknown is fixed in
+ * the settings; a wrong password, by typing it again). */
+export function errorRemedy(error: ErrorPayload): "open_settings" | "enter_password" | null {
+  switch (error.hint?.kind) {
+    case "check_settings":
+    case "install_model":
+    case "list_models":
       return "open_settings";
-    case "needs_password":
+    case "enter_password":
       return "enter_password";
     default:
       return null;

@@ -1,0 +1,462 @@
+// Generated from the Rust types by src-tauri/src/bindings.rs; do not edit.
+// `LECTERN_WRITE_BINDINGS=1 cargo test -p lectern-app bindings` writes it anew.
+
+/**
+ * A folder's row id in the catalog.
+ */
+export type FolderId = number;
+
+/**
+ * A document's id: a UUID that also names its index directory.
+ */
+export type DocumentId = string;
+
+/**
+ * A folder with its slash-separated path from the top level.
+ */
+export type Folder = { id: FolderId, parent: FolderId | null, name: string, path: string, created_at: number, };
+
+/**
+ * Where a document stands in its life: waiting, being indexed, or one of the end states.
+ */
+export type DocumentStatus = "queued" | "indexing" | "ready" | "needs_ocr" | "needs_password" | "failed";
+
+/**
+ * A document as the catalog records it.
+ */
+export type LibraryDocument = { id: DocumentId, folder: FolderId, file_name: string, title: string | null, author: string | null, 
+/**
+ * The creation date from the PDF's info dictionary, as ISO 8601 where it could be read.
+ */
+pdf_created: string | null, page_count: number | null, byte_size: number, char_count: number | null, chunk_count: number | null, 
+/**
+ * SHA-256 of the file's bytes, hex; also its name under `files/`.
+ */
+content_hash: string, 
+/**
+ * Milliseconds since the Unix epoch.
+ */
+added_at: number, status: DocumentStatus, 
+/**
+ * Why the document is not ready, in words a person understands.
+ */
+reason: string | null, 
+/**
+ * Pages indexed so far, of `progress_total`.
+ */
+progress_done: number, progress_total: number, };
+
+/**
+ * A directory linked to a folder, with what its last sync found.
+ */
+export type Link = { id: number, folder: FolderId, 
+/**
+ * The directory, absolute.
+ */
+path: string, 
+/**
+ * Keep the documents of files deleted from the directory.
+ */
+keep_deleted: boolean, created_at: number, 
+/**
+ * When the last sync finished (milliseconds since the epoch).
+ */
+last_sync: number | null, 
+/**
+ * False while the directory is missing (an unplugged drive): its documents are kept.
+ */
+available: boolean, 
+/**
+ * Files seen but not yet indexed: still being written.
+ */
+pending: number, 
+/**
+ * Files the last sync could not import, each with its reason.
+ */
+failed: Array<[string, string]>, };
+
+/**
+ * Everything the sidebar shows.
+ */
+export type LibraryView = { folders: Array<Folder>, documents: Array<LibraryDocument>, 
+/**
+ * Directories linked to folders, with their sync state.
+ */
+links: Array<Link>, };
+
+/**
+ * What an import did, file by file: one bad file never stops the others.
+ */
+export type ImportReport = { added: Array<LibraryDocument>, 
+/**
+ * Files already in the target folder with the same content.
+ */
+already_present: Array<LibraryDocument>, failed: Array<ImportFailure>, 
+/**
+ * Files inside added directories that are not PDFs, passed over silently.
+ */
+ignored: number, };
+
+/**
+ * A file that could not be imported, and why.
+ */
+export type ImportFailure = { path: string, reason: string, };
+
+/**
+ * What one sync of a link did.
+ */
+export type SyncReport = { 
+/**
+ * False when the directory was missing: nothing was changed.
+ */
+available: boolean, added: number, renamed: number, 
+/**
+ * Files whose content changed, re-indexed.
+ */
+changed: number, 
+/**
+ * Documents removed with their file.
+ */
+removed: number, 
+/**
+ * Files deleted from the directory whose documents were kept (the link's setting).
+ */
+kept: number, 
+/**
+ * Files still being written, to be indexed once they settle.
+ */
+pending: number, failed: Array<[string, string]>, };
+
+/**
+ * What happens to a deleted folder's documents.
+ */
+export type FolderDeletion = "only_if_empty" | "delete_documents" | "move_to_parent";
+
+/**
+ * The documents a search covers. Empty folders and documents mean the whole library.
+ */
+export type Scope = { 
+/**
+ * Folders, each with all its subfolders.
+ */
+folders: Array<FolderId>, 
+/**
+ * Documents chosen one by one, wherever they are.
+ */
+documents: Array<DocumentId>, filters: ScopeFilters, };
+
+/**
+ * Metadata filters; every one given must hold.
+ */
+export type ScopeFilters = { 
+/**
+ * A substring of the PDF's author (case-insensitive).
+ */
+author: string | null, 
+/**
+ * A substring of the PDF's title or of the file name (case-insensitive).
+ */
+name: string | null, 
+/**
+ * The PDF's creation date is on or after this ISO date (`2020` or `2020-05-01`).
+ */
+created_from: string | null, 
+/**
+ * The PDF's creation date is before the end of this ISO date (`2021` covers all of 2021).
+ */
+created_to: string | null, 
+/**
+ * Added to the library at or after this instant (milliseconds since the Unix epoch).
+ */
+added_after: number | null, 
+/**
+ * Added to the library before this instant (milliseconds since the Unix epoch).
+ */
+added_before: number | null, };
+
+/**
+ * A footnote of an answer: the passage it cites.
+ */
+export type Citation = { 
+/**
+ * The footnote number, from 1.
+ */
+number: number, document: DocumentId, document_name: string, chunk_id: string, 
+/**
+ * 1-based page.
+ */
+page: number, 
+/**
+ * The passage's character range in the page's text.
+ */
+char_start: number, char_end: number, 
+/**
+ * The passage's text.
+ */
+quote: string, score: number, };
+
+/**
+ * How an answer was made.
+ */
+export type AnswerKind = "generated" | "extractive" | "not_found";
+
+/**
+ * A finished answer.
+ */
+export type Answer = { kind: AnswerKind, 
+/**
+ * The answer's text with footnote references `[^n]`, without the footnote list.
+ */
+body: string, citations: Array<Citation>, finish: Finish, 
+/**
+ * Which backend answered (empty when no model was asked).
+ */
+backend: string, 
+/**
+ * How many passages the model was given.
+ */
+passages_supplied: number, };
+
+/**
+ * Why generation ended.
+ */
+export type Finish = "stop" | "length" | "cancelled";
+
+/**
+ * What an answer streams as it is made.
+ */
+export type AnswerEvent = { "type": "text", text: string, } | { "type": "citation", citation: Citation, };
+
+/**
+ * Who says a message of a chat.
+ */
+export type Role = "system" | "user" | "assistant";
+
+/**
+ * A chat, without its messages.
+ */
+export type Chat = { id: string, title: string, scope: Scope, created_at: number, updated_at: number, message_count: number, };
+
+/**
+ * One message of a chat.
+ */
+export type ChatMessage = { id: number, role: Role, 
+/**
+ * The question, or the answer's markdown body with footnote references.
+ */
+content: string, 
+/**
+ * The answer's footnotes (empty for questions).
+ */
+citations: Array<Citation>, 
+/**
+ * How the answer was made (none for questions).
+ */
+kind: AnswerKind | null, 
+/**
+ * Which backend answered.
+ */
+backend: string | null, created_at: number, };
+
+/**
+ * A chat with its messages.
+ */
+export type ChatView = { chat: Chat, messages: Array<ChatMessage>, };
+
+/**
+ * How passages are retrieved.
+ */
+export type SearchMode = "hybrid" | "vector" | "keyword";
+
+/**
+ * One retrieved passage.
+ */
+export type Hit = { document: DocumentId, document_name: string, folder: FolderId, folder_path: string, chunk_id: string, 
+/**
+ * 1-based page number.
+ */
+page: number, 
+/**
+ * Character range of the passage in the page's text.
+ */
+char_start: number, char_end: number, text: string, 
+/**
+ * The score the ranking used (cosine, BM25 or fused, by mode).
+ */
+score: number, components: ScoreComponents, };
+
+/**
+ * The parts of a hit's score.
+ */
+export type ScoreComponents = { 
+/**
+ * Cosine similarity to the question, when computed.
+ */
+vector: number | null, 
+/**
+ * BM25 with the scope's statistics, when the passage was among the keyword hits.
+ */
+keyword: number | null, 
+/**
+ * `keyword` as a share (0 to 1) of the most the question's words could score in the scope:
+ * how much of the question's rarer words the passage has.
+ */
+keyword_share: number | null, 
+/**
+ * 1-based rank in the vector list, if it made the list.
+ */
+vector_rank: number | null, 
+/**
+ * 1-based rank in the keyword list, if it made the list.
+ */
+keyword_rank: number | null, };
+
+/**
+ * The hits of one document, for a "sources" view.
+ */
+export type Source = { document: DocumentId, document_name: string, folder: FolderId, folder_path: string, best_score: number, 
+/**
+ * Indexes into [`SearchResults::hits`], best first.
+ */
+hits: Array<number>, 
+/**
+ * The pages of those hits, ascending, without repeats.
+ */
+pages: Array<number>, };
+
+/**
+ * A document in scope that could not be searched.
+ */
+export type Skipped = { document: DocumentId, document_name: string, reason: string, 
+/**
+ * Whether it was queued for re-indexing.
+ */
+requeued: boolean, };
+
+/**
+ * What a search found.
+ */
+export type SearchResults = { query: string, mode: SearchMode, 
+/**
+ * Best first: score descending, then chunk id ascending.
+ */
+hits: Array<Hit>, 
+/**
+ * The same hits grouped by document, documents ordered by their best hit.
+ */
+sources: Array<Source>, skipped: Array<Skipped>, 
+/**
+ * How many documents were in scope.
+ */
+documents_searched: number, };
+
+/**
+ * A question from the chat pane.
+ */
+export type AskPayload = { question: string, 
+/**
+ * The chat to continue.
+ */
+chat: string | null, 
+/**
+ * A new scope (folders and documents); none keeps the chat's.
+ */
+folders: Array<number> | null, documents: Array<string> | null, };
+
+/**
+ * An answered question.
+ */
+export type AskOutcome = { chat: Chat, answer: Answer, 
+/**
+ * What retrieval found (the answer's citations point into it).
+ */
+results: SearchResults, };
+
+/**
+ * One thing that happened to a document in the indexing queue.
+ */
+export type IndexEvent = { "kind": "queued", document: DocumentId, } | { "kind": "started", document: DocumentId, } | { "kind": "progress", document: DocumentId, pages_done: number, pages_total: number, chunks_embedded: number, } | { "kind": "finished", document: DocumentId, status: DocumentStatus, reason: string | null, reused_from: DocumentId | null, };
+
+/**
+ * Which kind of backend answers.
+ */
+export type BackendKind = "builtin" | "ollama" | "openai" | "extractive";
+
+/**
+ * The user's answer and retrieval settings. Empty fields fall back to the environment, then to
+ * the defaults of [`Backend::from_settings`].
+ */
+export type Settings = { backend: BackendKind, 
+/**
+ * The built-in backend's model (an id of `lectern model ls`, or a GGUF path; none: the
+ * default), or a server's model name.
+ */
+model: string | null, 
+/**
+ * A server's base URL.
+ */
+url: string | null, 
+/**
+ * The OpenAI-compatible server's API key.
+ */
+api_key: string | null, mode: SearchMode, 
+/**
+ * How many passages a question retrieves.
+ */
+k: number, };
+
+/**
+ * The settings, with the data directory in use and the one chosen for the next start.
+ */
+export type SettingsView = { settings: Settings, data_dir: string, next_data_dir: string | null, };
+
+/**
+ * What a connection check found: the model answered `reply` after `millis`.
+ */
+export type ConnectionCheck = { description: string, reply: string, millis: number, };
+
+/**
+ * What kind of failure an [`Error`] is, for a client to branch on.
+ */
+export type ErrorCode = "not_found" | "invalid_input" | "conflict" | "needs_password" | "unavailable" | "internal";
+
+/**
+ * What the user can do about an error. Messages say what failed and whose fault it is; each
+ * client says the remedy in its own terms (a command for the CLI, a button or a place in the
+ * window for the app).
+ */
+export type Hint = { "kind": "list_folders" } | { "kind": "list_documents" } | { "kind": "list_chats" } | { "kind": "list_links" } | { "kind": "unlink" } | { "kind": "list_models" } | { "kind": "install_model", model: string | null, } | { "kind": "check_settings" } | { "kind": "enter_password" };
+
+/**
+ * The error as the desktop shell sends it to the UI and `--json` prints it.
+ */
+export type ErrorPayload = { code: ErrorCode, message: string, hint: Hint | null, };
+
+/** The app's commands, as `src-tauri/src/commands.rs` defines them. */
+export const COMMANDS = [
+  "library_state",
+  "link_directory",
+  "unlink_directory",
+  "create_folder",
+  "rename_folder",
+  "move_folder",
+  "delete_folder",
+  "import_files",
+  "move_documents",
+  "delete_document",
+  "unlock_document",
+  "ask",
+  "cancel_answer",
+  "list_chats",
+  "open_chat",
+  "rename_chat",
+  "delete_chat",
+  "export_chat",
+  "document_pdf",
+  "get_settings",
+  "save_settings",
+  "test_connection",
+  "set_data_dir",
+] as const;
+
+export type Command = (typeof COMMANDS)[number];
