@@ -13,6 +13,7 @@ use crate::index::IndexError;
 use crate::llm::LlmError;
 use crate::models::ModelError;
 use crate::pdf::PdfError;
+use crate::server::ServerError;
 
 /// Anything a [`crate::Library`] call can fail with.
 #[derive(Debug, Error)]
@@ -169,9 +170,9 @@ impl Error {
             Error::Pdf(PdfError::NeedsPassword | PdfError::WrongPassword) => Some(Hint::EnterPassword),
             Error::Model(e) | Error::Llm(LlmError::Model(e)) => model_hint(e),
             Error::Llm(LlmError::NotInstalled { .. }) => Some(Hint::InstallModel { model: None }),
-            Error::Llm(
-                LlmError::Unreachable { .. } | LlmError::UnknownModel { .. } | LlmError::Unauthorized { .. },
-            ) => Some(Hint::CheckSettings),
+            Error::Llm(LlmError::Server(
+                ServerError::Unreachable { .. } | ServerError::UnknownModel { .. } | ServerError::Unauthorized { .. },
+            )) => Some(Hint::CheckSettings),
             _ => None,
         }
     }

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::server::ServerError;
+
 /// Why text could not be embedded.
 #[derive(Debug, Error)]
 pub enum EmbedError {
@@ -17,16 +19,8 @@ pub enum EmbedError {
     Runtime(#[from] candle_core::Error),
     #[error("the text could not be tokenized: {0}")]
     Tokenizer(String),
-    #[error("the embedding server is not answering at {url}: {reason}; is it running?")]
-    Unreachable { url: String, reason: String },
-    #[error("the embedding server at {url} does not know the model \"{model}\"; pull or load it first")]
-    UnknownModel { url: String, model: String },
-    #[error("the embedding server at {url} refused the API key; check LECTERN_EMBED_API_KEY")]
-    Unauthorized { url: String },
-    #[error("the embedding server at {url} answered {status}: {body}")]
-    Server { url: String, status: u16, body: String },
-    #[error("the embedding server at {url} sent a reply Lectern cannot read: {reason}")]
-    BadReply { url: String, reason: String },
+    #[error("{0}; the embedding server is set by LECTERN_EMBEDDER, LECTERN_EMBED_URL and LECTERN_EMBED_API_KEY")]
+    Server(#[from] ServerError),
     #[error("the embedding model returned vectors of {got} dimensions, but {expected} were expected; the index and the model do not match")]
     Dimension { expected: usize, got: usize },
 }

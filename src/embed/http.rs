@@ -2,20 +2,15 @@
 
 use std::time::Duration;
 
-use reqwest::blocking::Client;
 use serde::Deserialize;
 use serde_json::json;
 
 use super::{EmbedError, Embedder};
-use crate::server::ServerApi;
+use crate::server::{Endpoint, ServerApi};
 
 /// An embedder that calls a server; the dimension is learned from a first call and then enforced.
 pub struct HttpEmbedder {
-    client: Client,
-    api: ServerApi,
-    url: String,
-    model: String,
-    api_key: Option<String>,
+    endpoint: Endpoint,
     dimension: usize,
 }
 
@@ -46,21 +41,8 @@ impl HttpEmbedder {
         expected: Option<usize>,
     ) -> Result<HttpEmbedder, EmbedError> {
         let url = api.endpoint(base_url, "embed", "embeddings");
-        let client = Client::builder()
-            .timeout(Duration::from_secs(120))
-            .build()
-            .map_err(|e| EmbedError::Unreachable {
-                url: url.clone(),
-                reason: e.to_string(),
-            })?;
-        let mut embedder = HttpEmbedder {
-            client,
-            api,
-            url,
-            model: model.to_string(),
-            api_key,
-            dimension: 0,
-        };
+        let endpoint = Endpoint::new(api, url, model, api_key, Some(Duration::from_secs(120)))?;
+        let mut embedder = HttpEmbedder { endpoint, dimension: 0 };
         let probe = embedder.request(&["dimension probe"])?;
         let got = probe.first().map_or(0, Vec::len);
         if let Some(expected) = expected.filter(|&e| e != got) {
@@ -71,54 +53,21 @@ impl HttpEmbedder {
     }
 
     fn request(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let body = json!({ "model": self.model, "input": texts });
-        let mut request = self.client.post(&self.url).json(&body);
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
-        }
-        let reply = request.send().map_err(|e| EmbedError::Unreachable {
-            url: self.url.clone(),
-            reason: e.to_string(),
-        })?;
-        let status = reply.status().as_u16();
-        let text = reply.text().map_err(|e| EmbedError::BadReply {
-            url: self.url.clone(),
-            reason: e.to_string(),
-        })?;
-        match status {
-            200..=299 => {}
-            401 | 403 => return Err(EmbedError::Unauthorized { url: self.url.clone() }),
-            404 => {
-                return Err(EmbedError::UnknownModel {
-                    url: self.url.clone(),
-                    model: self.model.clone(),
-                })
-            }
-            _ => {
-                return Err(EmbedError::Server {
-                    url: self.url.clone(),
-                    status,
-                    body: text.chars().take(300).collect(),
-                })
-            }
-        }
-        let bad = |e: serde_json::Error| EmbedError::BadReply {
-            url: self.url.clone(),
-            reason: e.to_string(),
-        };
-        let vectors = match self.api {
-            ServerApi::Ollama => serde_json::from_str::<OllamaReply>(&text).map_err(bad)?.embeddings,
+        let reply = self
+            .endpoint
+            .post_json(&json!({ "model": self.endpoint.model(), "input": texts }))?;
+        let bad = |e: serde_json::Error| self.endpoint.bad_reply(e.to_string());
+        let vectors = match self.endpoint.api() {
+            ServerApi::Ollama => serde_json::from_value::<OllamaReply>(reply).map_err(bad)?.embeddings,
             ServerApi::OpenAi => {
-                let mut data = serde_json::from_str::<OpenAiReply>(&text).map_err(bad)?.data;
+                let mut data = serde_json::from_value::<OpenAiReply>(reply).map_err(bad)?.data;
                 data.sort_by_key(|d| d.index);
                 data.into_iter().map(|d| d.embedding).collect()
             }
         };
         if vectors.len() != texts.len() {
-            return Err(EmbedError::BadReply {
-                url: self.url.clone(),
-                reason: format!("{} vectors for {} texts", vectors.len(), texts.len()),
-            });
+            let reason = format!("{} vectors for {} texts", vectors.len(), texts.len());
+            return Err(self.endpoint.bad_reply(reason).into());
         }
         Ok(vectors)
     }
@@ -126,7 +75,7 @@ impl HttpEmbedder {
 
 impl Embedder for HttpEmbedder {
     fn id(&self) -> String {
-        format!("{}:{}", self.api.id(), self.model)
+        format!("{}:{}", self.endpoint.api().id(), self.endpoint.model())
     }
 
     fn dimension(&self) -> usize {

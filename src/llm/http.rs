@@ -8,11 +8,11 @@ use std::io::{BufRead, BufReader};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
-use reqwest::blocking::{Client, Response};
+use reqwest::blocking::Response;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::server::ServerApi;
+use crate::server::{error_message, Endpoint, ServerApi, ServerError};
 
 use super::{
     estimate_tokens, window, Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message, DEFAULT_SERVER_CONTEXT,
@@ -24,16 +24,12 @@ const CANCEL_POLL: Duration = Duration::from_millis(10);
 /// A model served over HTTP.
 #[derive(Debug, Clone)]
 pub struct HttpChat {
-    api: ServerApi,
-    url: String,
-    model: String,
-    api_key: Option<String>,
+    endpoint: Endpoint,
     context: usize,
     /// The window the server reported for the model, if it did.
     reported: Option<usize>,
     /// Whether the user set the window (`LECTERN_LLM_CONTEXT`).
     set: bool,
-    client: Client,
 }
 
 /// What the reading thread hands over.
@@ -53,23 +49,11 @@ impl HttpChat {
         context: usize,
     ) -> Result<HttpChat, LlmError> {
         let url = api.endpoint(base_url, "chat", "chat/completions");
-        let client = Client::builder()
-            .connect_timeout(Duration::from_secs(5))
-            .build()
-            .map_err(|e| LlmError::Unreachable {
-                backend: api.name(),
-                url: url.clone(),
-                reason: e.to_string(),
-            })?;
         Ok(HttpChat {
-            api,
-            url,
-            model: model.to_string(),
-            api_key,
+            endpoint: Endpoint::new(api, url, model, api_key, None)?,
             context,
             reported: None,
             set: false,
-            client,
         })
     }
 
@@ -85,7 +69,7 @@ impl HttpChat {
         setting: Option<usize>,
     ) -> Result<HttpChat, LlmError> {
         let mut chat = HttpChat::new(api, base_url, model, api_key, setting.unwrap_or(DEFAULT_SERVER_CONTEXT))?;
-        chat.reported = window::reported(&chat.client, api, base_url, model, chat.api_key.as_deref());
+        chat.reported = window::reported(&chat.endpoint, base_url);
         chat.set = setting.is_some();
         chat.context = match (api, setting, chat.reported) {
             (ServerApi::Ollama, _, Some(allowed)) => chat.context.min(allowed),
@@ -97,9 +81,9 @@ impl HttpChat {
     }
 
     fn body(&self, messages: &[Message], options: &GenerateOptions) -> serde_json::Value {
-        match self.api {
+        match self.endpoint.api() {
             ServerApi::Ollama => json!({
-                "model": self.model,
+                "model": self.endpoint.model(),
                 "messages": messages,
                 "stream": true,
                 "options": {
@@ -109,7 +93,7 @@ impl HttpChat {
                 },
             }),
             ServerApi::OpenAi => json!({
-                "model": self.model,
+                "model": self.endpoint.model(),
                 "messages": messages,
                 "stream": true,
                 "temperature": options.temperature,
@@ -118,81 +102,47 @@ impl HttpChat {
         }
     }
 
-    /// Sends the request and checks the status; the body is left to stream.
+    /// Sends the request and checks the status; the body is left to stream. A prompt the server
+    /// says is too long names the window Lectern planned for.
     fn open(&self, messages: &[Message], options: &GenerateOptions) -> Result<Response, LlmError> {
-        let backend = self.api.name();
-        let mut request = self.client.post(&self.url).json(&self.body(messages, options));
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
-        }
-        let reply = request.send().map_err(|e| LlmError::Unreachable {
-            backend,
-            url: self.url.clone(),
-            reason: root_cause(&e),
-        })?;
-        let status = reply.status().as_u16();
-        if (200..300).contains(&status) {
-            return Ok(reply);
-        }
-        let message = error_message(&reply.text().unwrap_or_default());
-        let url = self.url.clone();
-        Err(match status {
-            401 | 403 => LlmError::Unauthorized { backend, url },
-            404 if self.api == ServerApi::Ollama || message.contains("model") => LlmError::UnknownModel {
-                backend,
+        self.endpoint.post(&self.body(messages, options)).map_err(|e| match e {
+            ServerError::Refused {
+                server,
                 url,
-                model: self.model.clone(),
-                hint: match self.api {
-                    ServerApi::Ollama => ": install it with `ollama pull` followed by its name",
-                    ServerApi::OpenAi => ": check the model name in the settings",
-                },
-            },
-            400 | 413 if says_too_long(&message) => LlmError::ServerContextFull {
-                backend,
+                status: 400 | 413,
+                message,
+            } if says_too_long(&message) => LlmError::ServerContextFull {
+                server,
                 url,
                 window: self.context,
                 message,
             },
-            _ => LlmError::Server {
-                backend,
-                url,
-                status,
-                message,
-            },
+            e => e.into(),
         })
     }
 
     /// Reads the streamed reply, sending its pieces to `events` until it ends or nobody listens.
     fn read(&self, reply: Response, events: &mpsc::Sender<Event>) {
-        let backend = self.api.name();
-        let bad = |reason: String| LlmError::BadReply {
-            backend,
-            url: self.url.clone(),
-            reason,
-        };
         for line in BufReader::new(reply).lines() {
             let line = match line {
                 Ok(line) => line,
                 Err(_) => break,
             };
-            let parsed = match self.api {
+            let parsed = match self.endpoint.api() {
                 ServerApi::Ollama => ollama_line(&line),
                 ServerApi::OpenAi => openai_line(&line),
             };
             let event = match parsed {
                 Ok(Some(event)) => event,
                 Ok(None) => continue,
-                Err(reason) => Event::Failed(bad(reason)),
+                Err(reason) => Event::Failed(self.endpoint.bad_reply(reason).into()),
             };
             let last = !matches!(event, Event::Text(_));
             if events.send(event).is_err() || last {
                 return;
             }
         }
-        let _ = events.send(Event::Failed(LlmError::Dropped {
-            backend,
-            url: self.url.clone(),
-        }));
+        let _ = events.send(Event::Failed(self.endpoint.dropped().into()));
     }
 }
 
@@ -208,7 +158,13 @@ impl LanguageModel for HttpChat {
                 self.context
             ),
         };
-        format!("{} model {} at {}, {window}", self.api.name(), self.model, self.url)
+        let endpoint = &self.endpoint;
+        format!(
+            "{} model {} at {}, {window}",
+            endpoint.api().name(),
+            endpoint.model(),
+            endpoint.url()
+        )
     }
 
     fn context_window(&self) -> usize {
@@ -244,12 +200,7 @@ impl LanguageModel for HttpChat {
                 Ok(Event::Done(finish)) => return Ok(finish),
                 Ok(Event::Failed(e)) => return Err(e),
                 Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(LlmError::Dropped {
-                        backend: self.api.name(),
-                        url: self.url.clone(),
-                    })
-                }
+                Err(RecvTimeoutError::Disconnected) => return Err(self.endpoint.dropped().into()),
             }
         }
     }
@@ -350,29 +301,4 @@ fn says_too_long(message: &str) -> bool {
     ["context length", "context size", "context window", "too many tokens"]
         .iter()
         .any(|phrase| lower.contains(phrase))
-}
-
-/// The message of an error body: `{"error": "..."}` (Ollama), `{"error": {"message": "..."}}`
-/// (OpenAI), or the body itself, shortened.
-fn error_message(body: &str) -> String {
-    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
-    let error = parsed.as_ref().and_then(|v| v.get("error"));
-    match error {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(e) => e
-            .get("message")
-            .and_then(|m| m.as_str())
-            .map_or_else(|| e.to_string(), str::to_string),
-        None => body.chars().take(300).collect(),
-    }
-}
-
-/// The innermost cause of a request error: "connection refused" rather than "error sending
-/// request".
-fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut cause = error;
-    while let Some(next) = cause.source() {
-        cause = next;
-    }
-    cause.to_string()
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use reqwest::blocking::Client;
 use serde_json::{json, Value};
 
-use crate::server::ServerApi;
+use crate::server::{Endpoint, ServerApi};
 
 /// How long the server may take to say; a server without these endpoints must not delay answers.
 const ASK_TIMEOUT: Duration = Duration::from_secs(3);
@@ -26,8 +26,10 @@ const MODEL_FIELDS: [&str; 5] = [
     "max_context_length",
 ];
 
-/// The context window the server at `base` reports for `model`, in tokens.
-pub(super) fn reported(client: &Client, api: ServerApi, base: &str, model: &str, key: Option<&str>) -> Option<usize> {
+/// The context window the server of `chat` (at `base`) reports for its model, in tokens.
+pub(super) fn reported(chat: &Endpoint, base: &str) -> Option<usize> {
+    let (api, model, key) = (chat.api(), chat.model(), chat.api_key());
+    let client = chat.client();
     let endpoint = api.endpoint(base, "show", "models");
     match api {
         ServerApi::Ollama => ollama_window(&post(client, &endpoint, &json!({"model": model, "name": model}))?),

@@ -12,7 +12,7 @@ use lectern::answer::{answer, AnswerEvent, AnswerKind, AnswerSettings};
 use lectern::catalog::{DocumentId, FolderId, Scope};
 use lectern::llm::{Backend, BuiltinModel, Cancel, GenerateOptions, HttpChat, LanguageModel, LlmError, Role};
 use lectern::search::{Hit, ScoreComponents, SearchMode};
-use lectern::server::ServerApi;
+use lectern::server::{ServerApi, ServerError};
 use lectern::{AskChoices, AskRequest, BackendKind, Library, Settings};
 
 use crate::common::{config, index_small_corpus, library, models_dir, read_request, runtime};
@@ -334,17 +334,26 @@ fn server_errors_say_what_to_do() {
     });
     let ollama = HttpChat::new(ServerApi::Ollama, &url, "nope", None, 4096).unwrap();
     let err = ask_model(&ollama).0.unwrap_err();
-    assert!(matches!(err, LlmError::UnknownModel { .. }), "{err}");
+    assert!(
+        matches!(err, LlmError::Server(ServerError::UnknownModel { .. })),
+        "{err}"
+    );
     assert!(err.to_string().contains("ollama pull"), "{err}");
 
     let openai = HttpChat::new(ServerApi::OpenAi, &url, "gpt-x", Some("bad".into()), 4096).unwrap();
     let err = ask_model(&openai).0.unwrap_err();
-    assert!(matches!(err, LlmError::Unauthorized { .. }), "{err}");
+    assert!(
+        matches!(err, LlmError::Server(ServerError::Unauthorized { .. })),
+        "{err}"
+    );
     assert!(err.to_string().contains("API key"), "{err}");
 
     let other = HttpChat::new(ServerApi::OpenAi, &format!("{url}/other"), "gpt-x", None, 4096).unwrap();
     let err = ask_model(&other).0.unwrap_err();
-    assert!(matches!(err, LlmError::Server { status: 500, .. }), "{err}");
+    assert!(
+        matches!(err, LlmError::Server(ServerError::Refused { status: 500, .. })),
+        "{err}"
+    );
     assert!(err.to_string().contains("Incorrect API key provided"), "{err}");
     server.join().unwrap();
 
@@ -354,7 +363,10 @@ fn server_errors_say_what_to_do() {
     let err = ask_model(&HttpChat::new(ServerApi::Ollama, &down, "m", None, 4096).unwrap())
         .0
         .unwrap_err();
-    assert!(matches!(err, LlmError::Unreachable { .. }), "{err}");
+    assert!(
+        matches!(err, LlmError::Server(ServerError::Unreachable { .. })),
+        "{err}"
+    );
     assert!(err.to_string().contains("is the server running"), "{err}");
 }
 
@@ -373,7 +385,10 @@ fn a_connection_dropped_mid_stream_is_an_error_not_a_short_answer() {
         let model = HttpChat::new(api, &url, "m", None, 4096).unwrap();
         let (result, events) = ask_model(&model);
         server.join().unwrap();
-        assert!(matches!(result, Err(LlmError::Dropped { .. })), "{api:?}: {result:?}");
+        assert!(
+            matches!(result, Err(LlmError::Server(ServerError::Dropped { .. }))),
+            "{api:?}: {result:?}"
+        );
         assert!(!events.is_empty(), "what arrived before the drop was streamed");
     }
 }

@@ -1,5 +1,12 @@
 //! The model servers Lectern talks to, for embeddings and for answers alike: which API a server
-//! speaks, its usual address, and where each of its endpoints is.
+//! speaks, its usual address, where each of its endpoints is (here), the one client of an
+//! endpoint (`client.rs`) and the one error of a server (`error.rs`).
+
+mod client;
+mod error;
+
+pub use client::{error_message, Endpoint};
+pub use error::ServerError;
 
 /// The wire protocol a model server speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

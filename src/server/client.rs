@@ -1,0 +1,160 @@
+//! The one HTTP client of a model server's endpoint, shared by the embedder and the chat client:
+//! the request with its key, and a failed status turned into a [`ServerError`].
+
+use std::time::Duration;
+
+use reqwest::blocking::{Client, Response};
+use serde_json::Value;
+
+use super::{ServerApi, ServerError};
+
+/// One endpoint of a model server, for one model.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    api: ServerApi,
+    url: String,
+    model: String,
+    api_key: Option<String>,
+    client: Client,
+}
+
+impl Endpoint {
+    /// The endpoint `url` of a server speaking `api`, for `model`. `timeout` bounds a whole
+    /// request (a streamed answer has none); connecting may take 5 seconds at most.
+    pub fn new(
+        api: ServerApi,
+        url: String,
+        model: &str,
+        api_key: Option<String>,
+        timeout: Option<Duration>,
+    ) -> Result<Endpoint, ServerError> {
+        let mut builder = Client::builder().connect_timeout(Duration::from_secs(5));
+        if let Some(timeout) = timeout {
+            builder = builder.timeout(timeout);
+        }
+        let client = builder.build().map_err(|e| ServerError::Unreachable {
+            server: api.name(),
+            url: url.clone(),
+            reason: root_cause(&e),
+        })?;
+        Ok(Endpoint {
+            api,
+            url,
+            model: model.to_string(),
+            api_key,
+            client,
+        })
+    }
+
+    pub fn api(&self) -> ServerApi {
+        self.api
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    pub fn api_key(&self) -> Option<&str> {
+        self.api_key.as_deref()
+    }
+
+    /// The HTTP client, for the best-effort requests around the endpoint (a model's window).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Posts `body` as JSON; a success's body is left to read (or stream).
+    pub fn post(&self, body: &Value) -> Result<Response, ServerError> {
+        let mut request = self.client.post(&self.url).json(body);
+        if let Some(key) = &self.api_key {
+            request = request.bearer_auth(key);
+        }
+        let reply = request.send().map_err(|e| ServerError::Unreachable {
+            server: self.api.name(),
+            url: self.url.clone(),
+            reason: root_cause(&e),
+        })?;
+        let status = reply.status().as_u16();
+        if (200..300).contains(&status) {
+            return Ok(reply);
+        }
+        Err(self.refusal(status, &reply.text().unwrap_or_default()))
+    }
+
+    /// Posts `body` and reads the whole reply as JSON.
+    pub fn post_json(&self, body: &Value) -> Result<Value, ServerError> {
+        self.post(body)?.json().map_err(|e| self.bad_reply(root_cause(&e)))
+    }
+
+    /// A reply that does not say what the API says it should.
+    pub fn bad_reply(&self, reason: String) -> ServerError {
+        ServerError::BadReply {
+            server: self.api.name(),
+            url: self.url.clone(),
+            reason,
+        }
+    }
+
+    /// The reply ended before its end.
+    pub fn dropped(&self) -> ServerError {
+        ServerError::Dropped {
+            server: self.api.name(),
+            url: self.url.clone(),
+        }
+    }
+
+    /// What a failed status says: a key refused, a model the server does not have (Ollama says so
+    /// with a 404; others name the model in the message), or the server's own message.
+    fn refusal(&self, status: u16, body: &str) -> ServerError {
+        let server = self.api.name();
+        let url = self.url.clone();
+        let message = error_message(body);
+        match status {
+            401 | 403 => ServerError::Unauthorized { server, url },
+            404 if self.api == ServerApi::Ollama || message.contains("model") => ServerError::UnknownModel {
+                server,
+                url,
+                model: self.model.clone(),
+                remedy: match self.api {
+                    ServerApi::Ollama => ": install it with `ollama pull` followed by its name",
+                    ServerApi::OpenAi => ": check the model name",
+                },
+            },
+            _ => ServerError::Refused {
+                server,
+                url,
+                status,
+                message,
+            },
+        }
+    }
+}
+
+/// The message of an error body: `{"error": "..."}` (Ollama), `{"error": {"message": "..."}}`
+/// (OpenAI), or the body itself, shortened.
+pub fn error_message(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let error = parsed.as_ref().and_then(|v| v.get("error"));
+    match error {
+        Some(Value::String(s)) => s.clone(),
+        Some(e) => e
+            .get("message")
+            .and_then(|m| m.as_str())
+            .map_or_else(|| e.to_string(), str::to_string),
+        None => body.chars().take(300).collect(),
+    }
+}
+
+/// The innermost cause of a request error: "connection refused" rather than "error sending
+/// request".
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = error;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause.to_string()
+}
