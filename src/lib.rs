@@ -22,11 +22,12 @@ pub mod server;
 pub mod watch;
 
 pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
-pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
+pub use config::{one_thread_per_model, AnswerEnvironment, EmbedderConfig, LibraryConfig};
 pub use engine::Models;
 pub use error::{Error, ErrorCode, ErrorPayload, Hint};
 pub use library::{
-    AskChoices, AskOutcome, AskPlan, AskRequest, BackendKind, ImportFailure, ImportReport, Library, LibraryStatus,
-    ModelEntry, Settings, MAX_K,
+    AskChoices, AskOutcome, AskPlan, AskRequest, ImportFailure, ImportReport, Library, LibraryStatus, ModelEntry,
+    Settings, MAX_K,
 };
+pub use llm::BackendKind;
 pub use watch::SyncReport;

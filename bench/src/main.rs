@@ -42,7 +42,7 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let config = LibraryConfig::from_env_at(cli.home)?;
+    let config = LibraryConfig::from_env(cli.home, None)?;
     Ok(match cli.command {
         Command::Index(args) => index::run(config, &args).await?,
         Command::Search(args) => search::run(config, &args).await?,

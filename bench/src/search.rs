@@ -203,7 +203,7 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> anyhow::Result<
         std::fs::remove_dir_all(&data).map_err(Error::io(&data))?;
     }
     let home = home(&data);
-    let mut config = LibraryConfig::from_env()?;
+    let mut config = LibraryConfig::from_env(None, None)?;
     config.home = home.clone();
     let library = Library::open(config)?;
     let catalog = Catalog::open(&home.join("library.sqlite"))?;
@@ -379,7 +379,7 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
         name: "--probe".into(),
         reason: format!("{size} is not one of the sizes"),
     })?;
-    let mut config = LibraryConfig::from_env()?;
+    let mut config = LibraryConfig::from_env(None, None)?;
     let data = data_dir(args, sizes);
     config.home = home(&data);
     let library = Library::open(config)?;

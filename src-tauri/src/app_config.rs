@@ -40,13 +40,7 @@ pub fn set_data_dir(config_dir: &Path, dir: &Path) -> Result<(), Error> {
 }
 
 /// The library configuration: the environment's, with the data directory of the config file
-/// unless `LECTERN_HOME` is set. The models stay where the environment puts them.
+/// unless `LECTERN_HOME` is set ([`LibraryConfig::from_env`]).
 pub fn library_config(config_dir: &Path) -> Result<LibraryConfig, Error> {
-    let mut config = LibraryConfig::from_env()?;
-    if std::env::var_os("LECTERN_HOME").is_none() {
-        if let Some(dir) = data_dir(config_dir) {
-            config.home = dir;
-        }
-    }
-    Ok(config)
+    LibraryConfig::from_env(None, data_dir(config_dir))
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use lectern::answer::AnswerEvent;
 use lectern::catalog::{Chat, ChatId, ChatMessage, Link, Scope};
-use lectern::llm::{default_threads, ConnectionCheck};
+use lectern::llm::ConnectionCheck;
 use lectern::{
     AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
     Settings, SyncReport,
@@ -281,8 +281,10 @@ pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> Reply<Se
 /// Loads or reaches the model `settings` name and has it write a few words.
 #[tauri::command]
 pub async fn test_connection(state: State<'_, AppState>, settings: Settings) -> Reply<ConnectionCheck> {
-    let backend = settings.backend(&state.library.config().models_dir).map_err(fail)?;
-    tauri::async_runtime::spawn_blocking(move || backend.check(default_threads()))
+    let config = state.library.config();
+    let backend = settings.backend(config).map_err(fail)?;
+    let threads = config.answers.threads();
+    tauri::async_runtime::spawn_blocking(move || backend.check(threads))
         .await
         .map_err(|e| fail(Error::stopped("the connection check")(e)))?
         .map_err(fail)

@@ -31,17 +31,9 @@ fn main() {
                     let _ = handle.emit("index-event", &event);
                 }
             });
-            // Another process (a `lectern add`) may hold the indexer role: wait for it to finish.
-            tauri::async_runtime::spawn(async move {
-                loop {
-                    match library.run_indexer(lectern::jobs::RunMode::Forever).await {
-                        Err(lectern::Error::IndexerBusy) => {}
-                        Err(e) => eprintln!("lectern: indexing stopped, retrying: {e}"),
-                        Ok(_) => return,
-                    }
-                    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-                }
-            });
+            // For the app's lifetime; another process (a `lectern add`) may be the indexer for a
+            // while, and this one takes over when it stops.
+            tauri::async_runtime::spawn(async move { library.run_indexer(lectern::jobs::RunMode::Forever).await });
             Ok(())
         })
         .invoke_handler(invoke_handler!())

@@ -61,7 +61,7 @@ pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, E
     for name in missing {
         eprintln!("warning: no ready document named {name} in the scope; its questions will miss");
     }
-    let threads = args.threads.unwrap_or_else(lectern::llm::default_threads);
+    let threads = args.threads.unwrap_or_else(|| library.config().answers.threads());
     let mut out = match &args.out {
         Some(path) => Some(std::fs::File::create(path).map_err(Error::io(path))?),
         None => None,
@@ -132,7 +132,7 @@ fn runs(library: &Library, args: &EvalAnswersArgs) -> Result<Vec<(String, Backen
     } else {
         args.model.iter().cloned().map(Some).collect()
     };
-    let models_dir = &library.config().models_dir;
+    let config = library.config();
     let mut runs = Vec::new();
     for backend in backends {
         let name = match backend {
@@ -145,7 +145,14 @@ fn runs(library: &Library, args: &EvalAnswersArgs) -> Result<Vec<(String, Backen
             }
         };
         for model in &models {
-            let resolved = Backend::from_settings(name, model.clone(), args.url.clone(), None, models_dir)?;
+            let resolved = Backend::from_settings(
+                name,
+                model.clone(),
+                args.url.clone(),
+                None,
+                &config.answers,
+                &config.models_dir,
+            )?;
             let label = match &resolved {
                 Backend::Builtin { model } => model
                     .file_name()

@@ -70,7 +70,7 @@ fn exit_status(code: ErrorCode) -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<ExitCode, Error> {
-    let config = LibraryConfig::from_env_at(cli.home)?;
+    let config = LibraryConfig::from_env(cli.home, None)?;
     if let Command::Extract(args) = &cli.command {
         return extract(args);
     }

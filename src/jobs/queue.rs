@@ -17,15 +17,21 @@ use crate::catalog::{DocumentId, DocumentStatus};
 use crate::engine::Engine;
 use crate::error::Error;
 
-/// How often a long-running indexer looks for documents queued by other processes.
+/// How often a long-running indexer looks for documents queued by other processes, and for the
+/// indexer role another process holds.
 const POLL: Duration = Duration::from_secs(2);
+
+/// How long a long-running indexer waits after a failure before it starts again.
+const RETRY: Duration = Duration::from_secs(3);
 
 /// When the indexer stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunMode {
-    /// When nothing is queued or running (the CLI).
+    /// When nothing is queued or running (the CLI); another process's indexing is
+    /// [`Error::IndexerBusy`].
     UntilIdle,
-    /// Never; it waits for new documents (the desktop app).
+    /// Never (the desktop app, `lectern index --watch`): it waits for new documents, takes the
+    /// indexer role over when another process gives it up, and starts again after a failure.
     Forever,
 }
 
@@ -37,9 +43,35 @@ pub struct IndexRun {
     pub processed: usize,
 }
 
-/// Becomes this library's indexer (or fails with [`Error::IndexerBusy`]), reconciles, and
-/// indexes queued documents as `mode` says.
+/// Becomes this library's indexer, reconciles, and indexes queued documents as `mode` says.
 pub(crate) async fn run(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error> {
+    if mode == RunMode::UntilIdle {
+        return run_once(engine, mode).await;
+    }
+    let mut waiting = false;
+    loop {
+        match run_once(engine, mode).await {
+            Err(Error::IndexerBusy) => {
+                if !waiting {
+                    eprintln!(
+                        "lectern: another Lectern process is indexing this library; this one takes over when it stops"
+                    );
+                    waiting = true;
+                }
+                tokio::time::sleep(POLL).await;
+            }
+            Err(e) => {
+                eprintln!("lectern: indexing stopped ({e}); starting again");
+                waiting = false;
+                tokio::time::sleep(RETRY).await;
+            }
+            Ok(run) => return Ok(run),
+        }
+    }
+}
+
+/// One run as the indexer, or [`Error::IndexerBusy`].
+async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error> {
     let lock_path = engine.config().home.join("indexer.lock");
     let Some(_lock) = IndexerLock::try_acquire(&lock_path)? else {
         return Err(Error::IndexerBusy);

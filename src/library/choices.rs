@@ -2,11 +2,11 @@
 //! (flags, a dialog), then the user's saved settings, then the environment, then the defaults.
 //! The CLI and the app pass what they were told and nothing else.
 
-use super::settings::{check_k, BackendKind, Settings};
+use super::settings::{check_k, Settings};
 use super::Library;
 use crate::answer::AnswerSettings;
 use crate::error::Error;
-use crate::llm::{default_threads, Backend};
+use crate::llm::{Backend, BackendKind};
 use crate::search::SearchMode;
 
 /// What a program says about one question; `None` leaves it to the saved settings, then the
@@ -45,11 +45,13 @@ impl Library {
     /// `LECTERN_LLM_CONTEXT`, `LECTERN_RELEVANCE_FLOOR`, `LECTERN_LLM_THREADS`) and the defaults,
     /// and checks the result.
     pub fn plan_answer(&self, choices: &AskChoices) -> Result<AskPlan, Error> {
+        let config = self.engine.config();
+        let env = &config.answers;
         let saved = self.saved_settings()?;
         let kind = match (choices.backend, &saved) {
             (Some(kind), _) => kind,
             (None, Some(saved)) => saved.backend,
-            (None, None) => environment_backend()?.unwrap_or_default(),
+            (None, None) => env.backend.unwrap_or_default(),
         };
         // The saved model, URL and key belong to the saved backend.
         let same = saved.as_ref().filter(|s| s.backend == kind);
@@ -60,7 +62,7 @@ impl Library {
             api_key: same.and_then(|s| s.api_key.clone()),
             ..Settings::default()
         }
-        .backend(&self.engine.config().models_dir)?;
+        .backend(config)?;
         let k = check_k(
             choices
                 .k
@@ -68,7 +70,7 @@ impl Library {
                 .unwrap_or(Settings::default().k),
         )?;
         let mut settings = AnswerSettings {
-            relevance_floor: choices.relevance_floor.map(Ok).or_else(environment_floor).transpose()?,
+            relevance_floor: choices.relevance_floor.or(env.relevance_floor),
             ..AnswerSettings::default()
         };
         if let Some(max_tokens) = choices.max_tokens {
@@ -76,36 +78,10 @@ impl Library {
         }
         Ok(AskPlan {
             backend,
-            threads: choices.threads.filter(|&n| n > 0).unwrap_or_else(default_threads),
+            threads: choices.threads.filter(|&n| n > 0).unwrap_or_else(|| env.threads()),
             k,
             mode: choices.mode.or(saved.map(|s| s.mode)).unwrap_or_default(),
             settings,
         })
     }
-}
-
-/// `LECTERN_LLM_BACKEND`, if set.
-fn environment_backend() -> Result<Option<BackendKind>, Error> {
-    let Some(name) = std::env::var("LECTERN_LLM_BACKEND").ok().filter(|v| !v.is_empty()) else {
-        return Ok(None);
-    };
-    BackendKind::ALL
-        .into_iter()
-        .find(|kind| kind.as_str() == name)
-        .map(Some)
-        .ok_or_else(|| Error::Config {
-            name: "LECTERN_LLM_BACKEND".into(),
-            reason: format!("{name:?} is not one of builtin, ollama, openai, extractive"),
-        })
-}
-
-/// `LECTERN_RELEVANCE_FLOOR`, if set.
-fn environment_floor() -> Option<Result<f32, Error>> {
-    let value = std::env::var("LECTERN_RELEVANCE_FLOOR")
-        .ok()
-        .filter(|v| !v.is_empty())?;
-    Some(value.parse().map_err(|_| Error::Config {
-        name: "LECTERN_RELEVANCE_FLOOR".into(),
-        reason: format!("{value:?} is not a number"),
-    }))
 }

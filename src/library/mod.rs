@@ -28,7 +28,7 @@ pub use ask::{AskOutcome, AskRequest};
 pub use choices::{AskChoices, AskPlan};
 pub use documents::{ImportFailure, ImportReport};
 pub use models::ModelEntry;
-pub use settings::{BackendKind, Settings, MAX_K};
+pub use settings::{Settings, MAX_K};
 pub use status::LibraryStatus;
 
 /// An open library.
@@ -64,8 +64,8 @@ impl Library {
         self.engine.open_indexes()
     }
 
-    /// Becomes this library's indexer (or fails with [`Error::IndexerBusy`]), reconciles, and
-    /// indexes queued documents as `mode` says.
+    /// Becomes this library's indexer, reconciles, and indexes queued documents as `mode` says
+    /// ([`RunMode`]: until idle, or for ever, waiting for the indexer role if another process has it).
     pub async fn run_indexer(&self, mode: RunMode) -> Result<IndexRun, Error> {
         crate::jobs::run(&self.engine, mode).await
     }

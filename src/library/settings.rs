@@ -1,46 +1,14 @@
 //! [`Settings`]: how questions are answered (the language model backend with its model, URL and
 //! key) and how passages are retrieved (mode and k), kept in the library's catalog.
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 
 use super::Library;
+use crate::config::LibraryConfig;
 use crate::error::Error;
-use crate::llm::{Backend, LlmError};
+use crate::llm::{Backend, BackendKind, LlmError};
 use crate::models::ModelError;
 use crate::search::SearchMode;
-
-/// Which kind of backend answers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case")]
-pub enum BackendKind {
-    #[default]
-    Builtin,
-    Ollama,
-    Openai,
-    Extractive,
-}
-
-impl BackendKind {
-    /// Every kind.
-    pub const ALL: [BackendKind; 4] = [
-        BackendKind::Builtin,
-        BackendKind::Ollama,
-        BackendKind::Openai,
-        BackendKind::Extractive,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BackendKind::Builtin => "builtin",
-            BackendKind::Ollama => "ollama",
-            BackendKind::Openai => "openai",
-            BackendKind::Extractive => "extractive",
-        }
-    }
-}
 
 /// The most passages a question may retrieve.
 pub const MAX_K: usize = 50;
@@ -91,21 +59,23 @@ pub(super) fn check_k(k: usize) -> Result<usize, Error> {
 }
 
 impl Settings {
-    /// The backend these settings name, checked for what it needs (a server needs a model name).
-    pub fn backend(&self, models_dir: &Path) -> Result<Backend, LlmError> {
+    /// The backend these settings name over the environment of `config`, checked for what it
+    /// needs (a server needs a model name).
+    pub fn backend(&self, config: &LibraryConfig) -> Result<Backend, LlmError> {
         let text = |value: &Option<String>| value.as_ref().map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
         Backend::from_settings(
             self.backend.as_str(),
             text(&self.model),
             text(&self.url),
             text(&self.api_key),
-            models_dir,
+            &config.answers,
+            &config.models_dir,
         )
     }
 
-    fn validate(&self, models_dir: &Path) -> Result<(), Error> {
+    fn validate(&self, config: &LibraryConfig) -> Result<(), Error> {
         check_k(self.k)?;
-        match self.backend(models_dir) {
+        match self.backend(config) {
             // A chosen model that is not installed yet is a valid choice: answering says how to
             // install it.
             Err(LlmError::Model(ModelError::NotInstalled(_))) | Ok(_) => Ok(()),
@@ -132,7 +102,7 @@ impl Library {
 
     /// Checks and stores `settings`.
     pub fn save_settings(&self, settings: &Settings) -> Result<(), Error> {
-        settings.validate(&self.engine.config().models_dir)?;
+        settings.validate(self.engine.config())?;
         let json = serde_json::to_string(settings).map_err(Error::stopped("saving the settings"))?;
         self.engine.catalog().set_setting(KEY, &json)?;
         Ok(())

@@ -5,15 +5,47 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{BuiltinModel, Cancel, GenerateOptions, HttpChat, LanguageModel, LlmError, Message, Role};
+use crate::config::AnswerEnvironment;
 use crate::models::ModelStore;
 use crate::server::ServerApi;
 
 /// The context window planned for a server's model that neither the server nor the user states
 /// (`LECTERN_LLM_CONTEXT`), and the one Lectern asks Ollama for unless set.
 pub const DEFAULT_SERVER_CONTEXT: usize = 4096;
+
+/// Which kind of backend answers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum BackendKind {
+    #[default]
+    Builtin,
+    Ollama,
+    Openai,
+    Extractive,
+}
+
+impl BackendKind {
+    /// Every kind.
+    pub const ALL: [BackendKind; 4] = [
+        BackendKind::Builtin,
+        BackendKind::Ollama,
+        BackendKind::Openai,
+        BackendKind::Extractive,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendKind::Builtin => "builtin",
+            BackendKind::Ollama => "ollama",
+            BackendKind::Openai => "openai",
+            BackendKind::Extractive => "extractive",
+        }
+    }
+}
 
 /// The backend answers come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,34 +69,22 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// The backend named `name` (`builtin`, `ollama`, `openai`, `extractive`), with its model, URL,
-    /// key and context window taken from the arguments, else from `LECTERN_LLM_MODEL`,
-    /// `LECTERN_LLM_URL`, `LECTERN_LLM_API_KEY` (or `OPENAI_API_KEY`) and `LECTERN_LLM_CONTEXT`.
-    /// The built-in model is a model id or a GGUF path (see [`ModelStore::chat_model_path`]).
+    /// The backend named `name` (`builtin`, `ollama`, `openai`, `extractive`), with its model, URL
+    /// and key taken from the arguments, else from the environment (`env`), and the context
+    /// window from the environment. The built-in model is a model id or a GGUF path (see
+    /// [`ModelStore::chat_model_path`]).
     pub fn from_settings(
         name: &str,
         model: Option<String>,
         url: Option<String>,
         api_key: Option<String>,
+        env: &AnswerEnvironment,
         models_dir: &Path,
     ) -> Result<Backend, LlmError> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        let model = model.or_else(|| var("LECTERN_LLM_MODEL"));
-        let url = url.or_else(|| var("LECTERN_LLM_URL"));
-        let api_key = api_key
-            .or_else(|| var("LECTERN_LLM_API_KEY"))
-            .or_else(|| var("OPENAI_API_KEY"));
-        let context = var("LECTERN_LLM_CONTEXT")
-            .map(|v| {
-                v.parse::<usize>()
-                    .ok()
-                    .filter(|&n| n >= 512)
-                    .ok_or_else(|| LlmError::Setting {
-                        name: "LECTERN_LLM_CONTEXT",
-                        reason: format!("{v:?} is not a number of tokens of at least 512"),
-                    })
-            })
-            .transpose()?;
+        let model = model.or_else(|| env.model.clone());
+        let url = url.or_else(|| env.url.clone());
+        let api_key = api_key.or_else(|| env.api_key.clone());
+        let context = env.context;
         let required = |model: Option<String>, backend: &'static str| {
             model.ok_or(LlmError::Setting {
                 name: "LECTERN_LLM_MODEL",

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub use backend::{Backend, ConnectionCheck, DEFAULT_SERVER_CONTEXT};
+pub use backend::{Backend, BackendKind, ConnectionCheck, DEFAULT_SERVER_CONTEXT};
 pub use builtin::BuiltinModel;
 pub use error::LlmError;
 pub use http::HttpChat;
@@ -130,15 +130,6 @@ pub trait LanguageModel: Send + Sync {
         cancel: &Cancel,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Finish, LlmError>;
-}
-
-/// The threads the built-in model runs on unless told: `LECTERN_LLM_THREADS`, else every core.
-pub fn default_threads() -> usize {
-    std::env::var("LECTERN_LLM_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// A token count for a model without a tokenizer at hand, meant not to fall short: a token a

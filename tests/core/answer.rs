@@ -676,7 +676,7 @@ fn settings_persist_are_checked_and_name_the_backend_with_its_key() {
     drop(library);
     let reopened = Library::open(config(home.path())).unwrap();
     assert_eq!(reopened.settings().unwrap(), settings, "settings survive a restart");
-    match settings.backend(&models_dir()).unwrap() {
+    match settings.backend(&config(home.path())).unwrap() {
         Backend::OpenAi {
             url, model, api_key, ..
         } => {
@@ -793,10 +793,12 @@ fn a_connection_check_has_the_server_answer_and_reports_a_refused_key() {
         api_key: Some(key.into()),
         ..Settings::default()
     };
-    let check = backend("sk-good").backend(&models_dir()).unwrap().check(1).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let config = config(home.path());
+    let check = backend("sk-good").backend(&config).unwrap().check(1).unwrap();
     assert_eq!(check.reply, "ready");
     assert!(check.description.contains("gpt-x"), "{check:?}");
-    let e = backend("sk-bad").backend(&models_dir()).unwrap().check(1).unwrap_err();
+    let e = backend("sk-bad").backend(&config).unwrap().check(1).unwrap_err();
     assert!(e.to_string().contains("key"), "{e}");
     server.join().unwrap();
 
@@ -804,5 +806,5 @@ fn a_connection_check_has_the_server_answer_and_reports_a_refused_key() {
         backend: BackendKind::Extractive,
         ..Settings::default()
     };
-    assert_eq!(extractive.backend(&models_dir()).unwrap().check(1).unwrap().reply, "");
+    assert_eq!(extractive.backend(&config).unwrap().check(1).unwrap().reply, "");
 }

@@ -177,5 +177,5 @@ fn http_errors_say_what_to_do() {
     let err = HttpEmbedder::connect(ServerApi::Ollama, &url, "m", None, None)
         .err()
         .unwrap();
-    assert!(err.to_string().contains("is it running?"), "{err}");
+    assert!(err.to_string().contains("is the server running?"), "{err}");
 }

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use lectern::catalog::DEFAULT_FOLDER;
 use lectern::index::{keywords, verify};
 use lectern::jobs::{IndexEvent, RunMode};
-use lectern::DocumentStatus;
+use lectern::{DocumentStatus, Error, Library};
 use sha2::{Digest, Sha256};
 
-use crate::common::{corpus_pdf, index_all, library, runtime};
+use crate::common::{config, corpus_pdf, index_all, library, runtime};
 
 /// Every file under `dir` with the SHA-256 of its bytes and its modification time.
 fn snapshot(dir: &Path) -> BTreeMap<String, (String, std::time::SystemTime)> {
@@ -252,4 +252,43 @@ fn a_ready_document_whose_index_vanished_is_indexed_again_at_start() {
     assert_eq!(run.reconciled.orphans_removed, 1);
     assert_eq!(lib.document(&doc.id.to_string()).unwrap().status, DocumentStatus::Ready);
     runtime().block_on(verify(&dir)).unwrap();
+}
+
+#[test]
+fn a_long_running_indexer_waits_for_the_role_and_takes_it_over() {
+    let first = library();
+    let second = Library::open(config(first.home.path())).unwrap();
+    runtime().block_on(async {
+        let holder = {
+            let first = first.library.clone();
+            tokio::spawn(async move { first.run_indexer(RunMode::Forever).await })
+        };
+        while !matches!(second.run_indexer(RunMode::UntilIdle).await, Err(Error::IndexerBusy)) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let waiting = {
+            let second = second.clone();
+            tokio::spawn(async move { second.run_indexer(RunMode::Forever).await })
+        };
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(
+            !waiting.is_finished(),
+            "a long-running indexer waits, it does not give up"
+        );
+        holder.abort();
+        assert!(holder.await.unwrap_err().is_cancelled());
+
+        // The waiting indexer takes over: a document added now gets indexed.
+        let doc = second
+            .add(&[corpus_pdf("text-xelatex-4p.pdf")], DEFAULT_FOLDER)
+            .unwrap()
+            .added
+            .remove(0);
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while second.document(&doc.id.to_string()).unwrap().status != DocumentStatus::Ready {
+            assert!(Instant::now() < deadline, "the waiting indexer never took over");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        waiting.abort();
+    });
 }
