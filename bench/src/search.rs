@@ -18,10 +18,11 @@ use futures::TryStreamExt;
 use lancedb::query::{ExecutableQuery, QueryBase};
 use lectern::catalog::{Catalog, ChunkId, NewDocument, PdfMetadata, Scope};
 use lectern::chunk::{Chunk, ChunkerSettings};
-use lectern::index::{block, publish, IndexDirs, Provenance};
+use lectern::index::{block, IndexDirs};
 use lectern::search::eval::read_questions;
 use lectern::search::{SearchMode, SearchRequest};
 use lectern::{DocumentStatus, Error, Library, LibraryConfig};
+use lectern_synthetic::{publish, Provenance};
 use serde::{Deserialize, Serialize};
 
 use crate::args::SearchBenchArgs;

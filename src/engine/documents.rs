@@ -1,13 +1,14 @@
-//! The document operations that the facade, the watcher and the query path share: import one
-//! file, delete a document with what it leaves behind, queue one for re-indexing, and cancel the
-//! indexing of one.
+//! The document operations: import one file (the watcher's and `import.rs`'s step), unlock one
+//! with its password, delete a document with what it leaves behind (or a folder with its
+//! documents), queue one for re-indexing, and cancel the indexing of one.
 
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use super::{Engine, IndexEvent};
-use crate::catalog::{Document, DocumentId, DocumentStatus, NewDocument};
+use crate::catalog::{DeleteMode, Document, DocumentId, DocumentStatus, NewDocument};
 use crate::error::Error;
+use crate::pdf::{Extracted, Extraction};
 
 impl Engine {
     /// Stores one file and records it in the folder at `folder_path`; `false` when the folder
@@ -34,6 +35,55 @@ impl Engine {
             content_hash: stored.content_hash,
         })?;
         Ok((doc, true))
+    }
+
+    /// Retries a document that needs a password. A wrong password fails at once and changes nothing.
+    pub fn unlock(&self, id: DocumentId, password: &str) -> Result<Document, Error> {
+        let doc = self.catalog().document(id)?;
+        if doc.status != DocumentStatus::NeedsPassword {
+            return Err(Error::NotLocked(id.to_string()));
+        }
+        let path = self.files().path(&doc.content_hash);
+        let mut probe = Extraction::start(&path, Some(password.to_string()), self.config().limits);
+        match probe.next_step() {
+            Some(Ok(Extracted::Opened(_))) | Some(Ok(Extracted::Page { .. })) | None => {}
+            Some(Err(e)) => return Err(e.into()),
+        }
+        let catalog = self.catalog();
+        catalog.store_password(&doc.content_hash, password)?;
+        catalog.set_status(id, DocumentStatus::Queued, None)?;
+        drop(catalog);
+        self.queued(id);
+        Ok(self.catalog().document(id)?)
+    }
+
+    /// Deletes the folder at `path` as `mode` says, with the files and indexes of any documents
+    /// deleted along with it. Returns how many documents were deleted.
+    pub fn delete_folder(&self, path: &str, mode: DeleteMode) -> Result<usize, Error> {
+        let (deleted, hashes) = {
+            let mut catalog = self.catalog();
+            let folder = catalog.folder_by_path(path)?;
+            // Only a delete that takes documents with it can leave stored files unreferenced.
+            let hashes: Vec<String> = if mode == DeleteMode::DeleteDocuments {
+                let subtree = catalog.subtree(folder.id)?;
+                catalog
+                    .list_documents(Some(&subtree))?
+                    .into_iter()
+                    .map(|d| d.content_hash)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            (catalog.delete_folder(folder.id, mode)?, hashes)
+        };
+        for id in &deleted {
+            self.cancel(*id);
+            self.forget_index(*id)?;
+        }
+        for hash in &hashes {
+            self.remove_file_if_unreferenced(hash)?;
+        }
+        Ok(deleted.len())
     }
 
     /// Deletes a document with its index, and its stored file unless another document shares it.

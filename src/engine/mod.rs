@@ -10,6 +10,7 @@ mod chat_model;
 mod documents;
 mod embedding;
 mod events;
+mod import;
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
@@ -27,6 +28,7 @@ use crate::llm::Cancel;
 
 pub use embedding::Models;
 pub use events::IndexEvent;
+pub use import::{ImportFailure, ImportReport};
 
 /// An open library's shared state. One per open library; share it with `Arc`.
 pub struct Engine {

@@ -14,7 +14,6 @@ mod error;
 mod keyword_reader;
 pub mod keywords;
 mod manifest;
-mod publish;
 mod reader;
 pub mod vectors;
 
@@ -27,7 +26,6 @@ pub use dirs::{IndexDirs, Sweep};
 pub use error::IndexError;
 pub use keyword_reader::{Fields, KeywordReader, Located};
 pub use manifest::{Manifest, FORMAT_VERSION, MANIFEST_FILE};
-pub use publish::{publish, Provenance};
 pub use reader::DocIndex;
 
 /// Checks that the index in `dir` is complete and whole: a readable manifest, and a vector table

@@ -47,30 +47,7 @@ impl Library {
     /// Deletes the folder at `path` as `mode` says, with the files and indexes of any documents
     /// deleted along with it. Returns how many documents were deleted.
     pub fn delete_folder(&self, path: &str, mode: DeleteMode) -> Result<usize, Error> {
-        let (deleted, hashes) = {
-            let mut catalog = self.engine.catalog();
-            let folder = catalog.folder_by_path(path)?;
-            // Only a delete that takes documents with it can leave stored files unreferenced.
-            let hashes: Vec<String> = if mode == DeleteMode::DeleteDocuments {
-                let subtree = catalog.subtree(folder.id)?;
-                catalog
-                    .list_documents(Some(&subtree))?
-                    .into_iter()
-                    .map(|d| d.content_hash)
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            (catalog.delete_folder(folder.id, mode)?, hashes)
-        };
-        for id in &deleted {
-            self.engine.cancel(*id);
-            self.engine.forget_index(*id)?;
-        }
-        for hash in &hashes {
-            self.engine.remove_file_if_unreferenced(hash)?;
-        }
-        Ok(deleted.len())
+        self.engine.delete_folder(path, mode)
     }
 }
 

@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use lectern::catalog::{Catalog, ChunkId, DocumentId, NewDocument, PdfMetadata, Scope, ScopeFilters};
 use lectern::chunk::{Chunk, ChunkerSettings};
-use lectern::index::{block, publish, IndexDirs, Provenance};
+use lectern::index::{block, IndexDirs};
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{DocumentStatus, FolderId, Library};
+use lectern_synthetic::{publish, Provenance};
 
 use crate::common::{index_all, index_small_corpus, library, runtime, write_text_pdf, TestLibrary, SMALL_CORPUS};
 

@@ -1,13 +1,14 @@
-//! Publishing an index from chunks that are already embedded, in one go: the search benchmark's
-//! synthetic libraries and the search tests use it; the indexing pipeline (`build.rs`) streams
-//! pages instead.
+//! Publishing a document's index from chunks that are already embedded, in one go, through the
+//! core's index writers: the search benchmark's synthetic libraries and the search tests use it.
+//! The product indexes PDFs with `lectern::index::build`, which streams pages instead; this crate
+//! is not part of it.
 
-use super::block;
-use super::keywords::KeywordWriter;
-use super::vectors::VectorWriter;
-use super::{IndexDirs, IndexError, Manifest, FORMAT_VERSION};
-use crate::catalog::{now_millis, DocumentId, PdfMetadata};
-use crate::chunk::{Chunk, ChunkerSettings};
+use lectern::catalog::{now_millis, DocumentId, PdfMetadata};
+use lectern::chunk::{Chunk, ChunkerSettings};
+use lectern::index::block;
+use lectern::index::keywords::KeywordWriter;
+use lectern::index::vectors::VectorWriter;
+use lectern::index::{IndexDirs, IndexError, Manifest, FORMAT_VERSION};
 
 /// What the manifest records besides the chunks.
 pub struct Provenance<'a> {

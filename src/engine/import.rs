@@ -1,0 +1,109 @@
+//! Importing files and directories into a folder, file by file: a bad file never stops the others,
+//! and each gets its reason.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{Engine, IndexEvent};
+use crate::catalog::Document;
+use crate::error::Error;
+use crate::pdf::{check_pdf, PdfError};
+
+/// What an import did, file by file: one bad file never stops the others.
+#[derive(Debug, Default, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct ImportReport {
+    pub added: Vec<Document>,
+    /// Files already in the target folder with the same content.
+    pub already_present: Vec<Document>,
+    pub failed: Vec<ImportFailure>,
+    /// Files inside added directories that are not PDFs, passed over silently.
+    pub ignored: usize,
+}
+
+/// A file that could not be imported, and why.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct ImportFailure {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+impl Engine {
+    /// Copies the PDFs at `paths` (files, or directories searched recursively) into the library
+    /// and queues them in the folder at `folder`.
+    pub fn import(&self, paths: &[PathBuf], folder: &str) -> Result<ImportReport, Error> {
+        let folder = self.catalog().folder_by_path(folder)?;
+        let mut report = ImportReport::default();
+        for path in paths {
+            if !path.exists() {
+                report.failed.push(ImportFailure {
+                    path: path.clone(),
+                    reason: Error::NotFound(path.clone()).to_string(),
+                });
+            } else if path.is_dir() {
+                for file in walk(path, &mut report.failed) {
+                    match check_pdf(&file) {
+                        Ok(()) => self.add_file(&file, &folder.path, &mut report),
+                        Err(PdfError::NotAPdf { .. }) => report.ignored += 1,
+                        Err(e) => report.failed.push(ImportFailure {
+                            path: file,
+                            reason: e.to_string(),
+                        }),
+                    }
+                }
+            } else {
+                match check_pdf(path) {
+                    Ok(()) => self.add_file(path, &folder.path, &mut report),
+                    Err(e) => report.failed.push(ImportFailure {
+                        path: path.clone(),
+                        reason: e.to_string(),
+                    }),
+                }
+            }
+        }
+        if !report.added.is_empty() {
+            self.wake().notify_one();
+        }
+        Ok(report)
+    }
+
+    fn add_file(&self, path: &Path, folder_path: &str, report: &mut ImportReport) {
+        match self.import_one(path, folder_path) {
+            Ok((doc, true)) => {
+                self.emit(IndexEvent::Queued { document: doc.id });
+                report.added.push(doc);
+            }
+            Ok((doc, false)) => report.already_present.push(doc),
+            Err(e) => report.failed.push(ImportFailure {
+                path: path.to_path_buf(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+}
+
+/// Files under `dir`, recursively, in name order; unreadable directories are reported and skipped.
+fn walk(dir: &Path, failed: &mut Vec<ImportFailure>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut entries: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+        Err(e) => {
+            failed.push(ImportFailure {
+                path: dir.to_path_buf(),
+                reason: format!("the directory could not be read: {e}"),
+            });
+            return files;
+        }
+    };
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            files.extend(walk(&path, failed));
+        } else if path.is_file() {
+            files.push(path);
+        }
+    }
+    files
+}
