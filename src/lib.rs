@@ -16,13 +16,14 @@ pub mod jobs;
 mod library;
 pub mod llm;
 pub mod models;
+mod panic;
 pub mod pdf;
 pub mod search;
 pub mod server;
 pub mod watch;
 
 pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
-pub use config::{one_thread_per_model, AnswerEnvironment, EmbedderConfig, LibraryConfig};
+pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
 pub use engine::Models;
 pub use error::{Error, ErrorCode, ErrorPayload, Hint};
 pub use library::{

@@ -23,7 +23,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 pub async fn run(config: LibraryConfig, args: &AskBenchArgs) -> anyhow::Result<()> {
-    let (answers, models_dir) = (config.answers.clone(), config.models_dir.clone());
+    let (defaults, models_dir) = (config.backend_defaults.clone(), config.models_dir.clone());
     let library = Library::open(config)?;
     let folder = library.folder(&args.folder)?;
     let scope = Scope {
@@ -43,7 +43,7 @@ pub async fn run(config: LibraryConfig, args: &AskBenchArgs) -> anyhow::Result<(
     );
     println!("\n  backend       load      first question   median   p90      first text (median)   answers");
     for name in ["extractive", "builtin"] {
-        let backend = Backend::from_settings(name, None, None, None, &answers, &models_dir)?;
+        let backend = Backend::from_settings(name, None, None, None, &defaults, &models_dir)?;
         let threads = args.threads;
         let started = Instant::now();
         let model: Option<Arc<dyn LanguageModel>> =

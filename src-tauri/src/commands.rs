@@ -283,7 +283,7 @@ pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> Reply<Se
 pub async fn test_connection(state: State<'_, AppState>, settings: Settings) -> Reply<ConnectionCheck> {
     let config = state.library.config();
     let backend = settings.backend(config).map_err(fail)?;
-    let threads = config.answers.threads();
+    let threads = config.backend_defaults.threads();
     tauri::async_runtime::spawn_blocking(move || backend.check(threads))
         .await
         .map_err(|e| fail(Error::stopped("the connection check")(e)))?

@@ -61,7 +61,9 @@ pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, E
     for name in missing {
         eprintln!("warning: no ready document named {name} in the scope; its questions will miss");
     }
-    let threads = args.threads.unwrap_or_else(|| library.config().answers.threads());
+    let threads = args
+        .threads
+        .unwrap_or_else(|| library.config().backend_defaults.threads());
     let mut out = match &args.out {
         Some(path) => Some(std::fs::File::create(path).map_err(Error::io(path))?),
         None => None,
@@ -150,7 +152,7 @@ fn runs(library: &Library, args: &EvalAnswersArgs) -> Result<Vec<(String, Backen
                 model.clone(),
                 args.url.clone(),
                 None,
-                &config.answers,
+                &config.backend_defaults,
                 &config.models_dir,
             )?;
             let label = match &resolved {

@@ -46,7 +46,7 @@ impl Library {
     /// and checks the result.
     pub fn plan_answer(&self, choices: &AskChoices) -> Result<AskPlan, Error> {
         let config = self.engine.config();
-        let env = &config.answers;
+        let env = &config.backend_defaults;
         let saved = self.saved_settings()?;
         let kind = match (choices.backend, &saved) {
             (Some(kind), _) => kind,
@@ -70,7 +70,7 @@ impl Library {
                 .unwrap_or(Settings::default().k),
         )?;
         let mut settings = AnswerSettings {
-            relevance_floor: choices.relevance_floor.or(env.relevance_floor),
+            relevance_floor: choices.relevance_floor.or(config.relevance_floor),
             ..AnswerSettings::default()
         };
         if let Some(max_tokens) = choices.max_tokens {

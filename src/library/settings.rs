@@ -68,7 +68,7 @@ impl Settings {
             text(&self.model),
             text(&self.url),
             text(&self.api_key),
-            &config.answers,
+            &config.backend_defaults,
             &config.models_dir,
         )
     }

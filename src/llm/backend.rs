@@ -8,7 +8,6 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::{BuiltinModel, Cancel, GenerateOptions, HttpChat, LanguageModel, LlmError, Message, Role};
-use crate::config::AnswerEnvironment;
 use crate::models::ModelStore;
 use crate::server::ServerApi;
 
@@ -47,6 +46,32 @@ impl BackendKind {
     }
 }
 
+/// The language model's defaults under what a question's flags and the saved settings say, as
+/// the configuration reads them from `LECTERN_LLM_BACKEND`, `LECTERN_LLM_MODEL`, `LECTERN_LLM_URL`,
+/// `LECTERN_LLM_API_KEY` (or `OPENAI_API_KEY`), `LECTERN_LLM_CONTEXT` and `LECTERN_LLM_THREADS`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BackendDefaults {
+    pub backend: Option<BackendKind>,
+    /// The built-in backend's model (an id or a GGUF path), or a server's model name.
+    pub model: Option<String>,
+    /// A server's base URL.
+    pub url: Option<String>,
+    pub api_key: Option<String>,
+    /// A server model's context window in tokens, at least 512.
+    pub context: Option<usize>,
+    /// Threads for the built-in model.
+    pub threads: Option<usize>,
+}
+
+impl BackendDefaults {
+    /// The threads the built-in model runs on unless a question says: the environment's, else
+    /// every core.
+    pub fn threads(&self) -> usize {
+        self.threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+}
+
 /// The backend answers come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Backend {
@@ -78,7 +103,7 @@ impl Backend {
         model: Option<String>,
         url: Option<String>,
         api_key: Option<String>,
-        env: &AnswerEnvironment,
+        env: &BackendDefaults,
         models_dir: &Path,
     ) -> Result<Backend, LlmError> {
         let model = model.or_else(|| env.model.clone());

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub use backend::{Backend, BackendKind, ConnectionCheck, DEFAULT_SERVER_CONTEXT};
+pub use backend::{Backend, BackendDefaults, BackendKind, ConnectionCheck, DEFAULT_SERVER_CONTEXT};
 pub use builtin::BuiltinModel;
 pub use error::LlmError;
 pub use http::HttpChat;

@@ -81,7 +81,7 @@ impl Extraction {
                 let error = match outcome {
                     Ok(Ok(())) => return,
                     Ok(Err(e)) => e,
-                    Err(panic) => PdfError::Panic(panic_message(panic.as_ref())),
+                    Err(panic) => PdfError::Panic(crate::panic::message(panic.as_ref())),
                 };
                 let _ = tx.send(Err(error));
             });
@@ -218,14 +218,6 @@ pub fn normalise(raw: &str) -> String {
         out.pop();
     }
     out
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
 }
 
 #[cfg(test)]

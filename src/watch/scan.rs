@@ -28,8 +28,11 @@ pub struct Scan {
     pub unreadable: Vec<(String, String)>,
 }
 
+/// Whether a file name ends in `.pdf`, in any case. Bytes are compared, not characters: the
+/// fourth byte from the end may fall inside a character (`メモ`, `Grüße`).
 fn is_pdf(name: &str) -> bool {
-    name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(".pdf")
+    let name = name.as_bytes();
+    name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(b".pdf")
 }
 
 /// Lists `root`; `None` when the directory itself is missing or unreadable (an unplugged drive).

@@ -9,6 +9,7 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
@@ -139,7 +140,14 @@ fn run(engine: &Engine, stop: &AtomicBool) {
         }
         for id in std::mem::take(&mut dirty) {
             let Ok(link) = engine.catalog().link(id) else { continue };
-            match sync_link(engine, id) {
+            // A fault in one sync is reported; it never ends the watching of every link.
+            let synced = catch_unwind(AssertUnwindSafe(|| sync_link(engine, id))).unwrap_or_else(|panic| {
+                Err(Error::Stopped {
+                    what: "syncing a linked directory",
+                    reason: crate::panic::message(panic.as_ref()),
+                })
+            });
+            match synced {
                 Ok(report) if report.available => {
                     if let (Entry::Vacant(slot), Some(w)) = (watched.entry(id), watcher.as_mut()) {
                         let root = PathBuf::from(&link.path);

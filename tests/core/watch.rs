@@ -246,3 +246,36 @@ fn the_watcher_follows_changes_and_a_burst_of_200_files_while_it_runs() {
     let status = &t.links().unwrap()[0];
     assert_eq!((status.pending, status.available), (0, true));
 }
+
+#[test]
+fn names_in_any_script_and_names_that_are_not_utf8_are_synced_without_a_fault() {
+    use std::os::unix::ffi::OsStrExt;
+
+    let t = library();
+    t.create_folder("Linked").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pdfs = [
+        ("メモ.pdf", "text-libreoffice-writer-1p.pdf"),
+        ("Grüße.PDF", "text-word-mac-lorem-ipsum-2p.pdf"),
+        ("日本語のノート.pdf", "text-xelatex-4p.pdf"),
+    ];
+    for (name, pdf) in pdfs {
+        copy_settled(&corpus_pdf(pdf), &dir.path().join(name));
+    }
+    // Names whose fourth byte from the end falls inside a character, and one that is not UTF-8.
+    for name in ["メモ", "Grüße", "日本語のノート"] {
+        fs::write(dir.path().join(name), "not a pdf").unwrap();
+    }
+    copy_settled(
+        &corpus_pdf("text-pdflatex-4-pages.pdf"),
+        &dir.path().join(std::ffi::OsStr::from_bytes(b"caf\xe9.pdf")),
+    );
+    fs::write(dir.path().join(std::ffi::OsStr::from_bytes(b"\xff\xfe")), "not a pdf").unwrap();
+
+    let (_, report) = t.link_directory(dir.path(), "Linked", false).unwrap();
+    assert_eq!((report.added, report.failed.len()), (4, 0), "{report:?}");
+    assert_eq!(
+        names(&t, "Linked"),
+        ["Grüße.PDF", "caf\u{fffd}.pdf", "メモ.pdf", "日本語のノート.pdf"]
+    );
+}
