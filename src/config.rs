@@ -160,7 +160,7 @@ fn parse_embedder(spec: &str, url: Option<String>, api_key: Option<String>) -> R
     })
 }
 
-/// `LECTERN_LLM_*`: the backend defaults under a question's flags and the saved settings.
+/// `LECTERN_LLM_*` and `OPENAI_API_KEY`: the backend defaults under a question's flags and the saved settings.
 fn backend_defaults(var: &dyn Fn(&str) -> Option<String>) -> Result<BackendDefaults, Error> {
     let backend = var("LECTERN_LLM_BACKEND")
         .map(|name| {
@@ -191,7 +191,8 @@ fn backend_defaults(var: &dyn Fn(&str) -> Option<String>) -> Result<BackendDefau
         backend,
         model: var("LECTERN_LLM_MODEL"),
         url: var("LECTERN_LLM_URL"),
-        api_key: var("LECTERN_LLM_API_KEY").or_else(|| var("OPENAI_API_KEY")),
+        api_key: var("LECTERN_LLM_API_KEY"),
+        openai_api_key: var("OPENAI_API_KEY"),
         context,
         threads,
     })
@@ -228,7 +229,8 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(read.backend, Some(BackendKind::Ollama));
-        assert_eq!((read.context, read.api_key.as_deref()), (Some(8192), Some("sk-env")));
+        assert_eq!(read.context, Some(8192));
+        assert_eq!((read.api_key, read.openai_api_key.as_deref()), (None, Some("sk-env")));
         for bad in [
             &[("LECTERN_LLM_BACKEND", "gpt")][..],
             &[("LECTERN_LLM_CONTEXT", "100")],

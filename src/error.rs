@@ -142,6 +142,8 @@ impl Error {
             Error::Pdf(PdfError::NeedsPassword | PdfError::WrongPassword) => ErrorCode::NeedsPassword,
             Error::Pdf(PdfError::Io(_)) => ErrorCode::Internal,
             Error::Pdf(_) => ErrorCode::InvalidInput,
+            Error::Embed(EmbedError::Server(ServerError::KeyInClear { .. }))
+            | Error::Llm(LlmError::Server(ServerError::KeyInClear { .. })) => ErrorCode::InvalidInput,
             Error::Embed(_) => ErrorCode::Unavailable,
             Error::Llm(
                 LlmError::ContextFull { .. } | LlmError::ServerContextFull { .. } | LlmError::Setting { .. },
@@ -171,7 +173,10 @@ impl Error {
             Error::Model(e) | Error::Llm(LlmError::Model(e)) => model_hint(e),
             Error::Llm(LlmError::NotInstalled { .. }) => Some(Hint::InstallModel { model: None }),
             Error::Llm(LlmError::Server(
-                ServerError::Unreachable { .. } | ServerError::UnknownModel { .. } | ServerError::Unauthorized { .. },
+                ServerError::Unreachable { .. }
+                | ServerError::UnknownModel { .. }
+                | ServerError::Unauthorized { .. }
+                | ServerError::KeyInClear { .. },
             )) => Some(Hint::CheckSettings),
             _ => None,
         }

@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use serde::Serialize;
 use tokio::runtime::Handle;
-use tokio::task::JoinSet;
+use tokio::task::{self, JoinError, JoinSet};
 
 use super::lock::IndexerLock;
 use super::reconcile::{reconcile, Reconciled};
-use super::task::index_document;
-use crate::catalog::{DocumentId, DocumentStatus};
-use crate::engine::Engine;
+use super::task::{index_document, settle};
+use crate::catalog::{Document, DocumentId, DocumentStatus};
+use crate::engine::{Engine, Models};
 use crate::error::Error;
 
 /// How often a long-running indexer looks for documents queued by other processes, and for the
@@ -70,7 +70,9 @@ pub(crate) async fn run(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun,
     }
 }
 
-/// One run as the indexer, or [`Error::IndexerBusy`].
+/// One run as the indexer, or [`Error::IndexerBusy`]. The role is held until every build the
+/// run started has ended, whatever ends the run: no other indexer may sweep a temporary index
+/// directory that a build of this one still writes.
 async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error> {
     let lock_path = engine.config().home.join("indexer.lock");
     let Some(_lock) = IndexerLock::try_acquire(&lock_path)? else {
@@ -80,16 +82,30 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
         reconciled: reconcile(engine)?,
         processed: 0,
     };
+    let mut jobs = Jobs::default();
+    let outcome = drive(engine, mode, &mut jobs, &mut run).await;
+    if outcome.is_err() {
+        for id in jobs.contents.keys() {
+            engine.cancel(*id);
+        }
+        while let Some(joined) = jobs.running.join_next_with_id().await {
+            jobs.finish(engine, joined);
+            run.processed += 1;
+        }
+    }
+    outcome.map(|()| run)
+}
+
+/// Takes queued documents and indexes them, `workers` at once, as `mode` says.
+async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut IndexRun) -> Result<(), Error> {
     let runtime = Handle::current();
-    let mut running: JoinSet<(DocumentId, Result<(), Error>)> = JoinSet::new();
-    let mut in_flight: HashMap<DocumentId, String> = HashMap::new();
     loop {
-        while running.len() < engine.config().workers.max(1) {
+        while jobs.running.len() < engine.config().workers.max(1) {
             let next = engine
                 .catalog()
                 .documents_with_status(DocumentStatus::Queued)?
                 .into_iter()
-                .find(|d| !in_flight.contains_key(&d.id) && !in_flight.values().any(|h| *h == d.content_hash));
+                .find(|d| !jobs.holds(d));
             let Some(doc) = next else { break };
             // Loading may block (file reads, an HTTP embedder's probe call).
             let loader = engine.clone();
@@ -97,25 +113,125 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
                 .await
                 .map_err(Error::stopped("loading the embedding model"))??;
             engine.catalog().set_status(doc.id, DocumentStatus::Indexing, None)?;
-            in_flight.insert(doc.id, doc.content_hash.clone());
-            let engine = engine.clone();
-            let runtime = runtime.clone();
-            running.spawn_blocking(move || {
-                let id = doc.id;
-                (id, index_document(&engine, &models, doc, &runtime))
-            });
+            jobs.start(engine, models, doc, runtime.clone());
         }
-        if running.is_empty() && mode == RunMode::UntilIdle {
-            return Ok(run);
+        if jobs.running.is_empty() && mode == RunMode::UntilIdle {
+            return Ok(());
         }
         tokio::select! {
-            Some(joined) = running.join_next() => {
-                let (id, result) = joined.map_err(Error::stopped("indexing a document"))?;
-                in_flight.remove(&id);
-                result?;
+            Some(joined) = jobs.running.join_next_with_id() => {
+                jobs.finish(engine, joined);
                 run.processed += 1;
             }
             _ = tokio::time::timeout(POLL, engine.wake().notified()) => {}
+        }
+    }
+}
+
+/// What one job hands back: its document, and whether indexing it went wrong.
+type Outcome = (DocumentId, Result<(), Error>);
+
+/// The documents a run is indexing: which task indexes which document, and each one's content
+/// (two documents with the same content are never indexed at once, so that the second reuses
+/// the first's index).
+#[derive(Default)]
+struct Jobs {
+    running: JoinSet<Outcome>,
+    tasks: HashMap<task::Id, DocumentId>,
+    contents: HashMap<DocumentId, String>,
+}
+
+impl Jobs {
+    /// Whether `doc`, or another document with its content, is being indexed.
+    fn holds(&self, doc: &Document) -> bool {
+        self.contents.contains_key(&doc.id) || self.contents.values().any(|h| *h == doc.content_hash)
+    }
+
+    fn start(&mut self, engine: &Arc<Engine>, models: Arc<Models>, doc: Document, runtime: Handle) {
+        let id = doc.id;
+        self.contents.insert(id, doc.content_hash.clone());
+        let engine = engine.clone();
+        let task = self
+            .running
+            .spawn_blocking(move || (id, index_document(&engine, &models, doc, &runtime)));
+        self.tasks.insert(task.id(), id);
+    }
+
+    /// Records how a job ended. A job that failed or panicked fails its own document, with why,
+    /// and nothing else: the other jobs and the run go on.
+    fn finish(&mut self, engine: &Engine, joined: Result<(task::Id, Outcome), JoinError>) {
+        let (task, failure) = match joined {
+            Ok((task, (_, result))) => (task, result.err()),
+            Err(e) => {
+                let task = e.id();
+                let reason = if e.is_panic() {
+                    crate::panic::message(e.into_panic().as_ref())
+                } else {
+                    e.to_string()
+                };
+                (
+                    task,
+                    Some(Error::Stopped {
+                        what: "indexing this document",
+                        reason,
+                    }),
+                )
+            }
+        };
+        let Some(id) = self.tasks.remove(&task) else {
+            return;
+        };
+        self.contents.remove(&id);
+        if let Some(e) = failure {
+            // The document may be gone meanwhile (deleted while it was indexed): nothing to record.
+            let _ = settle(engine, id, DocumentStatus::Failed, &e.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{NewDocument, DEFAULT_FOLDER};
+    use crate::config::LibraryConfig;
+
+    #[tokio::test]
+    async fn a_job_that_fails_or_panics_fails_its_own_document_and_nothing_else() {
+        let home = tempfile::tempdir().unwrap();
+        let engine = Engine::open(LibraryConfig::new(home.path().to_path_buf())).unwrap();
+        let folder = engine.catalog().folder_by_path(DEFAULT_FOLDER).unwrap().id;
+        let add = |name: &str| {
+            let new = NewDocument {
+                folder,
+                file_name: name.into(),
+                byte_size: 1,
+                content_hash: name.into(),
+            };
+            engine.catalog().insert_document(&new).unwrap().id
+        };
+        let (panicked, failed) = (add("panics.pdf"), add("fails.pdf"));
+
+        let mut jobs = Jobs::default();
+        let task = jobs
+            .running
+            .spawn_blocking(|| -> Outcome { panic!("a fault in the parser") });
+        jobs.tasks.insert(task.id(), panicked);
+        let task = jobs.running.spawn_blocking(move || {
+            let e = Error::stopped("writing the index")("disk full");
+            (failed, Err(e))
+        });
+        jobs.tasks.insert(task.id(), failed);
+        jobs.contents
+            .extend([(panicked, String::new()), (failed, String::new())]);
+        while let Some(joined) = jobs.running.join_next_with_id().await {
+            jobs.finish(&engine, joined);
+        }
+
+        assert!(jobs.tasks.is_empty() && jobs.contents.is_empty());
+        for (id, says) in [(panicked, "a fault in the parser"), (failed, "disk full")] {
+            let doc = engine.catalog().document(id).unwrap();
+            assert_eq!(doc.status, DocumentStatus::Failed);
+            assert!(doc.reason.as_deref().unwrap_or_default().contains(says), "{doc:?}");
         }
     }
 }

@@ -125,7 +125,7 @@ fn finish_ready(
     Ok(())
 }
 
-fn settle(engine: &Engine, id: DocumentId, status: DocumentStatus, reason: &str) -> Result<(), Error> {
+pub(super) fn settle(engine: &Engine, id: DocumentId, status: DocumentStatus, reason: &str) -> Result<(), Error> {
     engine.catalog().set_status(id, status, Some(reason))?;
     engine.emit(IndexEvent::Finished {
         document: id,

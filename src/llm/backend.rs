@@ -48,7 +48,7 @@ impl BackendKind {
 
 /// The language model's defaults under what a question's flags and the saved settings say, as
 /// the configuration reads them from `LECTERN_LLM_BACKEND`, `LECTERN_LLM_MODEL`, `LECTERN_LLM_URL`,
-/// `LECTERN_LLM_API_KEY` (or `OPENAI_API_KEY`), `LECTERN_LLM_CONTEXT` and `LECTERN_LLM_THREADS`.
+/// `LECTERN_LLM_API_KEY`, `OPENAI_API_KEY`, `LECTERN_LLM_CONTEXT` and `LECTERN_LLM_THREADS`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BackendDefaults {
     pub backend: Option<BackendKind>,
@@ -56,7 +56,10 @@ pub struct BackendDefaults {
     pub model: Option<String>,
     /// A server's base URL.
     pub url: Option<String>,
+    /// The key for the server the user set (`LECTERN_LLM_API_KEY`).
     pub api_key: Option<String>,
+    /// The OpenAI platform's key (`OPENAI_API_KEY`), which is sent to OpenAI's own API only.
+    pub openai_api_key: Option<String>,
     /// A server model's context window in tokens, at least 512.
     pub context: Option<usize>,
     /// Threads for the built-in model.
@@ -109,6 +112,8 @@ impl Backend {
         let model = model.or_else(|| env.model.clone());
         let url = url.or_else(|| env.url.clone());
         let api_key = api_key.or_else(|| env.api_key.clone());
+        // OPENAI_API_KEY belongs to OpenAI: another server configured here never gets it.
+        let openai_key = |url: &str| env.openai_api_key.clone().filter(|_| is_openai(url));
         let context = env.context;
         let required = |model: Option<String>, backend: &'static str| {
             model.ok_or(LlmError::Setting {
@@ -125,12 +130,15 @@ impl Backend {
                 model: required(model, "Ollama")?,
                 context,
             }),
-            "openai" => Ok(Backend::OpenAi {
-                url: url.unwrap_or_else(|| ServerApi::OpenAi.default_url().into()),
-                model: required(model, "an OpenAI-compatible server")?,
-                api_key,
-                context,
-            }),
+            "openai" => {
+                let url = url.unwrap_or_else(|| ServerApi::OpenAi.default_url().into());
+                Ok(Backend::OpenAi {
+                    model: required(model, "an OpenAI-compatible server")?,
+                    api_key: api_key.or_else(|| openai_key(&url)),
+                    url,
+                    context,
+                })
+            }
             "extractive" => Ok(Backend::Extractive),
             other => Err(LlmError::Setting {
                 name: "backend",
@@ -166,6 +174,11 @@ impl Backend {
             Backend::Extractive => None,
         })
     }
+}
+
+/// Whether `url` is OpenAI's own API (`https://api.openai.com`).
+fn is_openai(url: &str) -> bool {
+    reqwest::Url::parse(url).is_ok_and(|u| u.scheme() == "https" && u.host_str() == Some("api.openai.com"))
 }
 
 /// What a connection check found: the model answered `reply` after `millis`.
@@ -207,5 +220,47 @@ impl Backend {
             reply: reply.trim().to_string(),
             millis: started.elapsed().as_millis() as u64,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_openai_platform_key_goes_to_openai_only() {
+        let env = BackendDefaults {
+            model: Some("gpt-x".into()),
+            openai_api_key: Some("sk-openai".into()),
+            ..BackendDefaults::default()
+        };
+        let key = |url: Option<&str>, given: Option<&str>| match Backend::from_settings(
+            "openai",
+            None,
+            url.map(Into::into),
+            given.map(Into::into),
+            &env,
+            Path::new("."),
+        )
+        .unwrap()
+        {
+            Backend::OpenAi { api_key, .. } => api_key,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            key(None, None).as_deref(),
+            Some("sk-openai"),
+            "OpenAI's API is the default"
+        );
+        assert_eq!(
+            key(Some("https://api.openai.com/v1"), None).as_deref(),
+            Some("sk-openai")
+        );
+        assert_eq!(key(Some("http://127.0.0.1:8080/v1"), None), None);
+        assert_eq!(key(Some("https://api.openai.com.example.net/v1"), None), None);
+        assert_eq!(
+            key(Some("http://127.0.0.1:8080/v1"), Some("sk-own")).as_deref(),
+            Some("sk-own")
+        );
     }
 }

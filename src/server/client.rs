@@ -20,7 +20,9 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// The endpoint `url` of a server speaking `api`, for `model`. `timeout` bounds a whole
-    /// request (a streamed answer has none); connecting may take 5 seconds at most.
+    /// request; `None` sets no bound (a streamed answer from a slow server may take minutes, and
+    /// the user can stop it), rather than the HTTP client's default of 30 seconds. Connecting may
+    /// take 5 seconds at most.
     pub fn new(
         api: ServerApi,
         url: String,
@@ -28,15 +30,18 @@ impl Endpoint {
         api_key: Option<String>,
         timeout: Option<Duration>,
     ) -> Result<Endpoint, ServerError> {
-        let mut builder = Client::builder().connect_timeout(Duration::from_secs(5));
-        if let Some(timeout) = timeout {
-            builder = builder.timeout(timeout);
+        if api_key.is_some() && !private_channel(&url) {
+            return Err(ServerError::KeyInClear { url });
         }
-        let client = builder.build().map_err(|e| ServerError::Unreachable {
-            server: api.name(),
-            url: url.clone(),
-            reason: root_cause(&e),
-        })?;
+        let client = Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(timeout)
+            .build()
+            .map_err(|e| ServerError::Unreachable {
+                server: api.name(),
+                url: url.clone(),
+                reason: root_cause(&e),
+            })?;
         Ok(Endpoint {
             api,
             url,
@@ -134,6 +139,26 @@ impl Endpoint {
     }
 }
 
+/// Whether what is sent to `url` stays between this machine and the server: https, or plain http
+/// to this machine (an address of its own, or `localhost`).
+fn private_channel(url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    let local = |host: &str| {
+        host.eq_ignore_ascii_case("localhost")
+            || host
+                .trim_matches(['[', ']'])
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    };
+    match url.scheme() {
+        "https" => true,
+        "http" => url.host_str().is_some_and(local),
+        _ => false,
+    }
+}
+
 /// The message of an error body: `{"error": "..."}` (Ollama), `{"error": {"message": "..."}}`
 /// (OpenAI), or the body itself, shortened.
 pub fn error_message(body: &str) -> String {
@@ -157,4 +182,31 @@ fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
         cause = next;
     }
     cause.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_goes_over_https_or_to_this_machine_only() {
+        let endpoint =
+            |url: &str, key: Option<&str>| Endpoint::new(ServerApi::OpenAi, url.into(), "m", key.map(Into::into), None);
+        for url in [
+            "https://api.example.com/v1/chat/completions",
+            "http://127.0.0.1:8080/v1/chat/completions",
+            "http://localhost:11434/api/chat",
+            "http://[::1]:8080/v1/chat/completions",
+        ] {
+            assert!(endpoint(url, Some("sk-x")).is_ok(), "{url}");
+        }
+        for url in [
+            "http://192.168.1.20:8080/v1/chat/completions",
+            "http://llm.example.com/v1/embeddings",
+        ] {
+            let e = endpoint(url, Some("sk-x")).unwrap_err();
+            assert!(matches!(e, ServerError::KeyInClear { .. }), "{url}: {e}");
+            assert!(endpoint(url, None).is_ok(), "no key, nothing to keep private: {url}");
+        }
+    }
 }

@@ -37,4 +37,6 @@ pub enum ServerError {
     },
     #[error("the connection to {server} at {url} closed before the reply was complete")]
     Dropped { server: &'static str, url: String },
+    #[error("Lectern does not send an API key over plain http to another machine ({url}): use an https:// address, or no key")]
+    KeyInClear { url: String },
 }
