@@ -85,9 +85,7 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
     let mut jobs = Jobs::default();
     let outcome = drive(engine, mode, &mut jobs, &mut run).await;
     if outcome.is_err() {
-        for id in jobs.contents.keys() {
-            engine.cancel(*id);
-        }
+        // The builds under way are this run's to finish: they end as they would have.
         while let Some(joined) = jobs.running.join_next_with_id().await {
             jobs.finish(engine, joined);
             run.processed += 1;
