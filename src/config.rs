@@ -87,7 +87,8 @@ impl LibraryConfig {
     /// `models` in `LECTERN_HOME` or the XDG directory, wherever the library is.
     pub fn from_env(told: Option<PathBuf>, saved: Option<PathBuf>) -> Result<LibraryConfig, Error> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let user_home = match var("LECTERN_HOME") {
+        let lectern_home = var("LECTERN_HOME");
+        let user_home = match &lectern_home {
             Some(home) => PathBuf::from(home),
             None => dirs::data_dir()
                 .ok_or_else(|| Error::Config {
@@ -96,7 +97,7 @@ impl LibraryConfig {
                 })?
                 .join("lectern"),
         };
-        let home = match (told, var("LECTERN_HOME"), saved) {
+        let home = match (told, &lectern_home, saved) {
             (Some(told), _, _) => told,
             (None, None, Some(saved)) => saved,
             _ => user_home.clone(),

@@ -281,10 +281,8 @@ pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> Reply<Se
 /// Loads or reaches the model `settings` name and has it write a few words.
 #[tauri::command]
 pub async fn test_connection(state: State<'_, AppState>, settings: Settings) -> Reply<ConnectionCheck> {
-    let config = state.library.config();
-    let backend = settings.backend(config).map_err(fail)?;
-    let threads = config.backend_defaults.threads();
-    tauri::async_runtime::spawn_blocking(move || backend.check(threads))
+    let library = state.library.clone();
+    tauri::async_runtime::spawn_blocking(move || library.check_connection(&settings))
         .await
         .map_err(|e| fail(Error::stopped("the connection check")(e)))?
         .map_err(fail)

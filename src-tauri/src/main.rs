@@ -8,7 +8,6 @@ mod app_config;
 #[cfg(test)]
 mod bindings;
 mod commands;
-mod events;
 mod state;
 
 // `invoke_handler!` and `COMMANDS`, from the `#[tauri::command]` functions of `commands.rs`.
@@ -26,9 +25,12 @@ fn main() {
             app.manage(library.watch()?);
             app.manage(state);
             let handle = app.handle().clone();
-            tauri::async_runtime::spawn(events::forward(library.subscribe(), move |event| {
-                let _ = handle.emit("index-event", event);
-            }));
+            let mut events = library.subscribe();
+            tauri::async_runtime::spawn(async move {
+                while let Some(event) = lectern::jobs::next_event(&mut events).await {
+                    let _ = handle.emit("index-event", &event);
+                }
+            });
             // For the app's lifetime; another process (a `lectern add`) may be the indexer for a
             // while, and this one takes over when it stops.
             tauri::async_runtime::spawn(async move { library.run_indexer(lectern::jobs::RunMode::Forever).await });

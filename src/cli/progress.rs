@@ -7,7 +7,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lectern::jobs::{IndexEvent, RunMode};
+use lectern::jobs::{next_event, IndexEvent, RunMode};
 use lectern::{Document, DocumentId, DocumentStatus, Error, Library};
 use serde::Serialize;
 
@@ -84,11 +84,7 @@ async fn index_and_follow(library: &Library, docs: &[Document], show: bool) -> R
     tokio::pin!(indexer);
     let outcome = loop {
         tokio::select! {
-            event = events.recv() => {
-                if let Ok(event) = event {
-                    bars.on_event(&event);
-                }
-            }
+            Some(event) = next_event(&mut events) => bars.on_event(&event),
             joined = &mut indexer => break joined.map_err(Error::stopped("the indexer"))?,
         }
     };

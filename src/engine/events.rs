@@ -1,6 +1,8 @@
 //! What the indexer tells its subscribers (the CLI's progress bars, the desktop app's events).
 
 use serde::Serialize;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::Receiver;
 
 use crate::catalog::{DocumentId, DocumentStatus};
 
@@ -39,5 +41,47 @@ impl IndexEvent {
             | IndexEvent::Progress { document, .. }
             | IndexEvent::Finished { document, .. } => *document,
         }
+    }
+}
+
+/// The next event of a subscription, `None` once the library is gone. A subscriber slower than a
+/// burst (one event a page, a large import) misses the events the channel could not keep and goes
+/// on with the next ones: whoever shows progress reads the state from the library anyway.
+pub async fn next_event(events: &mut Receiver<IndexEvent>) -> Option<IndexEvent> {
+    loop {
+        match events.recv().await {
+            Ok(event) => return Some(event),
+            Err(RecvError::Lagged(_)) => {}
+            Err(RecvError::Closed) => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::sync::broadcast;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_subscriber_keeps_hearing_the_indexer_after_a_burst_it_could_not_keep_up_with() {
+        let (sender, mut events) = broadcast::channel(4);
+        for _ in 0..10 {
+            sender
+                .send(IndexEvent::Queued {
+                    document: DocumentId::new_random(),
+                })
+                .unwrap();
+        }
+        let after = DocumentId::new_random();
+        sender.send(IndexEvent::Started { document: after }).unwrap();
+        drop(sender);
+
+        let mut heard = Vec::new();
+        while let Some(event) = next_event(&mut events).await {
+            heard.push(event.document());
+        }
+        assert_eq!(heard.last(), Some(&after), "{heard:?}");
+        assert_eq!(heard.len(), 4, "the newest events, as many as the channel keeps");
     }
 }

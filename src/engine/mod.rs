@@ -27,7 +27,7 @@ use crate::index::{DocIndex, Fields, IndexCache, IndexDirs, IndexError};
 use crate::llm::Cancel;
 
 pub use embedding::Models;
-pub use events::IndexEvent;
+pub use events::{next_event, IndexEvent};
 pub use import::{ImportFailure, ImportReport};
 
 /// An open library's shared state. One per open library; share it with `Arc`.

@@ -6,7 +6,7 @@ mod queue;
 mod reconcile;
 mod task;
 
-pub use crate::engine::IndexEvent;
+pub use crate::engine::{next_event, IndexEvent};
 pub(crate) use queue::run;
 pub use queue::{IndexRun, RunMode};
 pub use reconcile::Reconciled;

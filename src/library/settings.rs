@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::Library;
 use crate::config::LibraryConfig;
 use crate::error::Error;
-use crate::llm::{Backend, BackendKind, LlmError};
+use crate::llm::{Backend, BackendKind, ConnectionCheck, LlmError};
 use crate::models::ModelError;
 use crate::search::SearchMode;
 
@@ -85,6 +85,13 @@ impl Settings {
 }
 
 impl Library {
+    /// Loads or reaches the model `settings` name and has it write a few words, on the threads
+    /// the configuration gives the built-in model. Blocks: seconds for a model to load.
+    pub fn check_connection(&self, settings: &Settings) -> Result<ConnectionCheck, Error> {
+        let config = self.engine.config();
+        Ok(settings.backend(config)?.check(config.backend_defaults.threads())?)
+    }
+
     /// The stored settings; the defaults when none were saved, or when what was saved cannot be
     /// read (a newer build's format).
     pub fn settings(&self) -> Result<Settings, Error> {
