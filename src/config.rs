@@ -10,7 +10,7 @@ use crate::chunk::ChunkerSettings;
 use crate::error::Error;
 use crate::llm::{BackendDefaults, BackendKind};
 use crate::models::DEFAULT_INDEX;
-use crate::pdf::Limits;
+use crate::pdf::PdfReader;
 use crate::server::ServerApi;
 
 /// Gives each embedding model one thread (`RAYON_NUM_THREADS=1`) unless the user chose otherwise.
@@ -46,7 +46,8 @@ pub struct LibraryConfig {
     /// models directory for [`LibraryConfig::from_env`].
     pub models_dir: PathBuf,
     pub embedder: EmbedderConfig,
-    pub limits: Limits,
+    /// How PDFs are read: the worker program and its limits.
+    pub reader: PdfReader,
     /// Documents indexed at once; each runs the model on one thread.
     pub workers: usize,
     pub chunker: ChunkerSettings,
@@ -67,7 +68,7 @@ impl LibraryConfig {
             models_dir: home.join("models"),
             home,
             embedder: EmbedderConfig::MiniLm,
-            limits: Limits::default(),
+            reader: PdfReader::default(),
             workers,
             chunker: ChunkerSettings::default(),
             backend_defaults: BackendDefaults::default(),
@@ -77,7 +78,7 @@ impl LibraryConfig {
     }
 
     /// The configuration of a program's library, from the environment: `LECTERN_WORKERS`,
-    /// `LECTERN_TIMEOUT_SECS`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
+    /// `LECTERN_TIMEOUT_SECS`, `LECTERN_PDF_MEMORY_MB`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
     /// with `LECTERN_EMBED_URL` and `LECTERN_EMBED_API_KEY`, the package index,
     /// [`BackendDefaults`] and `LECTERN_RELEVANCE_FLOOR`.
     ///
@@ -108,7 +109,10 @@ impl LibraryConfig {
             config.workers = parse_number("LECTERN_WORKERS", &workers)?.max(1) as usize;
         }
         if let Some(secs) = var("LECTERN_TIMEOUT_SECS") {
-            config.limits.timeout = Duration::from_secs(parse_number("LECTERN_TIMEOUT_SECS", &secs)?);
+            config.reader.limits.timeout = Duration::from_secs(parse_number("LECTERN_TIMEOUT_SECS", &secs)?);
+        }
+        if let Some(megabytes) = var("LECTERN_PDF_MEMORY_MB") {
+            config.reader.limits.max_memory = parse_number("LECTERN_PDF_MEMORY_MB", &megabytes)?.max(64) << 20;
         }
         if let Some(spec) = var("LECTERN_EMBEDDER") {
             config.embedder = parse_embedder(&spec, var("LECTERN_EMBED_URL"), var("LECTERN_EMBED_API_KEY"))?;

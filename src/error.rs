@@ -135,9 +135,10 @@ impl Error {
                 CatalogError::MoveIntoItself { .. } | CatalogError::NoParent(_) | CatalogError::InvalidName(_) => {
                     ErrorCode::InvalidInput
                 }
-                CatalogError::Sqlite(_) | CatalogError::TooNew { .. } | CatalogError::BadChatData { .. } => {
-                    ErrorCode::Internal
-                }
+                CatalogError::Sqlite(_)
+                | CatalogError::TooNew { .. }
+                | CatalogError::BadChatData { .. }
+                | CatalogError::BadContentHash(_) => ErrorCode::Internal,
             },
             Error::Pdf(PdfError::NeedsPassword | PdfError::WrongPassword) => ErrorCode::NeedsPassword,
             Error::Pdf(PdfError::Io(_)) => ErrorCode::Internal,

@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
+use crate::catalog::CatalogError;
 use crate::error::Error;
 
 const TEMP_PREFIX: &str = ".tmp-";
@@ -30,9 +31,14 @@ impl FileStore {
         FileStore { root }
     }
 
-    /// Where the file with this content hash is stored.
-    pub fn path(&self, content_hash: &str) -> PathBuf {
-        self.root.join(format!("{content_hash}.pdf"))
+    /// Where the file with this content hash is stored. A hash comes from the catalog, so it is
+    /// checked (64 hex digits) before it becomes part of a path.
+    pub fn path(&self, content_hash: &str) -> Result<PathBuf, Error> {
+        let is_hash = content_hash.len() == 64 && content_hash.bytes().all(|b| b.is_ascii_hexdigit());
+        if !is_hash {
+            return Err(CatalogError::BadContentHash(content_hash.to_string()).into());
+        }
+        Ok(self.root.join(format!("{content_hash}.pdf")))
     }
 
     /// Copies `source` in while hashing it; content already present is not stored twice.
@@ -46,7 +52,7 @@ impl FileStore {
                 return Err(e);
             }
         };
-        let target = self.path(&stored.content_hash);
+        let target = self.path(&stored.content_hash)?;
         if target.exists() {
             fs::remove_file(&temp).map_err(Error::io(&temp))?;
         } else {
@@ -57,7 +63,7 @@ impl FileStore {
 
     /// Removes the stored file of this content.
     pub fn remove(&self, content_hash: &str) -> Result<(), Error> {
-        let path = self.path(content_hash);
+        let path = self.path(content_hash)?;
         match fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(path)(e)),
             _ => Ok(()),
@@ -131,4 +137,30 @@ fn copy_hashing(source: &Path, target: &Path) -> Result<Stored, Error> {
         content_hash: hex::encode(hasher.finalize()),
         byte_size: size,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_content_hash_names_a_stored_file() {
+        let store = FileStore::new(PathBuf::from("/library/files"));
+        let hash = "a".repeat(64);
+        assert_eq!(
+            store.path(&hash).unwrap(),
+            Path::new("/library/files").join(format!("{hash}.pdf"))
+        );
+        for bad in [
+            "../../../etc/passwd",
+            "",
+            &"a".repeat(63),
+            &format!("{}/x", "a".repeat(62)),
+            &"g".repeat(64),
+        ] {
+            let e = store.path(bad).unwrap_err();
+            assert!(e.to_string().contains("not a content hash"), "{bad}: {e}");
+            assert!(store.remove(bad).is_err());
+        }
+    }
 }

@@ -3,5 +3,6 @@
 mod cli;
 
 fn main() -> std::process::ExitCode {
+    lectern::pdf::serve_if_asked();
     cli::main()
 }

@@ -46,9 +46,20 @@ pub enum Command {
     /// Extraction quality and speed on the corpus, file by file: sample phrases, word-level F1
     /// against poppler's `pdftotext`, pages per second beside `pdftotext`.
     Extract(ExtractBenchArgs),
+    /// The adversarial PDFs: each one's outcome, time and peak memory (worker and app), then
+    /// all of them imported with the corpus and indexed, with the app's peak memory.
+    Hostile(HostileBenchArgs),
     /// Linked directories: a saved PDF to searchable beside a direct import, the idle watcher's
     /// CPU on a directory of many files, and the cost of a catch-up sync.
     Watch(WatchBenchArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct HostileBenchArgs {
+    /// Import the adversarial files together with every PDF of this directory (`corpus/pdfs`)
+    /// and index them all.
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

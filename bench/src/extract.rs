@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use lectern::pdf::{Extracted, Extraction, Limits};
+use lectern::pdf::{Extracted, PdfReader};
 use lectern::Error;
 use lectern_text::score::{contains_phrase, reference_pages, WordCounts};
 use serde::Deserialize;
@@ -89,7 +89,7 @@ fn password(entry: &Entry) -> Option<String> {
 fn measure(corpus: &Path, entry: &Entry) -> Row {
     let pdf = corpus.join("pdfs").join(&entry.file);
     let started = Instant::now();
-    let mut extraction = Extraction::start(&pdf, password(entry), Limits::default());
+    let mut extraction = PdfReader::default().extract(&pdf, password(entry));
     let mut pages = Vec::new();
     let mut error = None;
     while let Some(step) = extraction.next_step() {

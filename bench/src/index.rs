@@ -11,7 +11,7 @@ use lectern::catalog::DEFAULT_FOLDER;
 use lectern::chunk::{Chunker, ChunkerSettings};
 use lectern::embed::{tokenizer_for_batches, Embedder, MiniLm, MINILM_DIR};
 use lectern::jobs::RunMode;
-use lectern::pdf::{Extracted, Extraction, Limits};
+use lectern::pdf::{Extracted, PdfReader};
 use lectern::{Error, Library, LibraryConfig};
 use serde::Deserialize;
 
@@ -76,7 +76,7 @@ fn extraction(files: &[PathBuf]) -> anyhow::Result<u64> {
     let start = Instant::now();
     let mut pages = 0u64;
     for file in files {
-        let mut extraction = Extraction::start(file, None, Limits::default());
+        let mut extraction = PdfReader::default().extract(file, None);
         while let Some(step) = extraction.next_step() {
             if let Ok(Extracted::Page { .. }) = step {
                 pages += 1;
@@ -137,7 +137,7 @@ fn embedding(config: &LibraryConfig, files: &[PathBuf], wanted: usize, scratch: 
     // The files' text as one stream cut into full windows, so every input is 256 tokens long.
     let mut stream = String::new();
     for file in files {
-        let mut extraction = Extraction::start(file, None, Limits::default());
+        let mut extraction = PdfReader::default().extract(file, None);
         while let Some(Ok(step)) = extraction.next_step() {
             if let Extracted::Page { text, .. } = step {
                 stream.push_str(&text);

@@ -5,6 +5,7 @@
 mod args;
 mod ask;
 mod extract;
+mod hostile;
 mod index;
 mod llm;
 mod search;
@@ -18,6 +19,7 @@ use lectern::LibraryConfig;
 use args::{Cli, Command};
 
 fn main() -> ExitCode {
+    lectern::pdf::serve_if_asked();
     let cli = Cli::parse();
     // The indexing benchmark runs models before it opens a library.
     lectern::one_thread_per_model();
@@ -51,6 +53,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Llm(args) => tokio::task::spawn_blocking(move || llm::run(config, args))
             .await?
             .map(|()| ExitCode::SUCCESS)?,
+        Command::Hostile(args) => hostile::run(config, &args).await?,
         Command::Extract(args) => tokio::task::spawn_blocking(move || extract::run(&args)).await??,
     })
 }

@@ -16,6 +16,7 @@ include!(concat!(env!("OUT_DIR"), "/commands.rs"));
 use tauri::{Emitter, Manager};
 
 fn main() {
+    lectern::pdf::serve_if_asked();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
@@ -37,7 +38,17 @@ fn main() {
             Ok(())
         })
         .invoke_handler(invoke_handler!())
-        .run(tauri::generate_context!());
+        .build(tauri::generate_context!())
+        .map(|app| {
+            app.run(|app, event| {
+                if let tauri::RunEvent::Exit = event {
+                    // Quitting mid-build is no crash: the documents go back in the queue as they were.
+                    if let Some(state) = app.try_state::<state::AppState>() {
+                        let _ = state.library.requeue_unfinished();
+                    }
+                }
+            })
+        });
     if let Err(e) = result {
         eprintln!("lectern: the window could not start: {e}");
         std::process::exit(1);

@@ -7,6 +7,21 @@ use super::{
     FolderStats,
 };
 
+/// Indexers in a row that may die while indexing one document before it is set aside.
+const MAX_INTERRUPTED: u32 = 2;
+
+/// Why a document was set aside after indexers died indexing it.
+const SET_ASIDE: &str = "reading this file stopped Lectern twice; it was set aside. Re-index it to try again";
+
+/// Documents found `indexing` at start-up, left by an indexer that died.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Interrupted {
+    /// Put back in the queue.
+    pub requeued: usize,
+    /// Failed: their indexer died for the second time in a row.
+    pub set_aside: usize,
+}
+
 const COLUMNS: &str = "id, folder_id, file_name, title, author, pdf_created, page_count, byte_size, char_count, \
      chunk_count, content_hash, added_at, status, reason, progress_done, progress_total";
 
@@ -20,7 +35,7 @@ pub struct NewDocument {
 }
 
 /// What extraction learns about a document: the info dictionary and the counts.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PdfMetadata {
     pub title: Option<String>,
     pub author: Option<String>,
@@ -152,13 +167,23 @@ impl Catalog {
     }
 
     /// Sets the status and its reason; progress is reset when the document goes back to the queue.
+    /// The count of interrupted indexers starts again: this is an outcome, or the user's choice.
     pub fn set_status(&self, id: DocumentId, status: DocumentStatus, reason: Option<&str>) -> Result<(), CatalogError> {
         let reset = matches!(status, DocumentStatus::Queued);
         self.conn.execute(
-            "UPDATE documents SET status = ?1, reason = ?2,
+            "UPDATE documents SET status = ?1, reason = ?2, interrupted = 0,
                  progress_done = CASE WHEN ?3 THEN 0 ELSE progress_done END
              WHERE id = ?4",
             params![status.as_str(), reason, reset, id.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// Marks a document as being indexed, keeping the count of indexers that died indexing it.
+    pub fn start_indexing(&self, id: DocumentId) -> Result<(), CatalogError> {
+        self.conn.execute(
+            "UPDATE documents SET status = 'indexing', reason = NULL WHERE id = ?1",
+            [id.to_string()],
         )?;
         Ok(())
     }
@@ -193,7 +218,7 @@ impl Catalog {
         note: Option<&str>,
     ) -> Result<bool, CatalogError> {
         let changed = self.conn.execute(
-            "UPDATE documents SET status = 'ready', reason = ?8, title = ?1, author = ?2, pdf_created = ?3,
+            "UPDATE documents SET status = 'ready', reason = ?8, interrupted = 0, title = ?1, author = ?2, pdf_created = ?3,
                  page_count = ?4, progress_done = ?4, progress_total = ?4, char_count = ?5, chunk_count = ?6,
                  index_generation = index_generation + 1
              WHERE id = ?7",
@@ -271,11 +296,32 @@ impl Catalog {
             .collect()
     }
 
-    /// At start-up: documents left `indexing` by a process that died go back to the queue.
-    pub fn requeue_interrupted(&self) -> Result<usize, CatalogError> {
-        Ok(self.conn.execute(
-            "UPDATE documents SET status = 'queued', reason = NULL, progress_done = 0 WHERE status = 'indexing'",
+    /// At start-up: documents left `indexing` by a process that died go back to the queue, but
+    /// the second time in a row a document was being indexed when its indexer died, it is set
+    /// aside (failed) until the user tries it again.
+    pub fn requeue_interrupted(&self) -> Result<Interrupted, CatalogError> {
+        let set_aside = self.conn.execute(
+            "UPDATE documents SET status = 'failed', reason = ?1, interrupted = 0, progress_done = 0
+             WHERE status = 'indexing' AND interrupted + 1 >= ?2",
+            params![SET_ASIDE, MAX_INTERRUPTED],
+        )?;
+        let requeued = self.conn.execute(
+            "UPDATE documents SET status = 'queued', reason = NULL, interrupted = interrupted + 1, progress_done = 0
+             WHERE status = 'indexing'",
             [],
-        )?)
+        )?;
+        Ok(Interrupted { requeued, set_aside })
+    }
+
+    /// Puts documents this process was indexing back in the queue because it is quitting on
+    /// purpose: an interruption that does not count against them.
+    pub fn requeue_unfinished(&self, ids: &[DocumentId]) -> Result<(), CatalogError> {
+        for id in ids {
+            self.conn.execute(
+                "UPDATE documents SET status = 'queued', progress_done = 0 WHERE id = ?1 AND status = 'indexing'",
+                [id.to_string()],
+            )?;
+        }
+        Ok(())
     }
 }

@@ -33,6 +33,8 @@ pub enum CatalogError {
     NoParent(String),
     #[error("invalid name {0:?}: a name must not be empty, contain '/', or be longer than 255 characters")]
     InvalidName(String),
+    #[error("the catalog names this document's stored file {0:?}, which is not a content hash; the catalog was changed outside Lectern, so delete the document and add the file again")]
+    BadContentHash(String),
     #[error("the catalog has schema version {found}, newer than this Lectern ({supported}); update Lectern")]
     TooNew { found: i64, supported: i64 },
 }

@@ -104,6 +104,11 @@ pub const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (link_id, rel_path)
     );
     "#,
+    // 7: how many indexers in a row stopped (the process died) while indexing a document, so that
+    //    a file that takes the program down is set aside rather than retried at every start.
+    r#"
+    ALTER TABLE documents ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -22,7 +22,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 pub use chats::{AnswerKind, Chat, ChatId, ChatMessage, Citation, NewMessage};
-pub use documents::{NewDocument, PdfMetadata};
+pub use documents::{Interrupted, NewDocument, PdfMetadata};
 pub use error::CatalogError;
 pub use folders::DeleteMode;
 pub use ids::{ChunkId, DocumentId, FolderId};

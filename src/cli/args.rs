@@ -54,9 +54,13 @@ pub enum Command {
 pub struct ExtractArgs {
     /// The PDF file.
     pub file: PathBuf,
-    /// The user password of an encrypted PDF.
+    /// The user password of an encrypted PDF (other users can see it in the process list;
+    /// prefer --password-stdin).
     #[arg(long)]
     pub password: Option<String>,
+    /// Read the password from the first line of standard input.
+    #[arg(long, conflicts_with = "password")]
+    pub password_stdin: bool,
     /// Only this page (1-based).
     #[arg(long)]
     pub page: Option<u32>,
@@ -394,11 +398,17 @@ pub enum DocCommand {
         #[arg(required = true)]
         ids: Vec<String>,
     },
-    /// Give the password of a document that needs one, and index it.
+    /// Give the password of a document that needs one (typed at a prompt unless given), and
+    /// index it.
     Unlock {
         id: String,
+        /// The password (other users can see it in the process list; prefer the prompt or
+        /// --password-stdin).
         #[arg(long)]
-        password: String,
+        password: Option<String>,
+        /// Read the password from the first line of standard input.
+        #[arg(long, conflicts_with = "password")]
+        password_stdin: bool,
     },
     /// Index a document again from its stored copy.
     Reindex { id: String },

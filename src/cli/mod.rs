@@ -6,6 +6,7 @@ mod ask;
 mod eval_answers;
 mod models;
 mod output;
+mod password;
 mod progress;
 mod scope;
 mod search;
@@ -15,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use lectern::jobs::RunMode;
-use lectern::pdf::{Extracted, Extraction, Limits};
+use lectern::pdf::{Extracted, PdfReader};
 use lectern::{DeleteMode, Error, ErrorCode, Library, LibraryConfig};
 
 use args::{Cli, Command, DocCommand, FolderCommand};
@@ -57,6 +58,18 @@ fn json_requested(matches: &ArgMatches) -> bool {
     }
 }
 
+/// On Ctrl-C, puts the documents this process is indexing back in the queue (a quit on purpose
+/// does not count against them, as a crash would) and ends the program as interrupted.
+fn quit_on_interrupt(library: &Library) {
+    let library = library.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = library.requeue_unfinished();
+            std::process::exit(130);
+        }
+    });
+}
+
 /// The exit status of a failure, by its kind, for scripts that branch without parsing output.
 fn exit_status(code: ErrorCode) -> ExitCode {
     ExitCode::from(match code {
@@ -75,6 +88,12 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         return extract(args);
     }
     let library = Library::open(config)?;
+    if matches!(
+        cli.command,
+        Command::Add(_) | Command::Index(_) | Command::Doc(_) | Command::Watch(_)
+    ) {
+        quit_on_interrupt(&library);
+    }
     match cli.command {
         Command::Folder(command) => folder(&library, command)?,
         Command::Add(args) => return progress::add(&library, args).await,
@@ -115,7 +134,11 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
 
 /// `lectern extract`: the core's text of a PDF, page by page, without a library.
 fn extract(args: &args::ExtractArgs) -> Result<ExitCode, Error> {
-    let mut extraction = Extraction::start(&args.file, args.password.clone(), Limits::default());
+    let password = match (&args.password, args.password_stdin) {
+        (None, false) => None,
+        (given, from_stdin) => Some(password::password(given.clone(), from_stdin, "password")?),
+    };
+    let mut extraction = PdfReader::default().extract(&args.file, password);
     let mut pages = Vec::new();
     // Character offsets in the document's text: the pages' texts, each followed by a form feed.
     let mut start = 0;
@@ -204,8 +227,13 @@ async fn doc(library: &Library, command: DocCommand) -> Result<ExitCode, Error> 
                 println!("deleted {}", doc.file_name);
             }
         }
-        DocCommand::Unlock { id, password } => {
+        DocCommand::Unlock {
+            id,
+            password,
+            password_stdin,
+        } => {
             let doc = library.document(&id)?;
+            let password = password::password(password, password_stdin, &format!("password for {}", doc.file_name))?;
             library.unlock(doc.id, &password)?;
             println!("unlocked {}", doc.file_name);
             return progress::index_and_show(library, &[doc]).await;

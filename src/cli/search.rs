@@ -92,7 +92,7 @@ fn print_results(results: &SearchResults) {
             s.document_name,
             s.reason,
             if s.requeued {
-                " (being indexed again in the background)"
+                " (queued to be checked, and rebuilt if it is damaged)"
             } else {
                 ""
             }

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use super::{Engine, IndexEvent};
 use crate::catalog::{DeleteMode, Document, DocumentId, DocumentStatus, NewDocument};
 use crate::error::Error;
-use crate::pdf::{Extracted, Extraction};
+use crate::pdf::Extracted;
 
 impl Engine {
     /// Stores one file and records it in the folder at `folder_path`; `false` when the folder
@@ -43,8 +43,8 @@ impl Engine {
         if doc.status != DocumentStatus::NeedsPassword {
             return Err(Error::NotLocked(id.to_string()));
         }
-        let path = self.files().path(&doc.content_hash);
-        let mut probe = Extraction::start(&path, Some(password.to_string()), self.config().limits);
+        let path = self.files().path(&doc.content_hash)?;
+        let mut probe = self.config().reader.extract(&path, Some(password.to_string()));
         match probe.next_step() {
             Some(Ok(Extracted::Opened(_))) | Some(Ok(Extracted::Page { .. })) | None => {}
             Some(Err(e)) => return Err(e.into()),
@@ -113,6 +113,15 @@ impl Engine {
         drop(catalog);
         self.queued(id);
         Ok(doc)
+    }
+
+    /// Queues a document whose index looked damaged to a query. Its index stays: the indexer
+    /// keeps it if it verifies, and otherwise replaces it with a new one once that is published.
+    pub fn recheck(&self, id: DocumentId) -> Result<(), Error> {
+        self.open_indexes().evict(id);
+        self.catalog().set_status(id, DocumentStatus::Queued, None)?;
+        self.queued(id);
+        Ok(())
     }
 
     /// Tells subscribers and the indexer that `id` waits in the queue.

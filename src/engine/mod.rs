@@ -16,7 +16,6 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use tokio::runtime::Handle;
 use tokio::sync::{broadcast, Notify};
 
 use crate::catalog::{Catalog, DocumentId, ScopedDocument};
@@ -54,6 +53,9 @@ impl Engine {
         for dir in [home.clone(), home.join("files"), home.join("indexes")] {
             std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
         }
+        // Copies of the user's PDFs, and the text of protected ones, are the user's alone. (A
+        // file system without Unix permissions keeps its own rules.)
+        let _ = std::fs::set_permissions(home, std::os::unix::fs::PermissionsExt::from_mode(0o700));
         let catalog = Catalog::open(&home.join("library.sqlite"))?;
         crate::config::one_thread_per_model();
         // A search keeps one descriptor open per document it has searched.
@@ -98,14 +100,8 @@ impl Engine {
     }
 
     /// The index of `doc`, kept open between queries (see [`IndexCache::open`]).
-    pub fn open_index(
-        &self,
-        doc: &ScopedDocument,
-        dimension: Option<usize>,
-        runtime: &Handle,
-    ) -> Result<Arc<DocIndex>, IndexError> {
-        self.open_indexes
-            .open(doc, &self.dirs, dimension, &self.fields, runtime)
+    pub fn open_index(&self, doc: &ScopedDocument, dimension: Option<usize>) -> Result<Arc<DocIndex>, IndexError> {
+        self.open_indexes.open(doc, &self.dirs, dimension, &self.fields)
     }
 
     /// The fields of the keyword schema, resolved once.

@@ -212,6 +212,22 @@ fn damaged(path: &Path, reason: impl std::fmt::Display) -> IndexError {
     }
 }
 
+/// Reads the block in `index_dir` as [`read_resident`] does, and checks that it holds the
+/// `chunks` rows its manifest counts.
+pub fn read_counted(index_dir: &Path, dimension: usize, chunks: u64) -> Result<ResidentBlock, IndexError> {
+    let block = read_resident(index_dir, dimension)?;
+    if block.vectors.len() as u64 != chunks {
+        return Err(damaged(
+            &index_dir.join(BLOCK_FILE),
+            format!(
+                "the block holds {} rows, the manifest counts {chunks} chunks",
+                block.vectors.len()
+            ),
+        ));
+    }
+    Ok(block)
+}
+
 /// Reads the resident part of the block in `index_dir`: scales and codes.
 pub fn read_resident(index_dir: &Path, dimension: usize) -> Result<ResidentBlock, IndexError> {
     let path = index_dir.join(BLOCK_FILE);

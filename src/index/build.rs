@@ -15,7 +15,7 @@ use super::IndexError;
 use crate::catalog::{now_millis, DocumentId, PdfMetadata};
 use crate::chunk::{Chunk, Chunker, Sections};
 use crate::embed::{EmbedError, Embedder};
-use crate::pdf::{Extracted, Extraction, Limits, PageContent, PdfError, TextQuality};
+use crate::pdf::{Extracted, PageContent, PdfError, PdfReader, TextQuality};
 
 /// Chunks embedded and written together.
 const BATCH: usize = 64;
@@ -30,7 +30,7 @@ pub struct BuildInput<'a> {
     pub content_hash: &'a str,
     pub embedder: &'a dyn Embedder,
     pub chunker: &'a Chunker,
-    pub limits: Limits,
+    pub reader: &'a PdfReader,
     pub cancel: &'a AtomicBool,
 }
 
@@ -95,7 +95,7 @@ fn build_in(
     let dimension = input.embedder.dimension();
     let mut keywords = KeywordWriter::create(&temp.join("keywords"))?;
     let mut vectors = runtime.block_on(VectorWriter::create(&temp.join("vectors"), dimension))?;
-    let mut extraction = Extraction::start(input.pdf, input.password.clone(), input.limits);
+    let mut extraction = input.reader.extract(input.pdf, input.password.clone());
     let mut meta = PdfMetadata::default();
     let mut sections = Sections::new(input.file_name, None);
     let mut quality = TextQuality::default();

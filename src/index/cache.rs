@@ -5,8 +5,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tokio::runtime::Handle;
-
 use super::keyword_reader::Fields;
 use super::reader::DocIndex;
 use super::{IndexDirs, IndexError, Manifest};
@@ -35,7 +33,6 @@ impl IndexCache {
         dirs: &IndexDirs,
         dimension: Option<usize>,
         fields: &Fields,
-        runtime: &Handle,
     ) -> Result<Arc<DocIndex>, IndexError> {
         if let Some(index) = self.get(doc) {
             return Ok(index);
@@ -45,7 +42,7 @@ impl IndexCache {
             Some(d) => d,
             None => Manifest::read(&dir)?.dimension,
         };
-        let index = Arc::new(DocIndex::open(&dir, doc.index_generation, dimension, fields, runtime)?);
+        let index = Arc::new(DocIndex::open(&dir, doc.index_generation, dimension, fields)?);
         self.lock().insert(doc.id, index.clone());
         Ok(index)
     }

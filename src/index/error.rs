@@ -23,9 +23,48 @@ pub enum IndexError {
     Manifest { path: PathBuf, reason: String },
     #[error("{path} is damaged: {reason}")]
     Damaged { path: PathBuf, reason: String },
+    #[error(
+        "{path}: the index holds {dimension}-dimensional vectors from {embedder}, the question has {wanted}; \
+         re-index the document with the current embedding model"
+    )]
+    OtherEmbedder {
+        path: PathBuf,
+        embedder: String,
+        dimension: usize,
+        wanted: usize,
+    },
 }
 
 impl IndexError {
+    /// Whether this error says the index's contents are wrong or missing, rather than that it
+    /// could not be read now (an I/O error, too many open files) or was made for another
+    /// embedding model.
+    pub fn is_damage(&self) -> bool {
+        use tantivy::directory::error::{OpenDirectoryError, OpenReadError};
+        use tantivy::TantivyError;
+
+        // A file of a published index that is not there, or that holds what cannot be decoded.
+        let broken =
+            |e: &std::io::Error| matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::InvalidData);
+        match self {
+            IndexError::Io { source, .. } if broken(source) => return true,
+            IndexError::Tantivy(TantivyError::IoError(e)) if broken(e) => return true,
+            _ => {}
+        }
+        matches!(
+            self,
+            IndexError::Damaged { .. }
+                | IndexError::Manifest { .. }
+                | IndexError::Arrow(_)
+                | IndexError::Tantivy(
+                    TantivyError::DataCorruption(_)
+                        | TantivyError::IncompatibleIndex(_)
+                        | TantivyError::OpenDirectoryError(OpenDirectoryError::DoesNotExist(_))
+                        | TantivyError::OpenReadError(OpenReadError::FileDoesNotExist(_))
+                )
+        )
+    }
+
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> IndexError {
         let path = path.into();

@@ -28,10 +28,11 @@ pub use keyword_reader::{Fields, KeywordReader, Located};
 pub use manifest::{Manifest, FORMAT_VERSION, MANIFEST_FILE};
 pub use reader::DocIndex;
 
-/// Checks that the index in `dir` is complete and whole: a readable manifest, and a vector table
-/// and keyword index that both hold exactly the chunks the manifest counts.
+/// Checks that the index in `dir` is complete and whole: a readable manifest, and a vector
+/// block, vector table and keyword index that all hold exactly the chunks the manifest counts.
 pub async fn verify(dir: &Path) -> Result<Manifest, IndexError> {
     let manifest = Manifest::read(dir)?;
+    block::read_counted(dir, manifest.dimension, manifest.chunk_count)?;
     let vectors = vectors::count(&dir.join("vectors")).await?;
     let keywords = keywords::count(&dir.join("keywords"))?;
     if vectors != manifest.chunk_count || keywords != manifest.chunk_count {

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use tantivy::DocAddress;
-use tokio::runtime::Handle;
 
 use super::block::{self, ExactRow, ResidentBlock, RowMeta};
 use super::keyword_reader::{Fields, KeywordReader};
@@ -19,43 +18,21 @@ pub struct DocIndex {
 }
 
 impl DocIndex {
-    /// Opens the index in `dir`, rebuilding its vector block from the LanceDB table when the
-    /// block is missing or unreadable.
-    pub fn open(
-        dir: &Path,
-        generation: i64,
-        dimension: usize,
-        fields: &Fields,
-        runtime: &Handle,
-    ) -> Result<DocIndex, IndexError> {
+    /// Opens the index in `dir`, checking its manifest against the question's vectors and its
+    /// vector block against the manifest.
+    pub fn open(dir: &Path, generation: i64, dimension: usize, fields: &Fields) -> Result<DocIndex, IndexError> {
         let manifest = Manifest::read(dir)?;
         if manifest.dimension != dimension {
-            return Err(IndexError::Manifest {
+            return Err(IndexError::OtherEmbedder {
                 path: dir.join(MANIFEST_FILE),
-                reason: format!(
-                    "the index holds {}-dimensional vectors from {}, the question has {dimension}: re-index it \
-                     with the current embedding model",
-                    manifest.dimension, manifest.embedder
-                ),
+                embedder: manifest.embedder,
+                dimension: manifest.dimension,
+                wanted: dimension,
             });
         }
-        let block = match block::read_resident(dir, dimension) {
-            Ok(block) => block,
-            Err(_) => {
-                runtime.block_on(block::write_from_table(dir, dimension))?;
-                block::read_resident(dir, dimension)?
-            }
-        };
-        if block.vectors.len() as u64 != manifest.chunk_count {
-            return Err(IndexError::Damaged {
-                path: dir.join(block::BLOCK_FILE),
-                reason: format!(
-                    "the vector block holds {} rows, the manifest counts {} chunks",
-                    block.vectors.len(),
-                    manifest.chunk_count
-                ),
-            });
-        }
+        // A published index is never written to: a block that cannot be read is damage, for
+        // the indexer to verify and rebuild beside it.
+        let block = block::read_counted(dir, dimension, manifest.chunk_count)?;
         let keywords = KeywordReader::open(&dir.join("keywords"), fields)?;
         Ok(DocIndex {
             generation,

@@ -110,7 +110,7 @@ async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut I
             let models = tokio::task::spawn_blocking(move || loader.models())
                 .await
                 .map_err(Error::stopped("loading the embedding model"))??;
-            engine.catalog().set_status(doc.id, DocumentStatus::Indexing, None)?;
+            engine.catalog().start_indexing(doc.id)?;
             jobs.start(engine, models, doc, runtime.clone());
         }
         if jobs.running.is_empty() && mode == RunMode::UntilIdle {

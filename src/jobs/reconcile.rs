@@ -17,8 +17,10 @@ const FILE_GRACE: Duration = Duration::from_secs(600);
 /// What reconciliation repaired.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
 pub struct Reconciled {
-    /// Documents that were being indexed when the last indexer stopped.
+    /// Documents that were being indexed when the last indexer stopped, queued again.
     pub interrupted: usize,
+    /// Documents set aside (failed) because indexers died indexing them twice in a row.
+    pub set_aside: usize,
     /// Temporary (half-built or half-deleted) index directories removed.
     pub temporary_removed: usize,
     /// Index directories whose document no longer exists, removed.
@@ -33,19 +35,22 @@ pub struct Reconciled {
 pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
     let mut done = Reconciled::default();
     let catalog = engine.catalog();
-    done.interrupted = catalog.requeue_interrupted()?;
+    let interrupted = catalog.requeue_interrupted()?;
+    (done.interrupted, done.set_aside) = (interrupted.requeued, interrupted.set_aside);
     let documents = catalog.list_documents(None)?;
     let known: HashSet<DocumentId> = documents.iter().map(|d| d.id).collect();
     let sweep = engine.dirs().sweep(&known)?;
     done.temporary_removed = sweep.temporary;
     done.orphans_removed = sweep.orphans;
     for doc in &documents {
-        if !engine.files().path(&doc.content_hash).is_file() {
-            catalog.set_status(
-                doc.id,
-                DocumentStatus::Failed,
-                Some("the library's copy of this PDF is missing; delete the document and add the file again"),
-            )?;
+        let missing = match engine.files().path(&doc.content_hash) {
+            Ok(path) => (!path.is_file()).then(|| {
+                "the library's copy of this PDF is missing; delete the document and add the file again".into()
+            }),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(reason) = missing {
+            catalog.set_status(doc.id, DocumentStatus::Failed, Some(&reason))?;
             done.files_missing += 1;
         } else if doc.status == DocumentStatus::Ready && engine.dirs().manifest(doc.id).is_none() {
             catalog.set_status(doc.id, DocumentStatus::Queued, None)?;

@@ -38,7 +38,7 @@ fn run(engine: &Engine, models: &Models, doc: &Document, runtime: &Handle, cance
         return finish_ready(engine, doc.id, &manifest, Some(twin));
     }
     let password = engine.catalog().password_for(&doc.content_hash)?;
-    let pdf = engine.files().path(&doc.content_hash);
+    let pdf = engine.files().path(&doc.content_hash)?;
     let mut last_write: Option<Instant> = None;
     let mut on_progress = |p: index::BuildProgress| {
         engine.emit(IndexEvent::Progress {
@@ -61,7 +61,7 @@ fn run(engine: &Engine, models: &Models, doc: &Document, runtime: &Handle, cance
         content_hash: &doc.content_hash,
         embedder: models.embedder.as_ref(),
         chunker: &models.chunker,
-        limits: engine.config().limits,
+        reader: &engine.config().reader,
         cancel,
     };
     match index::build(engine.dirs(), input, runtime, &mut on_progress) {

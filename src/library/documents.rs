@@ -51,7 +51,7 @@ impl Library {
     /// The stored copy of a document's PDF (what a viewer opens).
     pub fn document_file(&self, id: DocumentId) -> Result<PathBuf, Error> {
         let doc = self.engine.catalog().document(id)?;
-        let path = self.engine.files().path(&doc.content_hash);
+        let path = self.engine.files().path(&doc.content_hash)?;
         if !path.is_file() {
             return Err(Error::NotFound(path));
         }
@@ -88,5 +88,12 @@ impl Library {
     /// Stops indexing `id` between two pages if this process is indexing it; returns whether it was.
     pub fn cancel(&self, id: DocumentId) -> bool {
         self.engine.cancel(id)
+    }
+
+    /// Puts the documents this process is indexing back in the queue, for a program that quits
+    /// on purpose: the next indexer does not count the interruption against them.
+    pub fn requeue_unfinished(&self) -> Result<(), Error> {
+        let ids: Vec<DocumentId> = self.engine.cancels().keys().copied().collect();
+        Ok(self.engine.catalog().requeue_unfinished(&ids)?)
     }
 }

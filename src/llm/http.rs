@@ -4,7 +4,7 @@
 //! The reply is read on a thread of its own and handed over piece by piece, so that a cancel is
 //! honoured at once even while the server is silent; the reading thread ends with the connection.
 
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
@@ -12,11 +12,14 @@ use reqwest::blocking::Response;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::server::{error_message, Endpoint, ServerApi, ServerError};
+use crate::server::{error_message, read_line, Endpoint, ServerApi, ServerError};
 
 use super::{
     estimate_tokens, window, Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message, DEFAULT_SERVER_CONTEXT,
 };
+
+/// The most text one answer may stream (a long answer is a few kilobytes).
+const MAX_ANSWER: usize = 4 << 20;
 
 /// How often a waiting generation looks at its cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(10);
@@ -122,21 +125,38 @@ impl HttpChat {
     }
 
     /// Reads the streamed reply, sending its pieces to `events` until it ends or nobody listens.
+    /// A line too long, or an answer that goes on past [`MAX_ANSWER`], ends it with an error.
     fn read(&self, reply: Response, events: &mpsc::Sender<Event>) {
-        for line in BufReader::new(reply).lines() {
+        let mut reader = BufReader::new(reply);
+        let mut answered = 0usize;
+        while let Some(line) = read_line(&mut reader) {
             let line = match line {
                 Ok(line) => line,
-                Err(_) => break,
+                Err(reason) => {
+                    let _ = events.send(Event::Failed(self.endpoint.bad_reply(reason).into()));
+                    return;
+                }
             };
             let parsed = match self.endpoint.api() {
                 ServerApi::Ollama => ollama_line(&line),
                 ServerApi::OpenAi => openai_line(&line),
             };
             let event = match parsed {
+                Ok(Some(Event::Text(text))) if answered + text.len() > MAX_ANSWER => Event::Failed(
+                    self.endpoint
+                        .bad_reply(format!(
+                            "the answer went on past {} MB; the server does not stop",
+                            MAX_ANSWER >> 20
+                        ))
+                        .into(),
+                ),
                 Ok(Some(event)) => event,
                 Ok(None) => continue,
                 Err(reason) => Event::Failed(self.endpoint.bad_reply(reason).into()),
             };
+            if let Event::Text(text) = &event {
+                answered += text.len();
+            }
             let last = !matches!(event, Event::Text(_));
             if events.send(event).is_err() || last {
                 return;

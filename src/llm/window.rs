@@ -11,7 +11,7 @@ use std::time::Duration;
 use reqwest::blocking::Client;
 use serde_json::{json, Value};
 
-use crate::server::{Endpoint, ServerApi};
+use crate::server::{read_json, Endpoint, ServerApi};
 
 /// How long the server may take to say; a server without these endpoints must not delay answers.
 const ASK_TIMEOUT: Duration = Duration::from_secs(3);
@@ -53,12 +53,12 @@ fn get(client: &Client, url: &str, key: Option<&str>) -> Result<Option<Value>, r
         request = request.bearer_auth(key);
     }
     let reply = request.send()?;
-    Ok(reply.status().is_success().then(|| reply.json().ok()).flatten())
+    Ok(reply.status().is_success().then(|| read_json(reply).ok()).flatten())
 }
 
 fn post(client: &Client, url: &str, body: &Value) -> Option<Value> {
     let reply = client.post(url).json(body).timeout(ASK_TIMEOUT).send().ok()?;
-    reply.status().is_success().then(|| reply.json().ok()).flatten()
+    reply.status().is_success().then(|| read_json(reply).ok()).flatten()
 }
 
 /// A window from a JSON number, if it is a plausible one.

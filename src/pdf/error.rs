@@ -1,11 +1,13 @@
 //! Errors of PDF recognition and text extraction, each mapped to the status a document ends in.
+//! They cross from the worker process to its parent, so they carry no live values.
 
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Why a file could not be read as a PDF, or its text could not be extracted.
-#[derive(Debug, Error)]
+#[derive(Debug, Error, Serialize, Deserialize)]
 pub enum PdfError {
     #[error("{path} is not a PDF (it starts with {start:?}); only PDF files can be added")]
     NotAPdf { path: PathBuf, start: String },
@@ -18,11 +20,31 @@ pub enum PdfError {
     #[error("the PDF has no pages that can be read")]
     NoPages,
     #[error("the PDF reader crashed on this file ({0}); the file is probably damaged")]
-    Panic(String),
+    Crashed(String),
     #[error("reading this PDF took longer than the limit of {0} seconds; the file may be damaged or pathological")]
     Timeout(u64),
+    #[error(
+        "this PDF needs more than {} MB of memory to read; it was set aside (LECTERN_PDF_MEMORY_MB raises the limit)",
+        limit >> 20
+    )]
+    OutOfMemory { limit: u64 },
+    #[error("this PDF has {pages} pages, more than the limit of {limit}")]
+    TooManyPages { pages: u64, limit: u64 },
+    #[error(
+        "page {0} of this PDF asks for more work than the limits allow (drawing operations, text or \
+         decompressed bytes); the file is probably damaged or hostile"
+    )]
+    PageTooComplex(u32),
     #[error("this PDF is {size} bytes, more than the limit of {limit} bytes")]
     TooLarge { size: u64, limit: u64 },
+    #[error("the PDF reader could not start: {0}")]
+    WorkerStart(String),
     #[error("the file could not be read: {0}")]
-    Io(#[from] std::io::Error),
+    Io(String),
+}
+
+impl From<std::io::Error> for PdfError {
+    fn from(e: std::io::Error) -> Self {
+        PdfError::Io(e.to_string())
+    }
 }

@@ -1,34 +1,40 @@
-//! Page-by-page text extraction on a thread of its own, behind a deadline and a panic guard.
-//! The text of each page comes from `lectern-text`, which interprets the page's content itself.
-//!
-//! A PDF parser meets hostile input: it may panic, loop or allocate without end. Extraction
-//! therefore runs on a dedicated thread that sends pages through a small bounded channel (memory
-//! stays bounded however many pages there are), turns a panic into [`PdfError::Panic`], and the
-//! reader gives up with [`PdfError::Timeout`] once the deadline passes. A thread stuck inside the
-//! parser cannot be killed; it is detached and its result discarded.
+//! Text extraction of an untrusted PDF, page by page, in a worker process ([`super::worker`]) with
+//! limits on its memory, CPU time and reading time. The pages stream back over a pipe; a worker
+//! that exceeds a limit is killed, and one that dies turns into an error that says why.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use lectern_text::{Extractor, OpenError};
-use lopdf::Document;
-use unicode_normalization::UnicodeNormalization;
+use serde::{Deserialize, Serialize};
 
-use super::info::read_info;
+use super::read::Extracted;
+use super::worker::{Reply, Request, WORKER_ARG};
 use super::PdfError;
-use crate::catalog::PdfMetadata;
+
+/// The most one reply line may hold: a page's text is at most 32 MiB, escaped.
+const MAX_REPLY: u64 = 128 << 20;
+
+/// How much of a worker's error output is kept to tell why it died.
+const STDERR_TAIL: usize = 16 << 10;
 
 /// Bounds on the work one document may cause.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct Limits {
     /// Files larger than this are refused before parsing.
     pub max_bytes: u64,
-    /// Wall-clock time for the whole extraction.
+    /// Time the worker may spend reading (time spent waiting for the caller to take a page does
+    /// not count); also its CPU time.
     pub timeout: Duration,
     /// Bytes any one stream (or one page's content) may decompress to.
     pub max_decompressed: usize,
+    /// Memory the worker may allocate.
+    pub max_memory: u64,
+    /// Pages a document may have.
+    pub max_pages: u64,
 }
 
 impl Default for Limits {
@@ -37,198 +43,264 @@ impl Default for Limits {
             max_bytes: 1 << 30,
             timeout: Duration::from_secs(600),
             max_decompressed: 256 << 20,
+            max_memory: 1 << 30,
+            max_pages: 50_000,
         }
     }
 }
 
-/// One step of an extraction.
-#[derive(Debug)]
-pub enum Extracted {
-    /// The file opened; its metadata and page count.
-    Opened(PdfMetadata),
-    /// The text of one page (1-based), normalised.
-    Page {
-        number: u32,
-        text: String,
-        /// The page's section headings, normalised, in reading order.
-        headings: Vec<String>,
-        /// The page shows glyphs (invisible OCR text included), whether or not they map to text.
-        has_text_layer: bool,
-        /// The page paints images; with no text layer, it is probably a scan.
-        has_images: bool,
-        /// Fonts of the page whose glyphs map to no Unicode text (base font names).
-        unmapped_fonts: Vec<String>,
-    },
+/// How untrusted PDFs are read: the program run as the worker, and the worker's limits.
+#[derive(Debug, Clone)]
+pub struct PdfReader {
+    /// A program that calls [`super::serve_if_asked`] first thing: this one, by default.
+    pub program: PathBuf,
+    pub limits: Limits,
 }
 
-/// A running extraction; iterate it with [`Extraction::next`].
-pub struct Extraction {
-    rx: Receiver<Result<Extracted, PdfError>>,
-    deadline: Instant,
-    timeout: Duration,
-    finished: bool,
+impl Default for PdfReader {
+    fn default() -> Self {
+        PdfReader {
+            // A program that cannot name itself fails each extraction with `WorkerStart`.
+            program: std::env::current_exe().unwrap_or_default(),
+            limits: Limits::default(),
+        }
+    }
 }
 
-impl Extraction {
-    /// Starts extracting `path` (with `password` for an encrypted file) on its own thread.
-    pub fn start(path: &Path, password: Option<String>, limits: Limits) -> Extraction {
-        let (tx, rx) = sync_channel(8);
-        let path = path.to_path_buf();
-        let spawned = std::thread::Builder::new()
-            .name("lectern-extract".into())
-            .spawn(move || {
-                let outcome = catch_unwind(AssertUnwindSafe(|| run(&path, password.as_deref(), limits, &tx)));
-                let error = match outcome {
-                    Ok(Ok(())) => return,
-                    Ok(Err(e)) => e,
-                    Err(panic) => PdfError::Panic(crate::panic::message(panic.as_ref())),
-                };
-                let _ = tx.send(Err(error));
-            });
-        let rx = match spawned {
-            Ok(_) => rx,
+impl PdfReader {
+    /// Starts extracting `path` (with `password` for an encrypted file) in a worker.
+    pub fn extract(&self, path: &Path, password: Option<String>) -> Extraction {
+        let request = Request {
+            path: path.to_path_buf(),
+            password,
+            limits: self.limits,
+        };
+        let (worker, rx) = match Worker::spawn(&self.program, &request) {
+            Ok((worker, rx)) => (Some(worker), rx),
             Err(e) => {
                 let (tx, rx) = sync_channel(1);
-                let _ = tx.send(Err(PdfError::Io(e)));
-                rx
+                let _ = tx.send(Err(PdfError::WorkerStart(format!("{}: {e}", self.program.display()))));
+                (None, rx)
             }
         };
         Extraction {
             rx,
-            deadline: Instant::now() + limits.timeout,
-            timeout: limits.timeout,
+            worker,
+            limits: self.limits,
+            waited: Duration::ZERO,
             finished: false,
+            peak_memory: None,
         }
     }
+}
 
+/// A running extraction; iterate it with [`Extraction::next_step`]. Dropping it ends the worker.
+pub struct Extraction {
+    rx: Receiver<Result<Reply, PdfError>>,
+    worker: Option<Worker>,
+    limits: Limits,
+    /// Time spent waiting for the worker: its reading time.
+    waited: Duration,
+    finished: bool,
+    peak_memory: Option<u64>,
+}
+
+impl Extraction {
     /// The next step, `None` at the end, or an error (after which the extraction is over).
     pub fn next_step(&mut self) -> Option<Result<Extracted, PdfError>> {
         if self.finished {
             return None;
         }
-        let remaining = self.deadline.saturating_duration_since(Instant::now());
-        match self.rx.recv_timeout(remaining) {
-            Ok(Ok(step)) => Some(Ok(step)),
-            Ok(Err(e)) => {
-                self.finished = true;
-                Some(Err(e))
-            }
+        let began = Instant::now();
+        let received = self.rx.recv_timeout(self.limits.timeout.saturating_sub(self.waited));
+        self.waited += began.elapsed();
+        let last = match received {
+            Ok(Ok(Reply::Step(step))) => return Some(Ok(step)),
+            Ok(Ok(Reply::Done)) => None,
+            Ok(Ok(Reply::Failed(e)) | Err(e)) => Some(Err(e)),
+            Err(RecvTimeoutError::Timeout) => Some(Err(PdfError::Timeout(self.limits.timeout.as_secs()))),
+            // The worker stopped without its last word: it died.
             Err(RecvTimeoutError::Disconnected) => {
-                self.finished = true;
-                None
+                let exit = self.end(false);
+                Some(Err(exit.map_or_else(
+                    || PdfError::Crashed("the reader stopped before the end of the file".into()),
+                    |exit| exit.death(&self.limits),
+                )))
             }
-            Err(RecvTimeoutError::Timeout) => {
-                self.finished = true;
-                Some(Err(PdfError::Timeout(self.timeout.as_secs())))
-            }
-        }
-    }
-}
-
-/// Opens the document and sends its pages, stopping early if the receiver went away.
-fn run(
-    path: &PathBuf,
-    password: Option<&str>,
-    limits: Limits,
-    tx: &SyncSender<Result<Extracted, PdfError>>,
-) -> Result<(), PdfError> {
-    let size = std::fs::metadata(path)?.len();
-    if size > limits.max_bytes {
-        return Err(PdfError::TooLarge {
-            size,
-            limit: limits.max_bytes,
-        });
-    }
-    let doc = open(path, password, limits)?;
-    let pages = doc.get_pages();
-    if pages.is_empty() {
-        return Err(PdfError::NoPages);
-    }
-    let (title, author, created) = read_info(&doc);
-    let meta = PdfMetadata {
-        title,
-        author,
-        created,
-        page_count: pages.len() as u64,
-    };
-    if tx.send(Ok(Extracted::Opened(meta))).is_err() {
-        return Ok(());
-    }
-    let mut extractor = Extractor::new(
-        &doc,
-        lectern_text::Limits {
-            max_decompressed: limits.max_decompressed,
-            ..lectern_text::Limits::default()
-        },
-    );
-    for (index, (_, &page_id)) in pages.iter().enumerate() {
-        let page = extractor.page(page_id);
-        let step = Extracted::Page {
-            number: index as u32 + 1,
-            text: normalise(&page.text),
-            headings: page.headings.iter().map(|h| normalise(h)).collect(),
-            has_text_layer: page.has_text_layer,
-            has_images: page.has_images,
-            unmapped_fonts: page.unmapped_fonts,
         };
-        if tx.send(Ok(step)).is_err() {
-            return Ok(());
-        }
+        self.finished = true;
+        self.end(true);
+        last
     }
-    Ok(())
+
+    /// The most memory the worker held (its peak resident set), once it has ended.
+    pub fn worker_peak_memory(&self) -> Option<u64> {
+        self.peak_memory
+    }
+
+    /// Ends the worker (killing it first if `kill`) and waits for it: how it ended, if it ran.
+    fn end(&mut self, kill: bool) -> Option<Exit> {
+        let (exit, peak) = self.worker.take()?.reap(kill);
+        self.peak_memory = Some(peak);
+        Some(exit)
+    }
 }
 
-/// Loads the document, telling a missing or wrong password apart from a damaged file.
-fn open(path: &Path, password: Option<&str>, limits: Limits) -> Result<Document, PdfError> {
-    let bytes = std::fs::read(path)?;
-    lectern_text::open(&bytes, password, limits.max_decompressed).map_err(|e| match e {
-        OpenError::NeedsPassword => PdfError::NeedsPassword,
-        OpenError::WrongPassword => PdfError::WrongPassword,
-        OpenError::Parse(e) => PdfError::Parse(e.to_string()),
-    })
+impl Drop for Extraction {
+    fn drop(&mut self) {
+        self.end(true);
+    }
 }
 
-/// NFKC (ligatures become letters), control characters become spaces, runs of spaces collapse,
-/// and lines are trimmed. Offsets of chunks refer to this normalised text.
-pub fn normalise(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    for line in raw.nfkc().collect::<String>().lines() {
-        let mut last_space = true;
-        let start = out.len();
-        for c in line.chars() {
-            let c = if c.is_control() || c.is_whitespace() { ' ' } else { c };
-            if c == ' ' {
-                if !last_space {
-                    out.push(' ');
-                }
-                last_space = true;
-            } else {
-                out.push(c);
-                last_space = false;
+/// A worker process and the threads that read its output.
+struct Worker {
+    child: Child,
+    stderr: JoinHandle<Vec<u8>>,
+}
+
+impl Worker {
+    fn spawn(program: &Path, request: &Request) -> std::io::Result<(Worker, Receiver<Result<Reply, PdfError>>)> {
+        let mut child = Command::new(program)
+            .arg(WORKER_ARG)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let (Some(mut stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::other("the worker's pipes were not opened"));
+        };
+        let line = serde_json::to_vec(request).map_err(std::io::Error::other)?;
+        // Small enough for the pipe's buffer; closing stdin tells the worker the request is whole.
+        let sent = stdin.write_all(&line).and_then(|()| stdin.write_all(b"\n"));
+        drop(stdin);
+        if let Err(e) = sent {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+        // A few pages ahead at most: the worker waits for the caller, and its memory stays bounded.
+        let (tx, rx) = sync_channel(4);
+        std::thread::Builder::new()
+            .name("lectern-pdf-replies".into())
+            .spawn(move || read_replies(stdout, &tx))?;
+        let stderr = std::thread::Builder::new()
+            .name("lectern-pdf-stderr".into())
+            .spawn(move || stderr_tail(stderr))?;
+        Ok((Worker { child, stderr }, rx))
+    }
+
+    /// Waits for the worker to end (killing it first if `kill`): how it ended and its peak memory.
+    fn reap(mut self, kill: bool) -> (Exit, u64) {
+        if kill {
+            let _ = self.child.kill();
+        }
+        let pid = self.child.id() as libc::pid_t;
+        let mut status: libc::c_int = 0;
+        // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `pid` is this process's child and not yet reaped (`Child::wait` is never
+        // called); `status` and `usage` are valid for writes for the duration of the call.
+        let reaped = loop {
+            let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+            if rc != -1 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                break rc == pid;
             }
-        }
-        if out.ends_with(' ') {
-            out.pop();
-        }
-        if out.len() > start {
-            out.push('\n');
-        }
+        };
+        let stderr = self.stderr.join().unwrap_or_default();
+        let exit = Exit {
+            status: reaped.then_some(status),
+            stderr,
+        };
+        // Linux reports the peak resident set in kilobytes.
+        (exit, usage.ru_maxrss.max(0) as u64 * 1024)
     }
-    if out.ends_with('\n') {
-        out.pop();
-    }
-    out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// How a worker ended.
+struct Exit {
+    status: Option<libc::c_int>,
+    stderr: Vec<u8>,
+}
 
-    #[test]
-    fn normalise_collapses_spaces_and_ligatures() {
-        assert_eq!(
-            normalise("  the \u{FB01}rst\t\tline  \n\n  second\u{0}line "),
-            "the first line\nsecond line"
-        );
+impl Exit {
+    /// Why a worker that ended without its last word died.
+    fn death(&self, limits: &Limits) -> PdfError {
+        let said = String::from_utf8_lossy(&self.stderr);
+        if said.contains("memory allocation of") || said.contains("out of memory") {
+            return PdfError::OutOfMemory {
+                limit: limits.max_memory,
+            };
+        }
+        if said.contains("has overflowed its stack") {
+            return PdfError::Crashed("its structure nests too deeply".into());
+        }
+        match self.status {
+            Some(status) if libc::WIFSIGNALED(status) => match libc::WTERMSIG(status) {
+                libc::SIGXCPU => PdfError::Timeout(limits.timeout.as_secs()),
+                signal => PdfError::Crashed(format!(
+                    "the reader was ended by signal {signal}{}",
+                    signal_name(signal)
+                )),
+            },
+            Some(status) if libc::WEXITSTATUS(status) != 0 => {
+                PdfError::Crashed(format!("the reader exited with status {}", libc::WEXITSTATUS(status)))
+            }
+            _ => PdfError::Crashed("the reader stopped before the end of the file".into()),
+        }
     }
+}
+
+/// What a signal that ends a reader usually means, in words.
+fn signal_name(signal: libc::c_int) -> &'static str {
+    match signal {
+        libc::SIGSEGV | libc::SIGBUS => ": it read memory it should not have",
+        libc::SIGABRT => ": it aborted",
+        libc::SIGKILL => ": it was killed, perhaps by the system for lack of memory",
+        libc::SIGILL => ": it ran an instruction this processor does not have",
+        _ => "",
+    }
+}
+
+/// Passes the worker's replies on until its output ends or the reader of `tx` goes away.
+fn read_replies(stdout: ChildStdout, tx: &SyncSender<Result<Reply, PdfError>>) {
+    let mut reader = BufReader::new(stdout);
+    loop {
+        let mut line = Vec::new();
+        let read = (&mut reader).take(MAX_REPLY).read_until(b'\n', &mut line);
+        let reply = match read {
+            Ok(0) | Err(_) => return,
+            Ok(n) if n as u64 >= MAX_REPLY => Err(PdfError::Parse(format!(
+                "a page of this PDF holds more than {} MB of text",
+                MAX_REPLY >> 20
+            ))),
+            // A line cut short is a worker that died while writing.
+            Ok(_) if !line.ends_with(b"\n") => return,
+            Ok(_) => serde_json::from_slice::<Reply>(&line)
+                .map_err(|e| PdfError::Crashed(format!("the reader sent a reply that makes no sense: {e}"))),
+        };
+        let stop = reply.is_err();
+        if tx.send(reply).is_err() || stop {
+            return;
+        }
+    }
+}
+
+/// The last few kilobytes the worker wrote to its error output.
+fn stderr_tail(mut stderr: ChildStderr) -> Vec<u8> {
+    let mut tail = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = stderr.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        tail.extend_from_slice(&buf[..n]);
+        if tail.len() > 2 * STDERR_TAIL {
+            tail.drain(..tail.len() - STDERR_TAIL);
+        }
+    }
+    tail
 }

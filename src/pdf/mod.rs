@@ -1,15 +1,19 @@
-//! PDF recognition and per-page text extraction (lopdf), with the judgement of whether a document
-//! has a usable text layer at all.
+//! PDF recognition, per-page text extraction in a worker process with hard limits, and the
+//! judgement of whether a document has a usable text layer at all.
 
 mod error;
 mod extract;
 mod info;
 mod quality;
+mod read;
 mod sniff;
+mod worker;
 mod write;
 
 pub use error::PdfError;
-pub use extract::{Extracted, Extraction, Limits};
+pub use extract::{Extraction, Limits, PdfReader};
 pub use quality::{ocr_note, PageContent, TextQuality};
+pub use read::Extracted;
 pub use sniff::{check_pdf, has_pdf_header};
+pub use worker::serve_if_asked;
 pub use write::text_pdf;

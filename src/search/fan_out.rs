@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use lectern_scan::{QuantizedQuery, TopK};
 use tantivy::Term;
-use tokio::runtime::Handle;
 
 use super::statistics::ScopeStatistics;
 use crate::catalog::ScopedDocument;
@@ -39,7 +38,7 @@ pub struct Wanted<'a> {
 }
 
 /// Opens every document of `docs` and gathers what `wanted` names, on the engine's threads.
-pub fn open_scope(engine: &Engine, runtime: &Handle, docs: &[ScopedDocument], wanted: &Wanted<'_>) -> OpenScope {
+pub fn open_scope(engine: &Engine, docs: &[ScopedDocument], wanted: &Wanted<'_>) -> OpenScope {
     let parts = fan_out(docs, engine.search_threads(), |slice, offset| {
         let mut part = OpenScope {
             opened: HashMap::with_capacity(slice.len()),
@@ -49,7 +48,7 @@ pub fn open_scope(engine: &Engine, runtime: &Handle, docs: &[ScopedDocument], wa
         };
         for (i, doc) in slice.iter().enumerate() {
             let pos = offset + i;
-            let index = match engine.open_index(doc, wanted.dimension, runtime) {
+            let index = match engine.open_index(doc, wanted.dimension) {
                 Ok(index) => index,
                 Err(e) => {
                     part.skipped.push((pos, e));

@@ -127,7 +127,7 @@ pub struct Skipped {
     pub document: DocumentId,
     pub document_name: String,
     pub reason: String,
-    /// Whether it was queued for re-indexing.
+    /// Whether its index looked damaged and was queued to be verified (and rebuilt if it is).
     pub requeued: bool,
 }
 

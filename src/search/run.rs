@@ -8,7 +8,6 @@
 use std::sync::Arc;
 
 use lectern_scan::QuantizedQuery;
-use tokio::runtime::Handle;
 
 use super::fan_out::{open_scope, Opened, Wanted};
 use super::fusion::{fuse, union};
@@ -55,24 +54,18 @@ pub async fn run_with_vector(
 ) -> Result<SearchResults, Error> {
     let engine = engine.clone();
     let request = request.clone();
-    let runtime = Handle::current();
-    tokio::task::spawn_blocking(move || search(&engine, &request, vector, &runtime))
+    tokio::task::spawn_blocking(move || search(&engine, &request, vector))
         .await
         .map_err(Error::stopped("the search"))?
 }
 
-fn search(
-    engine: &Engine,
-    request: &SearchRequest,
-    vector: Option<Vec<f32>>,
-    runtime: &Handle,
-) -> Result<SearchResults, Error> {
+fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) -> Result<SearchResults, Error> {
     let vector = vector.map(|mut v| {
         normalize(&mut v);
         v
     });
     let docs = engine.catalog().documents_in_scope(&request.scope)?;
-    let ranking = rank(engine, runtime, &docs, request, vector.as_deref());
+    let ranking = rank(engine, &docs, request, vector.as_deref());
     let current = Current::read(
         engine,
         &request.scope,
@@ -115,13 +108,7 @@ struct Ranking {
 }
 
 /// Ranks the passages of `docs` for the question: fan-out, the lists the mode asks for, fusion.
-fn rank(
-    engine: &Engine,
-    runtime: &Handle,
-    docs: &[ScopedDocument],
-    request: &SearchRequest,
-    vector: Option<&[f32]>,
-) -> Ranking {
+fn rank(engine: &Engine, docs: &[ScopedDocument], request: &SearchRequest, vector: Option<&[f32]>) -> Ranking {
     let depth = depth_for(request.k);
     let vector = vector.filter(|_| request.mode != SearchMode::Keyword);
     let terms = match request.mode {
@@ -136,7 +123,7 @@ fn rank(
         dimension: vector.map(<[f32]>::len),
         pool: depth * 2 + 16,
     };
-    let scope = open_scope(engine, runtime, docs, &wanted);
+    let scope = open_scope(engine, docs, &wanted);
     let (mut opened, mut skipped, stats) = (scope.opened, scope.skipped, scope.stats);
 
     let vector_list = match vector {

@@ -2,8 +2,10 @@
 //! starts, and read again before the results are assembled, since moves, deletes and re-indexing
 //! may happen meanwhile. Only documents still ready, in scope and of the same index generation
 //! count, under their folder now. A document that could not be searched is skipped here and
-//! queued to be indexed again, if the catalog, asked once more, still holds it as it was: an
-//! index that vanished because its document was deleted or re-indexed meanwhile is no damage.
+//! reported, if the catalog, asked once more, still holds it as it was: an index that vanished
+//! because its document was deleted or re-indexed meanwhile is no damage. A query never removes
+//! an index: one whose contents look wrong is queued for the indexer to verify, which keeps it
+//! if it is whole and otherwise builds a new one beside it and replaces it when published.
 
 use std::collections::HashMap;
 
@@ -40,8 +42,9 @@ impl<'a> Current<'a> {
         unchanged(&self.now, &self.docs[pos])
     }
 
-    /// The documents that could not be searched, each closed and queued to be indexed again. A
-    /// document that changed meanwhile is not damaged: it is simply out of this query.
+    /// The documents that could not be searched, reported, and queued to be verified when their
+    /// index looks damaged. A document that changed meanwhile is not damaged: it is simply out of
+    /// this query.
     pub fn skip(&self, engine: &Engine, failures: Vec<(usize, IndexError)>) -> Result<Vec<Skipped>, Error> {
         if failures.is_empty() {
             return Ok(Vec::new());
@@ -55,7 +58,7 @@ impl<'a> Current<'a> {
             if skipped.iter().any(|s| s.document == doc.id) {
                 continue;
             }
-            let requeued = engine.requeue(doc.id).is_ok();
+            let requeued = error.is_damage() && engine.recheck(doc.id).is_ok();
             skipped.push(Skipped {
                 document: doc.id,
                 document_name: doc.file_name.clone(),

@@ -1,12 +1,54 @@
 //! The one HTTP client of a model server's endpoint, shared by the embedder and the chat client:
-//! the request with its key, and a failed status turned into a [`ServerError`].
+//! the request with its key, and a failed status turned into a [`ServerError`]. Nothing a server
+//! sends is read without a bound: an error body, a whole JSON reply, a line of a stream.
 
+use std::io::{BufRead, Read};
 use std::time::Duration;
 
 use reqwest::blocking::{Client, Response};
 use serde_json::Value;
 
 use super::{ServerApi, ServerError};
+
+/// The most of an error reply that is read: its message is at the start.
+const MAX_ERROR_BODY: u64 = 64 << 10;
+
+/// The most a whole JSON reply may hold (a batch of embeddings is well under a megabyte).
+const MAX_JSON_REPLY: u64 = 64 << 20;
+
+/// The most one line of a streamed reply may hold.
+pub const MAX_LINE: u64 = 1 << 20;
+
+/// Reads a whole reply as JSON, refusing one larger than [`MAX_JSON_REPLY`].
+pub fn read_json(reply: impl Read) -> Result<Value, String> {
+    let mut body = Vec::new();
+    reply
+        .take(MAX_JSON_REPLY + 1)
+        .read_to_end(&mut body)
+        .map_err(|e| root_cause(&e))?;
+    if body.len() as u64 > MAX_JSON_REPLY {
+        return Err(format!("the reply is larger than {} MB", MAX_JSON_REPLY >> 20));
+    }
+    serde_json::from_slice(&body).map_err(|e| e.to_string())
+}
+
+/// The next line of a streamed reply without its line ending: `None` at the end (or when the
+/// connection fails), `Err` for a line longer than [`MAX_LINE`].
+pub fn read_line(reader: &mut impl BufRead) -> Option<Result<String, String>> {
+    let mut line = Vec::new();
+    match reader.take(MAX_LINE + 1).read_until(b'\n', &mut line) {
+        Ok(0) | Err(_) => None,
+        Ok(_) if line.len() as u64 > MAX_LINE => {
+            Some(Err(format!("a line of the reply is longer than {} MB", MAX_LINE >> 20)))
+        }
+        Ok(_) => {
+            while line.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+                line.pop();
+            }
+            Some(Ok(String::from_utf8_lossy(&line).into_owned()))
+        }
+    }
+}
 
 /// One endpoint of a model server, for one model.
 #[derive(Debug, Clone)]
@@ -87,12 +129,14 @@ impl Endpoint {
         if (200..300).contains(&status) {
             return Ok(reply);
         }
-        Err(self.refusal(status, &reply.text().unwrap_or_default()))
+        let mut said = Vec::new();
+        let _ = reply.take(MAX_ERROR_BODY).read_to_end(&mut said);
+        Err(self.refusal(status, &String::from_utf8_lossy(&said)))
     }
 
     /// Posts `body` and reads the whole reply as JSON.
     pub fn post_json(&self, body: &Value) -> Result<Value, ServerError> {
-        self.post(body)?.json().map_err(|e| self.bad_reply(root_cause(&e)))
+        read_json(self.post(body)?).map_err(|reason| self.bad_reply(reason))
     }
 
     /// A reply that does not say what the API says it should.

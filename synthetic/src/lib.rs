@@ -1,7 +1,9 @@
 //! Publishing a document's index from chunks that are already embedded, in one go, through the
 //! core's index writers: the search benchmark's synthetic libraries and the search tests use it.
 //! The product indexes PDFs with `lectern::index::build`, which streams pages instead; this crate
-//! is not part of it.
+//! is not part of it. [`hostile`] writes the adversarial PDFs.
+
+pub mod hostile;
 
 use lectern::catalog::{now_millis, DocumentId, PdfMetadata};
 use lectern::chunk::{Chunk, ChunkerSettings};

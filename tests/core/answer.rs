@@ -808,3 +808,53 @@ fn a_connection_check_has_the_server_answer_and_reports_a_refused_key() {
     };
     assert_eq!(extractive.backend(&config).unwrap().check(1).unwrap().reply, "");
 }
+
+/// A hostile server: for each of `requests` requests, the status line and headers, `start`, then
+/// `piece` again and again until the client hangs up.
+fn endless(requests: usize, status: u16, start: &'static str, piece: &'static str) -> (String, JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        for stream in listener.incoming().take(requests) {
+            let mut stream: TcpStream = stream.unwrap();
+            read_request(&stream);
+            let head =
+                format!("HTTP/1.1 {status} X\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{start}");
+            let mut written = stream.write_all(head.as_bytes());
+            let block = piece.repeat((64 << 10) / piece.len().max(1));
+            while written.is_ok() {
+                written = stream.write_all(block.as_bytes());
+            }
+        }
+    });
+    (url, handle)
+}
+
+#[test]
+fn a_server_that_never_stops_talking_gets_a_clear_error_not_the_memory() {
+    let cases: [(u16, &str, &str, &str); 3] = [
+        // An error body without end: its start is the message.
+        (500, r#"{"error":"overloaded "#, "and then some ", "overloaded"),
+        // One line without end.
+        (
+            200,
+            r#"{"model":"m","message":{"role":"assistant","content":""#,
+            "a",
+            "longer than 1 MB",
+        ),
+        // An answer without end, line after valid line.
+        (
+            200,
+            "",
+            "{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"and so on \"},\"done\":false}\n",
+            "went on past 4 MB",
+        ),
+    ];
+    for (status, start, piece, says) in cases {
+        let (url, server) = endless(1, status, start, piece);
+        let model = HttpChat::new(ServerApi::Ollama, &url, "m", None, 4096).unwrap();
+        let err = ask_model(&model).0.unwrap_err();
+        assert!(err.to_string().contains(says), "{status} {piece:?}: {err}");
+        server.join().unwrap();
+    }
+}

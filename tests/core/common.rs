@@ -39,6 +39,7 @@ pub fn config(home: &std::path::Path) -> LibraryConfig {
     let mut config = LibraryConfig::new(home.to_path_buf());
     config.models_dir = models_dir();
     config.workers = 2;
+    config.reader.program = PathBuf::from(env!("CARGO_BIN_EXE_lectern"));
     config
 }
 

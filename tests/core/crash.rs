@@ -1,6 +1,6 @@
 //! Crash safety: a `lectern index` process is killed with SIGKILL at random moments; after every
 //! kill no document is lost and every index directory that can be found is complete; in the end
-//! every document is ready.
+//! every document is ready. A document whose indexer dies twice in a row is set aside.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -34,6 +34,9 @@ impl Lcg {
     }
 }
 
+/// Words of the reason a document set aside by dying indexers is given.
+const SET_ASIDE: &str = "stopped Lectern twice; it was set aside";
+
 fn indexer(home: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_lectern"));
     command
@@ -66,11 +69,14 @@ fn check(home: &Path, ids: &[DocumentId], round: usize) -> usize {
     let mut ready = 0;
     for doc in &docs {
         assert!(ids.contains(&doc.id));
+        let set_aside =
+            doc.status == DocumentStatus::Failed && doc.reason.as_deref().is_some_and(|r| r.contains(SET_ASIDE));
         assert!(
-            matches!(
-                doc.status,
-                DocumentStatus::Queued | DocumentStatus::Indexing | DocumentStatus::Ready
-            ),
+            set_aside
+                || matches!(
+                    doc.status,
+                    DocumentStatus::Queued | DocumentStatus::Indexing | DocumentStatus::Ready
+                ),
             "round {round}: {} is {:?}: {:?}",
             doc.file_name,
             doc.status,
@@ -83,6 +89,16 @@ fn check(home: &Path, ids: &[DocumentId], round: usize) -> usize {
         }
     }
     ready
+}
+
+/// Documents set aside by two kills in a row, retried by hand as a user would.
+fn retry_set_aside(home: &Path) {
+    let library = Library::open(config(home)).unwrap();
+    for doc in library.documents(None, false).unwrap() {
+        if doc.status == DocumentStatus::Failed {
+            library.reindex(doc.id).unwrap();
+        }
+    }
 }
 
 #[test]
@@ -119,6 +135,7 @@ fn indexing_survives_sigkill_at_random_moments() {
             kills += 1;
         }
         let ready = check(home.path(), &ids, round);
+        retry_set_aside(home.path());
         eprintln!(
             "round {round}: killed={} ready={ready}/{}",
             status.code().is_none(),
@@ -134,6 +151,7 @@ fn indexing_survives_sigkill_at_random_moments() {
         round += 1;
     }
 
+    retry_set_aside(home.path());
     let status = indexer(home.path()).status().unwrap();
     assert!(status.success());
     assert_eq!(
@@ -147,4 +165,81 @@ fn indexing_survives_sigkill_at_random_moments() {
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_document_whose_indexer_dies_twice_is_set_aside_until_retried_by_hand() {
+    let home = tempfile::tempdir().unwrap();
+    let (id, ends) = interrupt_builds(home.path(), libc::SIGKILL, 2);
+    for (exit, status) in ends {
+        assert!(exit.code().is_none());
+        assert_eq!(status, DocumentStatus::Indexing);
+    }
+
+    assert!(indexer(home.path()).status().unwrap().success());
+    let doc = document(home.path(), id);
+    assert_eq!(doc.status, DocumentStatus::Failed);
+    assert!(
+        doc.reason.as_deref().unwrap_or_default().contains(SET_ASIDE),
+        "{:?}",
+        doc.reason
+    );
+
+    Library::open(config(home.path())).unwrap().reindex(id).unwrap();
+    assert!(indexer(home.path()).status().unwrap().success());
+    assert_eq!(document(home.path(), id).status, DocumentStatus::Ready);
+}
+
+#[test]
+fn quitting_on_purpose_does_not_count_against_a_document() {
+    let home = tempfile::tempdir().unwrap();
+    let (id, ends) = interrupt_builds(home.path(), libc::SIGINT, 3);
+    for (exit, status) in ends {
+        assert_eq!(exit.code(), Some(130));
+        assert_eq!(status, DocumentStatus::Queued);
+    }
+    assert!(indexer(home.path()).status().unwrap().success());
+    assert_eq!(document(home.path(), id).status, DocumentStatus::Ready);
+}
+
+/// Adds a 56-page document to the library in `home`, then `times` times starts an indexer and
+/// sends it `signal` in the middle of the build (some pages done, not all): the document, and
+/// how each indexer ended with the document's status after it.
+fn interrupt_builds(
+    home: &Path,
+    signal: i32,
+    times: usize,
+) -> (DocumentId, Vec<(std::process::ExitStatus, DocumentStatus)>) {
+    let library = Library::open(config(home)).unwrap();
+    let added = library
+        .add(&[corpus_pdf("text-kb-pdf-risks-56p-objstm.pdf")], DEFAULT_FOLDER)
+        .unwrap();
+    let id = added.added[0].id;
+    let ends = (0..times)
+        .map(|_| {
+            let mut child = indexer(home).spawn().unwrap();
+            // The indexer's start puts the progress back to nothing; then pages get done.
+            let mut restarted = false;
+            loop {
+                assert!(
+                    child.try_wait().unwrap().is_none(),
+                    "the indexer ended before the build was under way"
+                );
+                let done = document(home, id).progress_done;
+                restarted |= done == 0;
+                if restarted && done > 0 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            // SAFETY: sending a signal to our own child process.
+            unsafe { libc::kill(child.id() as i32, signal) };
+            (child.wait().unwrap(), document(home, id).status)
+        })
+        .collect();
+    (id, ends)
+}
+
+fn document(home: &Path, id: DocumentId) -> lectern::Document {
+    Library::open(config(home)).unwrap().document(&id.to_string()).unwrap()
 }

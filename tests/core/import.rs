@@ -105,3 +105,15 @@ fn the_same_content_twice_in_one_folder_is_recognised() {
     assert!(second.added.is_empty());
     assert_eq!(second.already_present[0].id, first.added[0].id);
 }
+
+#[test]
+fn the_library_directory_is_readable_by_its_owner_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let parent = tempfile::tempdir().unwrap();
+    let home = parent.path().join("library");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let _lib = lectern::Library::open(crate::common::config(&home)).unwrap();
+    let mode = std::fs::metadata(&home).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+}

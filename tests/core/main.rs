@@ -9,6 +9,7 @@ mod common;
 mod corpus;
 mod crash;
 mod embed;
+mod hostile;
 mod import;
 mod index;
 mod models;

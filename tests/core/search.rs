@@ -41,6 +41,14 @@ struct Doc {
 }
 
 /// Adds a ready document with these chunks straight to the catalog and the index directory.
+/// A content hash of the shape the library stores (64 hex digits), made from a name.
+fn fake_hash(name: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut hasher);
+    format!("{:016x}", hasher.finish()).repeat(4)
+}
+
 fn add(t: &TestLibrary, doc: Doc) -> DocumentId {
     let catalog = Catalog::open(&t.home.path().join("library.sqlite")).unwrap();
     let dirs = IndexDirs::new(t.home.path().join("indexes"));
@@ -49,7 +57,7 @@ fn add(t: &TestLibrary, doc: Doc) -> DocumentId {
             folder: doc.folder,
             file_name: doc.name.clone(),
             byte_size: 1,
-            content_hash: format!("hash-of-{}", doc.name),
+            content_hash: fake_hash(&doc.name),
         })
         .unwrap();
     let chunks: Vec<Chunk> = doc
@@ -367,7 +375,7 @@ fn moved_and_deleted_documents_never_show_up_under_their_old_folder() {
 }
 
 #[test]
-fn a_damaged_index_is_skipped_reported_and_requeued() {
+fn a_damaged_index_is_skipped_reported_and_queued_for_verification_but_never_removed() {
     let t = library();
     let f = t.create_folder("F").unwrap().id;
     let good = add(&t, simple("good.pdf", f, &["lighthouse keeper"], 1));
@@ -375,7 +383,7 @@ fn a_damaged_index_is_skipped_reported_and_requeued() {
     let rebuilt = add(&t, simple("rebuilt.pdf", f, &["lighthouse stairs"], 3));
     let indexes = t.home.path().join("indexes");
     std::fs::remove_dir_all(indexes.join(bad.to_string()).join("keywords")).unwrap();
-    // A missing vector block is not damage: it is rebuilt from the LanceDB table.
+    // A query never writes into a published index, not even to restore its vector block.
     std::fs::remove_file(indexes.join(rebuilt.to_string()).join(block::BLOCK_FILE)).unwrap();
     let r = search(
         &t,
@@ -385,13 +393,56 @@ fn a_damaged_index_is_skipped_reported_and_requeued() {
         SearchMode::Hybrid,
     );
     let found: HashSet<DocumentId> = r.hits.iter().map(|h| h.document).collect();
-    assert_eq!(found, HashSet::from([good, rebuilt]));
+    assert_eq!(found, HashSet::from([good]));
+    let skipped: HashSet<DocumentId> = r.skipped.iter().map(|s| s.document).collect();
+    assert_eq!(skipped, HashSet::from([bad, rebuilt]));
+    assert!(r.skipped.iter().all(|s| s.requeued), "{:#?}", r.skipped);
+    for id in [bad, rebuilt] {
+        assert_eq!(t.document(&id.to_string()).unwrap().status, DocumentStatus::Queued);
+        // The indexer verifies it, and replaces it only with a new one.
+        assert!(indexes.join(id.to_string()).join("manifest.json").is_file());
+    }
+    assert!(!indexes.join(rebuilt.to_string()).join(block::BLOCK_FILE).exists());
+}
+
+#[test]
+fn an_index_made_by_another_embedding_model_is_reported_and_left_alone() {
+    let t = library();
+    let f = t.create_folder("F").unwrap().id;
+    let good = add(&t, simple("good.pdf", f, &["lighthouse keeper"], 1));
+    let other = add(&t, simple("other.pdf", f, &["lighthouse beam"], 2));
+    // What another process with another embedder would have published.
+    let manifest = t
+        .home
+        .path()
+        .join("indexes")
+        .join(other.to_string())
+        .join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["dimension"] = serde_json::json!(768);
+    json["embedder"] = serde_json::json!("ollama:nomic-embed-text");
+    std::fs::write(&manifest, json.to_string()).unwrap();
+    let r = search(
+        &t,
+        "lighthouse",
+        Some(vector(1)),
+        folder_scope(&[f]),
+        SearchMode::Hybrid,
+    );
+    assert_eq!(
+        r.hits.iter().map(|h| h.document).collect::<HashSet<_>>(),
+        HashSet::from([good])
+    );
     assert_eq!(r.skipped.len(), 1);
-    assert_eq!(r.skipped[0].document, bad);
-    assert!(r.skipped[0].requeued);
-    assert!(r.skipped[0].reason.contains("keyword"), "{}", r.skipped[0].reason);
-    assert_eq!(t.document(&bad.to_string()).unwrap().status, DocumentStatus::Queued);
-    assert!(indexes.join(rebuilt.to_string()).join(block::BLOCK_FILE).is_file());
+    assert!(!r.skipped[0].requeued);
+    assert!(
+        r.skipped[0].reason.contains("nomic-embed-text"),
+        "{}",
+        r.skipped[0].reason
+    );
+    assert_eq!(t.document(&other.to_string()).unwrap().status, DocumentStatus::Ready);
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), json.to_string());
 }
 
 #[test]

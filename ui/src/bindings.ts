@@ -329,7 +329,7 @@ pages: Array<number>, };
  */
 export type Skipped = { document: DocumentId, document_name: string, reason: string, 
 /**
- * Whether it was queued for re-indexing.
+ * Whether its index looked damaged and was queued to be verified (and rebuilt if it is).
  */
 requeued: boolean, };
 

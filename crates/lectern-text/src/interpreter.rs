@@ -77,6 +77,8 @@ pub struct Interpreter<'a> {
     shown: Shown,
     /// Forms being run, to refuse a form that draws itself.
     forms: HashSet<ObjectId>,
+    /// Bytes the page's forms decoded to so far.
+    forms_decoded: usize,
     /// A space glyph was seen; the next glyph starts a word.
     pending_space: bool,
     /// Open marked-content sequences, each with its `/ActualText` if it has one.
@@ -104,6 +106,7 @@ impl<'a> Interpreter<'a> {
             operations: 0,
             shown: Shown::default(),
             forms: HashSet::new(),
+            forms_decoded: 0,
             pending_space: false,
             marked: Vec::new(),
         }
@@ -126,7 +129,10 @@ impl<'a> Interpreter<'a> {
         for operation in Content::decode_iter(content) {
             let Ok(operation) = operation else { break };
             self.operations += 1;
-            if self.operations > self.limits.max_operations || self.shown.glyph_count > self.limits.max_glyphs {
+            if self.shown.truncated
+                || self.operations > self.limits.max_operations
+                || self.shown.glyph_count > self.limits.max_glyphs
+            {
                 self.shown.truncated = true;
                 break;
             }
@@ -350,12 +356,22 @@ impl<'a> Interpreter<'a> {
         resources: &[&'a Dictionary],
         depth: usize,
     ) {
+        if self.shown.truncated {
+            return;
+        }
+        // A form that draws itself, however indirectly, never ends.
         if id.is_some_and(|id| self.forms.contains(&id)) {
+            self.shown.truncated = true;
             return;
         }
         let Some(content) = stream_bytes(stream, self.limits.max_decompressed) else {
             return;
         };
+        self.forms_decoded += content.len();
+        if self.forms_decoded > self.limits.max_page_forms_decoded {
+            self.shown.truncated = true;
+            return;
+        }
         let mut inner: Vec<&'a Dictionary> = Vec::with_capacity(resources.len() + 1);
         if let Some(own) = get_dict(self.doc, &stream.dict, b"Resources") {
             inner.push(own);

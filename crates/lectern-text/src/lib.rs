@@ -42,6 +42,8 @@ pub struct Limits {
     pub max_text_bytes: usize,
     /// Form XObjects nested in one another.
     pub max_form_depth: usize,
+    /// Bytes the forms of one page may decode to in all (a form drawn again is decoded again).
+    pub max_page_forms_decoded: usize,
 }
 
 impl Default for Limits {
@@ -52,6 +54,7 @@ impl Default for Limits {
             max_glyphs: 2_000_000,
             max_text_bytes: 32 << 20,
             max_form_depth: 12,
+            max_page_forms_decoded: 512 << 20,
         }
     }
 }
