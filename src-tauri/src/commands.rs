@@ -248,11 +248,13 @@ pub fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Response> {
     Ok(Response::new(bytes))
 }
 
-/// The settings, with the data directory in use and the one chosen for the next start.
+/// The settings, with the data directory in use and the one chosen for the next start. The API
+/// key is never sent to the window: only whether one is set.
 #[derive(Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SettingsView {
     settings: Settings,
+    api_key_set: bool,
     data_dir: PathBuf,
     next_data_dir: Option<PathBuf>,
 }
@@ -260,11 +262,19 @@ pub struct SettingsView {
 fn settings_view(state: &AppState) -> Reply<SettingsView> {
     let data_dir = state.library.config().home.clone();
     let next_data_dir = app_config::data_dir(&state.config_dir).filter(|dir| *dir != data_dir);
+    let (settings, api_key_set) = state.library.settings().map_err(fail)?.without_key();
     Ok(SettingsView {
-        settings: state.library.settings().map_err(fail)?,
+        settings,
+        api_key_set,
         data_dir,
         next_data_dir,
     })
+}
+
+/// The settings the window sent (without the stored key: none keeps it, an empty one forgets
+/// it) with the key they mean.
+fn with_stored_key(state: &AppState, settings: Settings) -> Reply<Settings> {
+    Ok(settings.with_key_of(&state.library.settings().map_err(fail)?))
 }
 
 #[tauri::command]
@@ -272,15 +282,20 @@ pub fn get_settings(state: State<'_, AppState>) -> Reply<SettingsView> {
     settings_view(&state)
 }
 
+/// Saves the settings; the reply is what was saved, without the key.
 #[tauri::command]
 pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> Reply<Settings> {
-    state.library.save_settings(&settings).map_err(fail)?;
-    state.library.settings().map_err(fail)
+    state
+        .library
+        .save_settings(&with_stored_key(&state, settings)?)
+        .map_err(fail)?;
+    Ok(state.library.settings().map_err(fail)?.without_key().0)
 }
 
 /// Loads or reaches the model `settings` name and has it write a few words.
 #[tauri::command]
 pub async fn test_connection(state: State<'_, AppState>, settings: Settings) -> Reply<ConnectionCheck> {
+    let settings = with_stored_key(&state, settings)?;
     let library = state.library.clone();
     tauri::async_runtime::spawn_blocking(move || library.check_connection(&settings))
         .await

@@ -73,6 +73,24 @@ impl Settings {
         )
     }
 
+    /// These settings without their API key, and whether one is set: what a window is shown, so
+    /// that a stored key never reaches a web view.
+    pub fn without_key(mut self) -> (Settings, bool) {
+        let set = self.api_key.take().is_some_and(|key| !key.trim().is_empty());
+        (self, set)
+    }
+
+    /// Settings from a client that is never shown the key ([`Settings::without_key`]), with the
+    /// key they mean: none means the one `stored` holds, an empty one means no key.
+    pub fn with_key_of(mut self, stored: &Settings) -> Settings {
+        self.api_key = match self.api_key {
+            None => stored.api_key.clone(),
+            Some(key) if key.trim().is_empty() => None,
+            Some(key) => Some(key),
+        };
+        self
+    }
+
     fn validate(&self, config: &LibraryConfig) -> Result<(), Error> {
         check_k(self.k)?;
         match self.backend(config) {
@@ -113,5 +131,33 @@ impl Library {
         let json = serde_json::to_string(settings).map_err(Error::stopped("saving the settings"))?;
         self.engine.catalog().set_setting(KEY, &json)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_never_sees_the_key_and_keeps_replaces_or_forgets_it() {
+        let stored = Settings {
+            backend: BackendKind::Openai,
+            api_key: Some("sk-stored".into()),
+            ..Settings::default()
+        };
+        let (shown, set) = stored.clone().without_key();
+        assert_eq!((shown.api_key.as_deref(), set), (None, true));
+        assert!(!Settings::default().without_key().1);
+        assert_eq!(shown.clone().with_key_of(&stored), stored);
+        let replaced = Settings {
+            api_key: Some("sk-new".into()),
+            ..shown.clone()
+        };
+        assert_eq!(replaced.with_key_of(&stored).api_key.as_deref(), Some("sk-new"));
+        let forgotten = Settings {
+            api_key: Some(String::new()),
+            ..shown
+        };
+        assert_eq!(forgotten.with_key_of(&stored).api_key, None);
     }
 }

@@ -78,7 +78,7 @@ pub fn all() -> Vec<Hostile> {
 }
 
 /// A page whose content is 100 million numbers and no operator: a parser that keeps operands
-/// until their operator comes holds them all (200 MB decoded, 200 KB on disk).
+/// until their operator comes holds them all (200 MB decoded, 2 MB on disk).
 fn operand_pile() -> Vec<u8> {
     let content = deflate_repeated(b"0 ", 100_000_000);
     let mut pdf = Writer::one_page(&content, "/Filter /FlateDecode", "");
@@ -103,7 +103,7 @@ fn object_stream_pile() -> Vec<u8> {
     pdf.finish()
 }
 
-/// A page whose content inflates to 1 GiB (1 MB on disk), past any one stream's limit.
+/// A page whose content inflates to 1 GiB (10 MB on disk), past any one stream's limit.
 fn decompression_bomb() -> Vec<u8> {
     let content = deflate_repeated(b" ", 1 << 30);
     Writer::one_page(&content, "/Filter /FlateDecode", "").finish()
@@ -134,7 +134,7 @@ fn form_fan_out() -> Vec<u8> {
     pdf.finish()
 }
 
-/// One form of 200 MB (deflated to 200 KB), drawn a thousand times by one page: each drawing
+/// One form of 200 MB (deflated to 2 MB), drawn a thousand times by one page: each drawing
 /// decodes it again.
 fn large_form_drawn_again() -> Vec<u8> {
     let mut pdf = Writer::new();

@@ -406,9 +406,10 @@ api_key: string | null, mode: SearchMode,
 k: number, };
 
 /**
- * The settings, with the data directory in use and the one chosen for the next start.
+ * The settings, with the data directory in use and the one chosen for the next start. The API
+ * key is never sent to the window: only whether one is set.
  */
-export type SettingsView = { settings: Settings, data_dir: string, next_data_dir: string | null, };
+export type SettingsView = { settings: Settings, api_key_set: boolean, data_dir: string, next_data_dir: string | null, };
 
 /**
  * What a connection check found: the model answered `reply` after `millis`.

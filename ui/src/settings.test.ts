@@ -27,6 +27,7 @@ function dialog(
 
 const view = (next: string | null = null) => ({
   settings: saved,
+  api_key_set: false,
   data_dir: "/home/me/.local/share/lectern",
   next_data_dir: next,
 });
@@ -181,6 +182,31 @@ describe("settings dialog", () => {
     await vi.waitFor(() => expect(settings.element.open).toBe(false));
     expect(calls.at(-1)).toEqual(["save_settings", { settings: { ...saved, k: 4 } }]);
     expect(saves).toEqual([{ ...saved, k: 4 }]);
+  });
+
+  it("never shows the saved key, and keeps, replaces or forgets it", async () => {
+    const openai: Settings = { ...saved, backend: "openai", model: "gpt-4o-mini" };
+    const { settings, calls, get } = dialog({
+      get_settings: () => ({ ...view(), settings: openai, api_key_set: true }),
+      save_settings: (args) => args?.settings,
+    });
+    const key = get<HTMLInputElement>("input[name=api_key]");
+    const forget = get<HTMLInputElement>("input[name=forget_key]");
+    const save = async () => {
+      get<HTMLButtonElement>("button.save").click();
+      await vi.waitFor(() => expect(settings.element.open).toBe(false));
+      return (calls.at(-1)?.[1] as { settings: Settings }).settings.api_key;
+    };
+    await settings.show();
+    expect([key.value, key.placeholder]).toEqual(["", "A key is saved (not shown); type a new one to replace it"]);
+    expect((forget.parentElement as HTMLElement).hidden).toBe(false);
+    expect(await save()).toBeNull();
+    await settings.show();
+    key.value = "sk-new";
+    expect(await save()).toBe("sk-new");
+    await settings.show();
+    forget.checked = true;
+    expect(await save()).toBe("");
   });
 
   it("closes without saving on cancel", async () => {

@@ -43,7 +43,10 @@ export function fieldsFromSettings(settings: Settings): SettingsFields {
   };
 }
 
-/** The settings a form says: empty fields, and those the backend does not use, become null. */
+/**
+ * The settings a form says: empty fields, and those the backend does not use, become null. The
+ * window is never shown the saved API key, so a null key means "the saved one".
+ */
 export function settingsFromFields(fields: SettingsFields): Settings {
   const backend = fields.backend as BackendKind;
   const uses = BACKENDS[backend];
@@ -78,6 +81,9 @@ export class SettingsDialog {
   private readonly model = document.createElement("input");
   private readonly url = document.createElement("input");
   private readonly apiKey = document.createElement("input");
+  private readonly forgetKey = document.createElement("input");
+  /** Whether a key is saved (its value never comes to the window). */
+  private keySet = false;
   private readonly mode = document.createElement("select");
   private readonly k = document.createElement("input");
   private readonly test = document.createElement("button");
@@ -100,6 +106,8 @@ export class SettingsDialog {
     this.apiKey.name = "api_key";
     this.apiKey.type = "password";
     this.apiKey.autocomplete = "off";
+    this.forgetKey.name = "forget_key";
+    this.forgetKey.type = "checkbox";
     this.mode.name = "mode";
     for (const [value, label] of MODES) this.mode.append(new Option(label, value));
     this.k.name = "k";
@@ -119,6 +127,7 @@ export class SettingsDialog {
       field("Model", this.model),
       field("Server URL", this.url),
       field("API key", this.apiKey),
+      field("Forget the saved key", this.forgetKey),
       this.test,
       this.result,
     );
@@ -160,6 +169,8 @@ export class SettingsDialog {
       for (const [name, value] of Object.entries(fieldsFromSettings(view.settings))) {
         controls[name as keyof Settings].value = value;
       }
+      this.keySet = view.api_key_set;
+      this.forgetKey.checked = false;
       this.showDataDir(view);
     } catch (e) {
       this.hooks.report(errorMessage(e));
@@ -181,10 +192,12 @@ export class SettingsDialog {
     };
   }
 
-  /** The settings the form holds now. */
+  /** The settings the form holds now (an empty key: forget the saved one). */
   private settings(): Settings {
     const fields = Object.entries(this.controls()).map(([name, control]) => [name, control.value]);
-    return settingsFromFields(Object.fromEntries(fields) as SettingsFields);
+    const settings = settingsFromFields(Object.fromEntries(fields) as SettingsFields);
+    if (this.forgetKey.checked && settings.api_key === null && BACKENDS[settings.backend].apiKey) settings.api_key = "";
+    return settings;
   }
 
   /** Shows the fields the chosen backend uses, with its placeholders, and hides the others. */
@@ -197,7 +210,9 @@ export class SettingsDialog {
     };
     show(this.model, uses.model);
     show(this.url, uses.url);
-    show(this.apiKey, uses.apiKey ? "Empty if the server needs none" : null);
+    const keyHint = this.keySet ? "A key is saved (not shown); type a new one to replace it" : "Empty if the server needs none";
+    show(this.apiKey, uses.apiKey ? keyHint : null);
+    (this.forgetKey.parentElement as HTMLElement).hidden = !(uses.apiKey && this.keySet);
   }
 
   private showDataDir(view: SettingsView) {
