@@ -15,6 +15,9 @@ use super::read::Extracted;
 use super::worker::{Reply, Request, WORKER_ARG};
 use super::PdfError;
 
+/// What a worker says, line by line, as the thread that reads it passes it on.
+type Replies = Receiver<Result<Reply, PdfError>>;
+
 /// The most one reply line may hold: a page's text is at most 32 MiB, escaped.
 const MAX_REPLY: u64 = 128 << 20;
 
@@ -96,7 +99,7 @@ impl PdfReader {
 
 /// A running extraction; iterate it with [`Extraction::next_step`]. Dropping it ends the worker.
 pub struct Extraction {
-    rx: Receiver<Result<Reply, PdfError>>,
+    rx: Replies,
     worker: Option<Worker>,
     limits: Limits,
     /// Time spent waiting for the worker: its reading time.
@@ -159,29 +162,36 @@ struct Worker {
 }
 
 impl Worker {
-    fn spawn(program: &Path, request: &Request) -> std::io::Result<(Worker, Receiver<Result<Reply, PdfError>>)> {
+    fn spawn(program: &Path, request: &Request) -> std::io::Result<(Worker, Replies)> {
+        // Written out first: a request that cannot be (a path that is not UTF-8) starts no process.
+        let mut line = serde_json::to_vec(request).map_err(std::io::Error::other)?;
+        line.push(b'\n');
         let mut child = Command::new(program)
             .arg(WORKER_ARG)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()?;
+        match Worker::attach(&mut child, &line) {
+            Ok((stderr, rx)) => Ok((Worker { child, stderr }, rx)),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(e)
+            }
+        }
+    }
+
+    /// Sends the request to a started worker and starts the threads that read what it says.
+    fn attach(child: &mut Child, line: &[u8]) -> std::io::Result<(JoinHandle<Vec<u8>>, Replies)> {
         let (Some(mut stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            let _ = child.kill();
-            let _ = child.wait();
             return Err(std::io::Error::other("the worker's pipes were not opened"));
         };
-        let line = serde_json::to_vec(request).map_err(std::io::Error::other)?;
         // Small enough for the pipe's buffer; closing stdin tells the worker the request is whole.
-        let sent = stdin.write_all(&line).and_then(|()| stdin.write_all(b"\n"));
+        stdin.write_all(line)?;
         drop(stdin);
-        if let Err(e) = sent {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(e);
-        }
         // A few pages ahead at most: the worker waits for the caller, and its memory stays bounded.
         let (tx, rx) = sync_channel(4);
         std::thread::Builder::new()
@@ -190,7 +200,7 @@ impl Worker {
         let stderr = std::thread::Builder::new()
             .name("lectern-pdf-stderr".into())
             .spawn(move || stderr_tail(stderr))?;
-        Ok((Worker { child, stderr }, rx))
+        Ok((stderr, rx))
     }
 
     /// Waits for the worker to end (killing it first if `kill`): how it ended and its peak memory.
