@@ -14,9 +14,11 @@ use lectern::{DocumentStatus, Error, Library, LibraryConfig};
 use lectern_synthetic::hostile::{self, Outcome};
 
 use crate::args::HostileBenchArgs;
+use crate::index::Scratch;
 
 pub async fn run(config: LibraryConfig, args: &HostileBenchArgs) -> anyhow::Result<ExitCode> {
-    let scratch = tempdir()?;
+    let scratch = Scratch::new()?;
+    let scratch = &scratch.0;
     let reader = config.reader.clone();
     println!(
         "lectern-bench hostile: worker limits {} MB of memory, {} s of reading\n",
@@ -59,9 +61,8 @@ pub async fn run(config: LibraryConfig, args: &HostileBenchArgs) -> anyhow::Resu
         files.push(path);
     }
     if let Some(corpus) = &args.corpus {
-        import_all(config, &scratch, files, corpus).await?;
+        import_all(config, scratch, files, corpus).await?;
     }
-    let _ = std::fs::remove_dir_all(&scratch);
     Ok(if as_expected {
         ExitCode::SUCCESS
     } else {
@@ -122,12 +123,6 @@ async fn import_all(
         peak_memory() >> 20
     );
     Ok(())
-}
-
-fn tempdir() -> anyhow::Result<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("lectern-bench-hostile-{}", uuid::Uuid::new_v4()));
-    std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
-    Ok(dir)
 }
 
 /// Starts this process's peak resident set again from its current size (Linux `clear_refs`).

@@ -21,7 +21,16 @@ const BIG_FILE: &str = "struct-many-pages-429p-ibm-manual.pdf";
 const ONE_PAGE_FILE: &str = "text-pdfspec-simple1-handwritten.pdf";
 
 /// A scratch directory removed when the benchmark ends, however it ends.
-struct Scratch(PathBuf);
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    /// A new, empty scratch directory in the system's temporary directory.
+    pub fn new() -> anyhow::Result<Scratch> {
+        let dir = std::env::temp_dir().join(format!("lectern-bench-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+        Ok(Scratch(dir))
+    }
+}
 
 impl Drop for Scratch {
     fn drop(&mut self) {
@@ -32,8 +41,7 @@ impl Drop for Scratch {
 pub async fn run(config: LibraryConfig, args: &IndexBenchArgs) -> anyhow::Result<ExitCode> {
     let corpus = args.corpus.clone().unwrap_or_else(|| PathBuf::from("corpus/pdfs"));
     let files = corpus_files(&corpus, args.corpus.is_none())?;
-    let scratch = Scratch(std::env::temp_dir().join(format!("lectern-bench-{}", uuid::Uuid::new_v4())));
-    std::fs::create_dir_all(&scratch.0).map_err(Error::io(&scratch.0))?;
+    let scratch = Scratch::new()?;
     println!(
         "lectern-bench index: {} PDFs from {}, {} worker(s)\n",
         files.len(),
