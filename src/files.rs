@@ -41,24 +41,21 @@ impl FileStore {
         Ok(self.root.join(format!("{content_hash}.pdf")))
     }
 
-    /// Copies `source` in while hashing it; content already present is not stored twice.
-    pub fn store(&self, source: &Path) -> Result<Stored, Error> {
+    /// Copies `source` in under a temporary name while hashing it. The copy becomes the stored
+    /// file with [`Staged::keep`]; dropped, it is removed.
+    pub fn stage(&self, source: &Path) -> Result<Staged, Error> {
         let temp = self.root.join(format!("{TEMP_PREFIX}{}", uuid::Uuid::new_v4()));
-        let result = copy_hashing(source, &temp);
-        let stored = match result {
-            Ok(stored) => stored,
+        match copy_hashing(source, &temp) {
+            Ok(stored) => Ok(Staged {
+                target: self.path(&stored.content_hash)?,
+                temp,
+                stored,
+            }),
             Err(e) => {
                 let _ = fs::remove_file(&temp);
-                return Err(e);
+                Err(e)
             }
-        };
-        let target = self.path(&stored.content_hash)?;
-        if target.exists() {
-            fs::remove_file(&temp).map_err(Error::io(&temp))?;
-        } else {
-            fs::rename(&temp, &target).map_err(Error::io(&target))?;
         }
-        Ok(stored)
     }
 
     /// Removes the stored file of this content.
@@ -101,7 +98,35 @@ impl FileStore {
     }
 }
 
-/// The SHA-256 (hex) of the file at `path`, as [`FileStore::store`] would name it.
+/// A file copied into the store under a temporary name, hashed, not yet in place.
+#[derive(Debug)]
+pub struct Staged {
+    temp: PathBuf,
+    target: PathBuf,
+    pub stored: Stored,
+}
+
+impl Staged {
+    /// Puts the copy in place (or drops it if that content is already stored). Done under the
+    /// catalog's write lock together with recording the document, so that a removal of the same
+    /// content in another process cannot come between the two.
+    pub fn keep(self) -> Result<Stored, Error> {
+        if self.target.exists() {
+            fs::remove_file(&self.temp).map_err(Error::io(&self.temp))?;
+        } else {
+            fs::rename(&self.temp, &self.target).map_err(Error::io(&self.target))?;
+        }
+        Ok(self.stored.clone())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.temp);
+    }
+}
+
+/// The SHA-256 (hex) of the file at `path`, as [`FileStore::stage`] would name it.
 pub fn hash_file(path: &Path) -> Result<String, Error> {
     let mut input = File::open(path).map_err(Error::io(path))?;
     let mut hasher = Sha256::new();

@@ -29,6 +29,10 @@ pub struct Link {
     pub pending: u64,
     /// Files the last sync could not import, each with its reason.
     pub failed: Vec<(String, String)>,
+    /// The device (`st_dev`) the directory was last seen on with files in it.
+    #[serde(skip)]
+    #[cfg_attr(feature = "typescript", ts(skip))]
+    pub device: Option<u64>,
 }
 
 /// One file of a linked directory and the document it became.
@@ -43,7 +47,8 @@ pub struct LinkedFile {
     pub document: DocumentId,
 }
 
-const LINK_COLUMNS: &str = "id, folder_id, path, keep_deleted, created_at, last_sync, available, pending, failed";
+const LINK_COLUMNS: &str =
+    "id, folder_id, path, keep_deleted, created_at, last_sync, available, pending, failed, device";
 
 fn read_link(r: &Row<'_>) -> rusqlite::Result<Link> {
     let failed: String = r.get(8)?;
@@ -57,6 +62,7 @@ fn read_link(r: &Row<'_>) -> rusqlite::Result<Link> {
         available: r.get(6)?,
         pending: r.get::<_, i64>(7)?.max(0) as u64,
         failed: serde_json::from_str(&failed).unwrap_or_default(),
+        device: r.get::<_, Option<i64>>(9)?.map(|d| d as u64),
     })
 }
 
@@ -119,6 +125,13 @@ impl Catalog {
         let link = self.link(id)?;
         self.conn.execute("DELETE FROM links WHERE id = ?1", [id])?;
         Ok(link)
+    }
+
+    /// Records the device a link's directory holds files on.
+    pub fn set_link_device(&self, id: LinkId, device: u64) -> Result<(), CatalogError> {
+        self.conn
+            .execute("UPDATE links SET device = ?2 WHERE id = ?1", params![id, device as i64])?;
+        Ok(())
     }
 
     /// Records what a sync found.

@@ -109,6 +109,11 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE documents ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;
     "#,
+    // 8: the device a linked directory was last seen on with files in it, so that the empty
+    //    mount point of an unmounted drive is told apart from a directory whose files were deleted.
+    r#"
+    ALTER TABLE links ADD COLUMN device INTEGER;
+    "#,
 ];
 
 /// The schema version this build writes.
@@ -122,24 +127,23 @@ pub fn apply(conn: &mut Connection) -> Result<(), CatalogError> {
 }
 
 /// Applies migrations until the schema reaches `target` (used by tests to build older schemas).
+/// Each step reads the version inside its own write transaction, so two programs opening a new
+/// library at once apply each step once.
 pub fn apply_up_to(conn: &mut Connection, target: i64) -> Result<(), CatalogError> {
-    let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if current > latest() {
-        return Err(CatalogError::TooNew {
-            found: current,
-            supported: latest(),
-        });
-    }
-    for (index, sql) in MIGRATIONS
-        .iter()
-        .enumerate()
-        .take(target as usize)
-        .skip(current as usize)
-    {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", (index + 1) as i64)?;
+    loop {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let current: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if current > latest() {
+            return Err(CatalogError::TooNew {
+                found: current,
+                supported: latest(),
+            });
+        }
+        if current >= target {
+            return Ok(());
+        }
+        tx.execute_batch(MIGRATIONS[current as usize])?;
+        tx.pragma_update(None, "user_version", current + 1)?;
         tx.commit()?;
     }
-    Ok(())
 }

@@ -139,14 +139,20 @@ impl Catalog {
     pub fn open(path: &Path) -> Result<Catalog, CatalogError> {
         let mut conn = Connection::open(path)?;
         conn.busy_timeout(Duration::from_secs(10))?;
+        // A transaction takes the write lock when it begins: one that read first and wrote
+        // later would fail with `SQLITE_BUSY` (not wait) if another process wrote in between.
+        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         migrations::apply(&mut conn)?;
         let catalog = Catalog { conn };
-        if catalog.list_folders()?.is_empty() {
-            catalog.create_folder(None, DEFAULT_FOLDER)?;
-        }
+        catalog.locked(|catalog| {
+            if catalog.list_folders()?.is_empty() {
+                catalog.create_folder(None, DEFAULT_FOLDER)?;
+            }
+            Ok::<_, CatalogError>(())
+        })?;
         Ok(catalog)
     }
 
@@ -158,6 +164,18 @@ impl Catalog {
         let tx = self.conn.transaction()?;
         let value = f(&tx)?;
         tx.commit()?;
+        Ok(value)
+    }
+}
+
+impl Catalog {
+    /// Runs `f` holding the database's write lock (`BEGIN IMMEDIATE`), so that no other process
+    /// writes between what `f` reads and what it does, in the catalog or beside it: importing a
+    /// file and removing one no document needs are each done inside it. Rolled back if `f` fails.
+    pub fn locked<T, E: From<CatalogError>>(&self, f: impl FnOnce(&Catalog) -> Result<T, E>) -> Result<T, E> {
+        let tx = self.conn.unchecked_transaction().map_err(CatalogError::from)?;
+        let value = f(self)?;
+        tx.commit().map_err(CatalogError::from)?;
         Ok(value)
     }
 }

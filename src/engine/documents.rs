@@ -1,4 +1,4 @@
-//! The document operations: import one file (the watcher's and `import.rs`'s step), unlock one
+//! The document operations: import one file (`import.rs`'s step) or one linked copy (the watcher's), unlock one
 //! with its password, delete a document with what it leaves behind (or a folder with its
 //! documents), queue one for re-indexing, and cancel the indexing of one.
 
@@ -12,29 +12,45 @@ use crate::pdf::Extracted;
 
 impl Engine {
     /// Stores one file and records it in the folder at `folder_path`; `false` when the folder
-    /// already holds this content.
+    /// already holds this content (adding a file twice adds it once).
     pub fn import_one(&self, path: &Path, folder_path: &str) -> Result<(Document, bool), Error> {
-        let stored = self.files().store(path)?;
-        let catalog = self.catalog();
-        let folder = catalog.folder_by_path(folder_path)?;
-        if let Some(existing) = catalog
-            .documents_with_hash(&stored.content_hash)?
-            .into_iter()
-            .find(|d| d.folder == folder.id)
-        {
-            return Ok((existing, false));
-        }
+        self.add_stored(path, folder_path, true)
+    }
+
+    /// Stores one file of a linked directory as a document of its own, even when the folder holds
+    /// the same content: each file on disk keeps its own place, so deleting one copy leaves the
+    /// others. The content is still stored once and indexed once (`jobs/` reuses a twin's index).
+    pub fn import_copy(&self, path: &Path, folder_path: &str) -> Result<Document, Error> {
+        self.add_stored(path, folder_path, false).map(|(doc, _)| doc)
+    }
+
+    fn add_stored(&self, path: &Path, folder_path: &str, once_per_folder: bool) -> Result<(Document, bool), Error> {
+        let staged = self.files().stage(path)?;
         let file_name = path
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| "document.pdf".to_string());
-        let doc = catalog.insert_document(&NewDocument {
-            folder: folder.id,
-            file_name,
-            byte_size: stored.byte_size,
-            content_hash: stored.content_hash,
-        })?;
-        Ok((doc, true))
+        self.catalog().locked(|catalog| {
+            let folder = catalog.folder_by_path(folder_path)?;
+            let hash = &staged.stored.content_hash;
+            if once_per_folder {
+                let existing = catalog
+                    .documents_with_hash(hash)?
+                    .into_iter()
+                    .find(|d| d.folder == folder.id);
+                if let Some(existing) = existing {
+                    return Ok((existing, false));
+                }
+            }
+            let doc = catalog.insert_document(&NewDocument {
+                folder: folder.id,
+                file_name,
+                byte_size: staged.stored.byte_size,
+                content_hash: hash.clone(),
+            })?;
+            staged.keep()?;
+            Ok((doc, true))
+        })
     }
 
     /// Retries a document that needs a password. A wrong password fails at once and changes nothing.
@@ -143,11 +159,12 @@ impl Engine {
 
     /// Removes the stored file of `content_hash` (and its password) once no document holds it.
     pub fn remove_file_if_unreferenced(&self, content_hash: &str) -> Result<(), Error> {
-        let catalog = self.catalog();
-        if catalog.documents_with_hash(content_hash)?.is_empty() {
-            catalog.forget_orphan_passwords()?;
-            self.files().remove(content_hash)?;
-        }
-        Ok(())
+        self.catalog().locked(|catalog| {
+            if catalog.documents_with_hash(content_hash)?.is_empty() {
+                catalog.forget_orphan_passwords()?;
+                self.files().remove(content_hash)?;
+            }
+            Ok(())
+        })
     }
 }

@@ -1,6 +1,8 @@
 //! Importing files and directories into a folder, file by file: a bad file never stops the others,
 //! and each gets its reason.
 
+use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -85,25 +87,37 @@ impl Engine {
 }
 
 /// Files under `dir`, recursively, in name order; unreadable directories are reported and skipped.
+/// Symbolic links to directories are followed, each directory once: a link back up the tree (or
+/// two links to each other) is passed over rather than walked around until the kernel says
+/// ELOOP, or forever.
 fn walk(dir: &Path, failed: &mut Vec<ImportFailure>) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut entries: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+    walk_into(dir, &mut HashSet::new(), &mut files, failed);
+    files
+}
+
+fn walk_into(dir: &Path, seen: &mut HashSet<(u64, u64)>, files: &mut Vec<PathBuf>, failed: &mut Vec<ImportFailure>) {
+    let read = std::fs::metadata(dir).and_then(|meta| {
+        let entries = std::fs::read_dir(dir)?;
+        Ok(((meta.dev(), meta.ino()), entries))
+    });
+    let mut entries: Vec<PathBuf> = match read {
+        Ok((id, _)) if !seen.insert(id) => return,
+        Ok((_, entries)) => entries.filter_map(|e| e.ok().map(|e| e.path())).collect(),
         Err(e) => {
             failed.push(ImportFailure {
                 path: dir.to_path_buf(),
                 reason: format!("the directory could not be read: {e}"),
             });
-            return files;
+            return;
         }
     };
     entries.sort();
     for path in entries {
         if path.is_dir() {
-            files.extend(walk(&path, failed));
+            walk_into(&path, seen, files, failed);
         } else if path.is_file() {
             files.push(path);
         }
     }
-    files
 }

@@ -57,8 +57,15 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
             done.requeued_missing += 1;
         }
     }
-    let referenced: HashSet<String> = documents.into_iter().map(|d| d.content_hash).collect();
-    drop(catalog);
-    engine.files().sweep(&referenced, FILE_GRACE)?;
+    // Listed again under the write lock: a file another process imports meanwhile is either
+    // referenced in this list or not yet in place.
+    catalog.locked(|catalog| {
+        let referenced: HashSet<String> = catalog
+            .list_documents(None)?
+            .into_iter()
+            .map(|d| d.content_hash)
+            .collect();
+        engine.files().sweep(&referenced, FILE_GRACE)
+    })?;
     Ok(done)
 }

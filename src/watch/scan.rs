@@ -25,7 +25,32 @@ pub struct ScannedFile {
 #[derive(Debug, Default)]
 pub struct Scan {
     pub files: Vec<ScannedFile>,
+    /// Files and directories that could not be read, each with why.
     pub unreadable: Vec<(String, String)>,
+    /// Directories whose listing is incomplete (unreadable, or a read error part way):
+    /// `""` for the root. A file under one may still be there.
+    incomplete: Vec<String>,
+    /// The root holds no entry at all.
+    pub empty: bool,
+}
+
+impl Scan {
+    /// Whether the file at `rel_path` may exist although the scan did not list it: it, or a
+    /// directory above it, could not be read. Only a file seen to be gone is gone.
+    pub fn may_hold(&self, rel_path: &str) -> bool {
+        self.unreadable.iter().any(|(path, _)| path == rel_path)
+            || self.incomplete.iter().any(|dir| {
+                dir.is_empty()
+                    || rel_path
+                        .strip_prefix(dir.as_str())
+                        .is_some_and(|rest| rest.starts_with('/'))
+            })
+    }
+
+    fn incomplete(&mut self, dir: &str, reason: String) {
+        self.unreadable.push((dir.to_string(), reason));
+        self.incomplete.push(dir.to_string());
+    }
 }
 
 /// Whether a file name ends in `.pdf`, in any case. Bytes are compared, not characters: the
@@ -37,18 +62,28 @@ fn is_pdf(name: &str) -> bool {
 
 /// Lists `root`; `None` when the directory itself is missing or unreadable (an unplugged drive).
 pub fn scan(root: &Path) -> Option<Scan> {
-    let mut found = Scan::default();
-    std::fs::read_dir(root).ok()?;
+    let mut found = Scan {
+        empty: std::fs::read_dir(root).ok()?.next().is_none(),
+        ..Scan::default()
+    };
     let now = SystemTime::now();
     let mut dirs = vec![(root.to_path_buf(), String::new())];
     while let Some((dir, prefix)) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            found
-                .unreadable
-                .push((prefix.clone(), "the directory could not be read".into()));
-            continue;
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                found.incomplete(&prefix, format!("the directory could not be read: {e}"));
+                continue;
+            }
         };
-        for entry in entries.flatten() {
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    found.incomplete(&prefix, format!("the directory could not be read to its end: {e}"));
+                    break;
+                }
+            };
             let name = entry.file_name().to_string_lossy().to_string();
             if name.starts_with('.') {
                 continue;
@@ -59,7 +94,13 @@ pub fn scan(root: &Path) -> Option<Scan> {
                 format!("{prefix}/{name}")
             };
             let path = entry.path();
-            let Ok(kind) = entry.file_type() else { continue };
+            let kind = match entry.file_type() {
+                Ok(kind) => kind,
+                Err(e) => {
+                    found.incomplete(&rel_path, format!("the entry could not be read: {e}"));
+                    continue;
+                }
+            };
             if kind.is_dir() {
                 dirs.push((path, rel_path));
                 continue;

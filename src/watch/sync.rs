@@ -5,14 +5,18 @@
 //! the same hash is only a touch; a new hash re-indexes the file (its new content becomes a new
 //! document and the old one goes); a file that appears with the hash of one that vanished is a
 //! rename or a move inside the directory and keeps its document. Files still being written wait
-//! (`pending`); a vanished directory changes nothing until it is back.
+//! (`pending`); a vanished directory changes nothing until it is back, and neither does an
+//! empty one on another device than its files were seen on (an unmounted drive's mount point).
+//! Only a file seen to be gone is gone: one under a directory the scan could not read is kept.
+//! Identical files are each their own document (their content is indexed once).
 
 use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use serde::Serialize;
 
-use super::scan::{scan, ScannedFile};
+use super::scan::{scan, Scan, ScannedFile};
 use crate::catalog::{CatalogError, Link, LinkId, LinkedFile};
 use crate::engine::Engine;
 use crate::error::Error;
@@ -41,19 +45,23 @@ pub struct SyncReport {
 pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
     let link = engine.catalog().link(id)?;
     let mut report = SyncReport::default();
-    let Some(listing) = scan(Path::new(&link.path)) else {
+    let known_files = engine.catalog().linked_files(id)?;
+    let root = Path::new(&link.path);
+    let device = std::fs::metadata(root).map(|meta| meta.dev()).ok();
+    // Empty where files were, and on another device than theirs: an unmounted drive's mount point.
+    let unmounted = |listing: &Scan| listing.empty && !known_files.is_empty() && device != link.device;
+    let Some(listing) = scan(root).filter(|listing| !unmounted(listing)) else {
+        // Nothing is taken for deleted until the directory is back.
         engine.catalog().set_link_state(id, false, link.pending, &link.failed)?;
         return Ok(report);
     };
+    if let Some(device) = device.filter(|d| !listing.empty && link.device != Some(*d)) {
+        engine.catalog().set_link_device(id, device)?;
+    }
     report.available = true;
-    report.failed = listing.unreadable;
+    report.failed = listing.unreadable.clone();
     let folder = engine.catalog().folder(link.folder)?.path;
-    let mut known: HashMap<String, LinkedFile> = engine
-        .catalog()
-        .linked_files(id)?
-        .into_iter()
-        .map(|f| (f.rel_path.clone(), f))
-        .collect();
+    let mut known: HashMap<String, LinkedFile> = known_files.into_iter().map(|f| (f.rel_path.clone(), f)).collect();
 
     let mut appeared = Vec::new();
     for file in &listing.files {
@@ -96,11 +104,15 @@ pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
         }
     }
 
-    // What is left of `known` vanished; an appeared file with a vanished one's content is it,
-    // renamed or moved.
-    let mut vanished: HashMap<String, LinkedFile> = known.into_values().map(|f| (f.content_hash.clone(), f)).collect();
+    // What is left of `known` and not under a directory the scan could not read vanished; an
+    // appeared file with a vanished one's content is it, renamed or moved. Copies with one
+    // content are each their own file, so the map holds every vanished file of a content.
+    let mut vanished: HashMap<String, Vec<LinkedFile>> = HashMap::new();
+    for old in known.into_values().filter(|f| !listing.may_hold(&f.rel_path)) {
+        vanished.entry(old.content_hash.clone()).or_default().push(old);
+    }
     for (file, hash) in appeared {
-        if let Some(old) = vanished.remove(&hash) {
+        if let Some(old) = vanished.get_mut(&hash).and_then(Vec::pop) {
             let catalog = engine.catalog();
             catalog.delete_linked_file(id, &old.rel_path)?;
             catalog.put_linked_file(
@@ -124,7 +136,7 @@ pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
             report.added += 1;
         }
     }
-    for old in vanished.into_values() {
+    for old in vanished.into_values().flatten() {
         engine.catalog().delete_linked_file(id, &old.rel_path)?;
         if link.keep_deleted {
             report.kept += 1;
@@ -165,10 +177,8 @@ fn import_linked(
     report: &mut SyncReport,
 ) -> bool {
     let imported = crate::pdf::check_pdf(&file.path).map_err(Error::from).and_then(|()| {
-        let (doc, added) = engine.import_one(&file.path, folder)?;
-        if added {
-            engine.queued(doc.id);
-        }
+        let doc = engine.import_copy(&file.path, folder)?;
+        engine.queued(doc.id);
         engine.catalog().put_linked_file(
             id,
             &LinkedFile {

@@ -138,3 +138,48 @@ pub fn index_small_corpus(library: &Library) -> lectern::FolderId {
 pub fn write_text_pdf(path: &std::path::Path, lines: &[&str]) {
     std::fs::write(path, lectern::pdf::text_pdf(lines)).unwrap();
 }
+
+/// Makes this thread subject to file permissions even when the tests run as root, until the
+/// guard is dropped, by lowering its effective `CAP_DAC_OVERRIDE` and `CAP_DAC_READ_SEARCH`
+/// (capabilities are per thread): a directory made unreadable is then unreadable to the code
+/// under test, as it is to a user.
+pub fn obey_file_permissions() -> impl Drop {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const DAC: u32 = (1 << 1) | (1 << 2);
+    fn set_effective(dac: bool) {
+        let mut header = Header {
+            version: 0x2008_0522,
+            pid: 0,
+        };
+        let mut data = [Data::default(); 2];
+        // SAFETY: capget and capset read and write a version-3 header and two data structs.
+        unsafe {
+            assert_eq!(libc::syscall(libc::SYS_capget, &mut header, data.as_mut_ptr()), 0);
+            data[0].effective = if dac {
+                data[0].effective | (data[0].permitted & DAC)
+            } else {
+                data[0].effective & !DAC
+            };
+            assert_eq!(libc::syscall(libc::SYS_capset, &header, data.as_ptr()), 0);
+        }
+    }
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            set_effective(true);
+        }
+    }
+    set_effective(false);
+    Restore
+}

@@ -117,3 +117,61 @@ fn the_library_directory_is_readable_by_its_owner_alone() {
     let mode = std::fs::metadata(&home).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o700, "{mode:o}");
 }
+
+#[test]
+fn symbolic_links_that_loop_are_walked_once() {
+    let lib = library();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("x/y")).unwrap();
+    std::fs::copy(corpus_pdf("text-xelatex-4p.pdf"), root.join("x/one.pdf")).unwrap();
+    std::fs::copy(corpus_pdf("text-pdflatex-4-pages.pdf"), root.join("two.pdf")).unwrap();
+    // One cycle back to the top, and two links that lead to each other's parents (without a
+    // check, 2^40 paths).
+    std::os::unix::fs::symlink(root, root.join("x/y/top")).unwrap();
+    std::os::unix::fs::symlink(root.join("x"), root.join("x/y/again")).unwrap();
+    std::os::unix::fs::symlink(root.join("x/y"), root.join("x/down")).unwrap();
+    let report = lib.add(&[root.to_path_buf()], DEFAULT_FOLDER).unwrap();
+    let mut names: Vec<&str> = report.added.iter().map(|d| d.file_name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["one.pdf", "two.pdf"]);
+    assert!(
+        report.already_present.is_empty() && report.failed.is_empty(),
+        "{report:?}"
+    );
+}
+
+/// Two programs on one library, one importing a file while the other deletes its last document
+/// with the same content: the stored file is never removed from under a new document, and no
+/// "database is locked" reaches either program.
+#[test]
+fn two_programs_importing_and_deleting_one_content_keep_its_file() {
+    let lib = library();
+    let other = lectern::Library::open(crate::common::config(lib.home.path())).unwrap();
+    let pdf = corpus_pdf("text-libreoffice-writer-1p.pdf");
+    let stored = |doc: &lectern::Document| lib.home.path().join("files").join(format!("{}.pdf", doc.content_hash));
+    for name in ["A", "B"] {
+        lib.create_folder(name).unwrap();
+    }
+    std::thread::scope(|scope| {
+        for (library, folder) in [(&*lib, "A"), (&other, "B")] {
+            let pdf = &pdf;
+            let stored = &stored;
+            scope.spawn(move || {
+                for round in 0..150 {
+                    let doc = library.add(std::slice::from_ref(pdf), folder).unwrap().added.remove(0);
+                    assert!(
+                        stored(&doc).is_file(),
+                        "round {round}: the file of a new document was removed"
+                    );
+                    let sub = format!("{folder}/{round}");
+                    library.create_folder(&sub).unwrap();
+                    library.delete_folder(&sub, lectern::DeleteMode::MoveToParent).unwrap();
+                    library.delete_document(doc.id).unwrap();
+                }
+            });
+        }
+    });
+    assert!(lib.documents(None, true).unwrap().is_empty());
+    assert_eq!(std::fs::read_dir(lib.home.path().join("files")).unwrap().count(), 0);
+}

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use lectern::{Library, SyncReport};
 
-use crate::common::{corpus_pdf, index_all, library, write_text_pdf};
+use crate::common::{corpus_pdf, index_all, library, obey_file_permissions, write_text_pdf};
 
 /// Marks `path` as last modified a minute ago: settled, as far as a sync can tell.
 fn settle(path: &Path) {
@@ -157,6 +157,116 @@ fn a_vanished_directory_keeps_its_documents_until_it_is_back() {
         "{report:?}"
     );
     assert_eq!(names(&t, "Linked"), ["a.pdf"]);
+}
+
+#[test]
+fn a_directory_that_cannot_be_read_or_a_mount_point_left_empty_deletes_nothing() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let t = library();
+    t.create_folder("Linked").unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let drive = parent.path().join("drive");
+    let sub = drive.join("sub");
+    fs::create_dir_all(&sub).unwrap();
+    copy_settled(&corpus_pdf("text-libreoffice-writer-1p.pdf"), &drive.join("a.pdf"));
+    copy_settled(&corpus_pdf("text-word-mac-lorem-ipsum-2p.pdf"), &sub.join("b.pdf"));
+    let (link, _) = t.link_directory(&drive, "Linked", false).unwrap();
+    assert_eq!(names(&t, "Linked"), ["a.pdf", "b.pdf"]);
+
+    fs::set_permissions(&sub, fs::Permissions::from_mode(0o000)).unwrap();
+    let as_a_user = obey_file_permissions();
+    let report = t.sync_link(link.id).unwrap();
+    drop(as_a_user);
+    fs::set_permissions(&sub, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(report.removed, 0, "{report:?}");
+    assert_eq!(
+        report.failed.iter().map(|(path, _)| path.as_str()).collect::<Vec<_>>(),
+        ["sub"],
+        "the unreadable directory is named"
+    );
+    assert_eq!(
+        names(&t, "Linked"),
+        ["a.pdf", "b.pdf"],
+        "a file not seen is not a file gone"
+    );
+
+    // The drive unmounted: its mount point is an empty directory of the file system above it
+    // (here one of /dev/shm, standing in through a symbolic link).
+    let elsewhere = tempfile::tempdir_in("/dev/shm").unwrap();
+    assert_ne!(
+        fs::metadata(elsewhere.path()).unwrap().dev(),
+        fs::metadata(parent.path()).unwrap().dev(),
+        "this test needs /dev/shm on a file system of its own"
+    );
+    fs::rename(&drive, parent.path().join("away")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), &drive).unwrap();
+    let report = t.sync_link(link.id).unwrap();
+    assert!(!report.available, "{report:?}");
+    assert_eq!(names(&t, "Linked"), ["a.pdf", "b.pdf"]);
+    assert!(!t.links().unwrap()[0].available);
+
+    fs::remove_file(&drive).unwrap();
+    fs::rename(parent.path().join("away"), &drive).unwrap();
+    let report = t.sync_link(link.id).unwrap();
+    assert_eq!(
+        (report.available, report.removed, report.added),
+        (true, 0, 0),
+        "{report:?}"
+    );
+
+    // Every file deleted, the directory on its own device still: they are gone.
+    fs::remove_file(drive.join("a.pdf")).unwrap();
+    fs::remove_dir_all(&sub).unwrap();
+    let report = t.sync_link(link.id).unwrap();
+    assert_eq!((report.available, report.removed), (true, 2), "{report:?}");
+    assert!(names(&t, "Linked").is_empty());
+}
+
+#[test]
+fn identical_files_each_keep_their_own_document_and_are_indexed_once() {
+    let t = library();
+    t.create_folder("Linked").unwrap();
+    let pdf = corpus_pdf("text-libreoffice-writer-1p.pdf");
+    t.add(std::slice::from_ref(&pdf), "Linked").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("copies")).unwrap();
+    for name in ["a.pdf", "copies/a.pdf", "copies/c.pdf"] {
+        copy_settled(&pdf, &dir.path().join(name));
+    }
+    let (link, report) = t.link_directory(dir.path(), "Linked", false).unwrap();
+    assert_eq!(report.added, 3, "{report:?}");
+    let mut events = t.subscribe();
+    index_all(&t);
+    let mut reused = 0;
+    while let Ok(event) = events.try_recv() {
+        if let lectern::jobs::IndexEvent::Finished { reused_from, .. } = event {
+            reused += usize::from(reused_from.is_some());
+        }
+    }
+    assert_eq!(
+        reused, 3,
+        "the content is embedded once, its index copied to the three others"
+    );
+    assert_eq!(
+        names(&t, "Linked").len(),
+        4,
+        "the file added by hand and the three linked copies"
+    );
+
+    // One copy deleted, another renamed: the others, and the one added by hand, stay.
+    fs::remove_file(dir.path().join("copies/a.pdf")).unwrap();
+    fs::rename(dir.path().join("copies/c.pdf"), dir.path().join("d.pdf")).unwrap();
+    let report = t.sync_link(link.id).unwrap();
+    assert_eq!((report.removed, report.renamed, report.added), (1, 1, 0), "{report:?}");
+    assert_eq!(
+        names(&t, "Linked"),
+        ["a.pdf", "d.pdf", "text-libreoffice-writer-1p.pdf"]
+    );
+    let docs = t.documents(Some("Linked"), true).unwrap();
+    assert!(
+        docs.iter().all(|d| d.status == lectern::DocumentStatus::Ready),
+        "{docs:?}"
+    );
 }
 
 #[test]
