@@ -44,7 +44,9 @@ impl FileStore {
     /// Copies `source` in under a temporary name while hashing it. The copy becomes the stored
     /// file with [`Staged::keep`]; dropped, it is removed.
     pub fn stage(&self, source: &Path) -> Result<Staged, Error> {
-        let temp = self.root.join(format!("{TEMP_PREFIX}{}", uuid::Uuid::new_v4()));
+        let temp = self
+            .root
+            .join(format!("{TEMP_PREFIX}{}-{}", std::process::id(), uuid::Uuid::new_v4()));
         match copy_hashing(source, &temp) {
             Ok(stored) => Ok(Staged {
                 target: self.path(&stored.content_hash)?,
@@ -67,8 +69,10 @@ impl FileStore {
         }
     }
 
-    /// Removes partial copies and files no document refers to, once they are older than `grace`
-    /// (a concurrent import may have copied a file and not yet recorded its document).
+    /// Removes stored files no document refers to, and partial copies whose process is gone or
+    /// that are older than `grace` (a copy is staged outside any lock, so a younger one of a
+    /// living process may be its import under way). Called under the catalog's write lock, when
+    /// no stored file can be on its way to being recorded.
     pub fn sweep(&self, referenced: &std::collections::HashSet<String>, grace: Duration) -> Result<usize, Error> {
         let mut removed = 0;
         let entries = match fs::read_dir(&self.root) {
@@ -79,23 +83,34 @@ impl FileStore {
         for entry in entries {
             let entry = entry.map_err(Error::io(&self.root))?;
             let name = entry.file_name().to_string_lossy().to_string();
-            let hash = name.strip_suffix(".pdf").unwrap_or(&name);
-            if referenced.contains(hash) {
-                continue;
-            }
-            let age = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| SystemTime::now().duration_since(t).ok())
-                .unwrap_or_default();
-            if age >= grace {
+            let remove = if let Some(temp) = name.strip_prefix(TEMP_PREFIX) {
+                let old = entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| SystemTime::now().duration_since(t).ok())
+                    .is_some_and(|age| age >= grace);
+                old || !copier_alive(temp)
+            } else {
+                !name.strip_suffix(".pdf").is_some_and(|hash| referenced.contains(hash))
+            };
+            if remove {
                 fs::remove_file(entry.path()).map_err(Error::io(entry.path()))?;
                 removed += 1;
             }
         }
         Ok(removed)
     }
+}
+
+/// Whether the process that named the partial copy `.tmp-<pid>-<uuid>` may still be copying.
+fn copier_alive(temp: &str) -> bool {
+    let Some(pid) = temp.split('-').next().and_then(|pid| pid.parse::<libc::pid_t>().ok()) else {
+        return true;
+    };
+    // SAFETY: signal 0 only asks whether the process exists.
+    let found = unsafe { libc::kill(pid, 0) } == 0;
+    found || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// A file copied into the store under a temporary name, hashed, not yet in place.

@@ -60,6 +60,9 @@ pub struct HostileBenchArgs {
     /// and index them all.
     #[arg(long)]
     pub corpus: Option<PathBuf>,
+    /// The size of the bulky PDF (large images on every page), in MB.
+    #[arg(long, default_value_t = 1024)]
+    pub bulky_mb: u64,
 }
 
 #[derive(Debug, Clone, Args)]

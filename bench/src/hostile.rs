@@ -1,5 +1,6 @@
-//! `lectern-bench hostile`: the adversarial PDFs of `lectern_synthetic::hostile`, each read by a
-//! PDF worker under the app's limits, with its outcome, time, the worker's peak memory and this
+//! `lectern-bench hostile`: the adversarial PDFs of `lectern_synthetic::hostile` and the large ones
+//! of `lectern_synthetic::large` (3,000 pages; a gigabyte), each read by a PDF worker under the
+//! app's limits, with its outcome, time, the worker's peak memory and this
 //! process's (the app's side of the pipe); then all of them imported together with the corpus
 //! into one library and indexed, with this process's peak memory beside the goal of 1 GB.
 
@@ -12,9 +13,67 @@ use lectern::jobs::RunMode;
 use lectern::pdf::{Extracted, PdfReader};
 use lectern::{DocumentStatus, Error, Library, LibraryConfig};
 use lectern_synthetic::hostile::{self, Outcome};
+use lectern_synthetic::large;
 
 use crate::args::HostileBenchArgs;
 use crate::index::Scratch;
+
+/// A file the bench reads: its name, how it is written, and what reading it must end in.
+struct Case {
+    name: String,
+    source: Source,
+    expected: Expected,
+}
+
+enum Source {
+    Made(fn() -> Vec<u8>),
+    /// `large::long_document` of this many pages.
+    Pages(usize),
+    /// `large::write_bulky` of this many megabytes, written as it is made.
+    Megabytes(u64),
+}
+
+impl Source {
+    fn write(&self, path: &Path) -> std::io::Result<()> {
+        match self {
+            Source::Made(make) => std::fs::write(path, make()),
+            Source::Pages(pages) => std::fs::write(path, large::long_document(*pages)),
+            Source::Megabytes(mb) => {
+                let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+                large::write_bulky(&mut out, mb << 20)
+            }
+        }
+    }
+}
+
+enum Expected {
+    Is(Outcome),
+    /// Read within the worker's memory limit, or refused with the limit named.
+    ReadOrOverMemory,
+}
+
+/// The adversarial files, then a document of 3,000 pages and one of `bulky_mb` megabytes.
+fn cases(bulky_mb: u64) -> Vec<Case> {
+    let mut cases: Vec<Case> = hostile::all()
+        .into_iter()
+        .map(|file| Case {
+            name: file.name.to_string(),
+            source: Source::Made(file.make),
+            expected: Expected::Is(file.outcome),
+        })
+        .collect();
+    cases.push(Case {
+        name: "long-3000-pages.pdf".into(),
+        source: Source::Pages(3000),
+        expected: Expected::Is(Outcome::Read),
+    });
+    cases.push(Case {
+        name: format!("bulky-{bulky_mb}-mb.pdf"),
+        source: Source::Megabytes(bulky_mb),
+        expected: Expected::ReadOrOverMemory,
+    });
+    cases
+}
 
 pub async fn run(config: LibraryConfig, args: &HostileBenchArgs) -> anyhow::Result<ExitCode> {
     let scratch = Scratch::new()?;
@@ -31,24 +90,25 @@ pub async fn run(config: LibraryConfig, args: &HostileBenchArgs) -> anyhow::Resu
     );
     let mut files = Vec::new();
     let mut as_expected = true;
-    for file in hostile::all() {
-        let path = scratch.join(file.name);
-        let bytes = (file.make)();
-        std::fs::write(&path, &bytes).map_err(Error::io(&path))?;
+    for case in cases(args.bulky_mb) {
+        let path = scratch.join(&case.name);
+        case.source.write(&path).map_err(Error::io(&path))?;
+        let size = std::fs::metadata(&path).map_err(Error::io(&path))?.len();
         reset_peak_memory();
         let began = Instant::now();
         let (outcome, worker_peak) = read(&reader, &path);
         let time = began.elapsed();
-        let expected = match (&file.outcome, &outcome) {
-            (Outcome::Read, Ok(_)) => true,
-            (Outcome::Refused(words), Err(reason)) => reason.contains(words),
+        let expected = match (&case.expected, &outcome) {
+            (Expected::Is(Outcome::Read) | Expected::ReadOrOverMemory, Ok(_)) => true,
+            (Expected::Is(Outcome::Refused(words)), Err(reason)) => reason.contains(words),
+            (Expected::ReadOrOverMemory, Err(reason)) => reason.contains("MB of memory"),
             _ => false,
         };
         as_expected &= expected;
         println!(
             "{:<30} {:>7} K {:>6.1} s {:>9} MB {:>7} MB  {}{}",
-            file.name,
-            bytes.len() >> 10,
+            case.name,
+            size >> 10,
             time.as_secs_f64(),
             worker_peak.map_or("-".into(), |b| (b >> 20).to_string()),
             peak_memory() >> 20,

@@ -1,14 +1,18 @@
 //! The commands the UI calls: each a thin call into the core library, its error turned into the
-//! `{code, message}` payload the UI shows.
+//! `{code, message}` payload the UI shows. Every command that touches the library is `async` and
+//! does its work on a blocking thread ([`blocking`]): Tauri runs a command declared without
+//! `async` on the window's main thread, which then neither paints nor takes input until it
+//! returns, and a library call may read a large file, walk a directory tree or wait for another
+//! program's write lock.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use lectern::answer::AnswerEvent;
-use lectern::catalog::{Chat, ChatId, ChatMessage, Link, Scope};
+use lectern::catalog::{Chat, ChatMessage, Link, Scope};
 use lectern::llm::ConnectionCheck;
 use lectern::{
     AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
-    Settings, SyncReport,
+    Library, Settings, SyncReport,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
@@ -23,12 +27,21 @@ fn fail(e: impl Into<Error>) -> ErrorPayload {
     e.into().payload()
 }
 
-fn document_id(state: &AppState, id: &str) -> Reply<DocumentId> {
-    state.library.document(id).map(|d| d.id).map_err(fail)
+/// Runs `work` with the library on a blocking thread, off the window's main thread.
+async fn blocking<T: Send + 'static>(
+    state: &AppState,
+    what: &'static str,
+    work: impl FnOnce(&Library) -> Result<T, Error> + Send + 'static,
+) -> Reply<T> {
+    let library = state.library.clone();
+    tauri::async_runtime::spawn_blocking(move || work(&library))
+        .await
+        .map_err(|e| fail(Error::stopped(what)(e)))?
+        .map_err(fail)
 }
 
-fn chat_id(state: &AppState, id: &str) -> Reply<ChatId> {
-    state.library.find_chat(id).map_err(fail)
+fn document_id(library: &Library, id: &str) -> Result<DocumentId, Error> {
+    library.document(id).map(|d| d.id)
 }
 
 /// Everything the sidebar shows.
@@ -42,12 +55,15 @@ pub struct LibraryView {
 }
 
 #[tauri::command]
-pub fn library_state(state: State<'_, AppState>) -> Reply<LibraryView> {
-    Ok(LibraryView {
-        folders: state.library.folders().map_err(fail)?,
-        documents: state.library.documents(None, true).map_err(fail)?,
-        links: state.library.links().map_err(fail)?,
+pub async fn library_state(state: State<'_, AppState>) -> Reply<LibraryView> {
+    blocking(&state, "reading the library", |library| {
+        Ok(LibraryView {
+            folders: library.folders()?,
+            documents: library.documents(None, true)?,
+            links: library.links()?,
+        })
     })
+    .await
 }
 
 /// Links a directory to a folder; the app's watcher keeps them in sync from now on.
@@ -58,33 +74,42 @@ pub async fn link_directory(
     folder: String,
     keep_deleted: bool,
 ) -> Reply<SyncReport> {
-    let library = state.library.clone();
-    tauri::async_runtime::spawn_blocking(move || library.link_directory(&PathBuf::from(path), &folder, keep_deleted))
-        .await
-        .map_err(|e| fail(Error::stopped("linking the directory")(e)))?
-        .map(|(_, report)| report)
-        .map_err(fail)
+    blocking(&state, "linking the directory", move |library| {
+        library
+            .link_directory(&PathBuf::from(path), &folder, keep_deleted)
+            .map(|(_, report)| report)
+    })
+    .await
 }
 
 /// Unlinks a directory; its folder keeps the documents.
 #[tauri::command]
-pub fn unlink_directory(state: State<'_, AppState>, id: i64) -> Reply<Link> {
-    state.library.unlink(id).map_err(fail)
+pub async fn unlink_directory(state: State<'_, AppState>, id: i64) -> Reply<Link> {
+    blocking(&state, "unlinking the directory", move |library| library.unlink(id)).await
 }
 
 #[tauri::command]
-pub fn create_folder(state: State<'_, AppState>, path: String) -> Reply<Folder> {
-    state.library.create_folder(&path).map_err(fail)
+pub async fn create_folder(state: State<'_, AppState>, path: String) -> Reply<Folder> {
+    blocking(&state, "creating the folder", move |library| {
+        library.create_folder(&path)
+    })
+    .await
 }
 
 #[tauri::command]
-pub fn rename_folder(state: State<'_, AppState>, path: String, name: String) -> Reply<Folder> {
-    state.library.rename_folder(&path, &name).map_err(fail)
+pub async fn rename_folder(state: State<'_, AppState>, path: String, name: String) -> Reply<Folder> {
+    blocking(&state, "renaming the folder", move |library| {
+        library.rename_folder(&path, &name)
+    })
+    .await
 }
 
 #[tauri::command]
-pub fn move_folder(state: State<'_, AppState>, path: String, parent: Option<String>) -> Reply<Folder> {
-    state.library.move_folder(&path, parent.as_deref()).map_err(fail)
+pub async fn move_folder(state: State<'_, AppState>, path: String, parent: Option<String>) -> Reply<Folder> {
+    blocking(&state, "moving the folder", move |library| {
+        library.move_folder(&path, parent.as_deref())
+    })
+    .await
 }
 
 /// What happens to a deleted folder's documents.
@@ -98,43 +123,50 @@ pub enum FolderDeletion {
 }
 
 #[tauri::command]
-pub fn delete_folder(state: State<'_, AppState>, path: String, mode: FolderDeletion) -> Reply<usize> {
+pub async fn delete_folder(state: State<'_, AppState>, path: String, mode: FolderDeletion) -> Reply<usize> {
     let mode = match mode {
         FolderDeletion::OnlyIfEmpty => DeleteMode::OnlyIfEmpty,
         FolderDeletion::DeleteDocuments => DeleteMode::DeleteDocuments,
         FolderDeletion::MoveToParent => DeleteMode::MoveToParent,
     };
-    state.library.delete_folder(&path, mode).map_err(fail)
+    blocking(&state, "deleting the folder", move |library| {
+        library.delete_folder(&path, mode)
+    })
+    .await
 }
 
 /// Imports files or directories into a folder; the same command serves drag and drop and the
 /// "Add PDFs" dialog. The background indexer picks the new documents up.
 #[tauri::command]
-pub fn import_files(state: State<'_, AppState>, paths: Vec<String>, folder: String) -> Reply<ImportReport> {
+pub async fn import_files(state: State<'_, AppState>, paths: Vec<String>, folder: String) -> Reply<ImportReport> {
     let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
-    state.library.add(&paths, &folder).map_err(fail)
+    blocking(&state, "adding the files", move |library| library.add(&paths, &folder)).await
 }
 
 #[tauri::command]
-pub fn move_documents(state: State<'_, AppState>, ids: Vec<String>, folder: String) -> Reply<Vec<Document>> {
-    ids.iter()
-        .map(|id| {
-            let id = document_id(&state, id)?;
-            state.library.move_document(id, &folder).map_err(fail)
-        })
-        .collect()
+pub async fn move_documents(state: State<'_, AppState>, ids: Vec<String>, folder: String) -> Reply<Vec<Document>> {
+    blocking(&state, "moving the documents", move |library| {
+        ids.iter()
+            .map(|id| library.move_document(document_id(library, id)?, &folder))
+            .collect()
+    })
+    .await
 }
 
 #[tauri::command]
-pub fn delete_document(state: State<'_, AppState>, id: String) -> Reply<Document> {
-    let id = document_id(&state, &id)?;
-    state.library.delete_document(id).map_err(fail)
+pub async fn delete_document(state: State<'_, AppState>, id: String) -> Reply<Document> {
+    blocking(&state, "deleting the document", move |library| {
+        library.delete_document(document_id(library, &id)?)
+    })
+    .await
 }
 
 #[tauri::command]
-pub fn unlock_document(state: State<'_, AppState>, id: String, password: String) -> Reply<Document> {
-    let id = document_id(&state, &id)?;
-    state.library.unlock(id, &password).map_err(fail)
+pub async fn unlock_document(state: State<'_, AppState>, id: String, password: String) -> Reply<Document> {
+    blocking(&state, "unlocking the document", move |library| {
+        library.unlock(document_id(library, &id)?, &password)
+    })
+    .await
 }
 
 /// A question from the chat pane.
@@ -160,14 +192,20 @@ pub async fn ask(
     on_event: Channel<AnswerEvent>,
 ) -> Reply<AskOutcome> {
     let library = state.library.clone();
-    let chat = request.chat.as_deref().map(|id| chat_id(&state, id)).transpose()?;
+    let chat = request
+        .chat
+        .as_deref()
+        .map(|id| library.find_chat(id))
+        .transpose()
+        .map_err(fail)?;
     let scope = if request.folders.is_some() || request.documents.is_some() {
         let documents = request
             .documents
             .unwrap_or_default()
             .iter()
-            .map(|id| document_id(&state, id))
-            .collect::<Reply<_>>()?;
+            .map(|id| document_id(&library, id))
+            .collect::<Result<_, _>>()
+            .map_err(fail)?;
         Some(Scope {
             folders: request.folders.unwrap_or_default().into_iter().map(FolderId).collect(),
             documents,
@@ -206,8 +244,8 @@ pub fn cancel_answer(state: State<'_, AppState>, answer_id: String) {
 }
 
 #[tauri::command]
-pub fn list_chats(state: State<'_, AppState>) -> Reply<Vec<Chat>> {
-    state.library.chats().map_err(fail)
+pub async fn list_chats(state: State<'_, AppState>) -> Reply<Vec<Chat>> {
+    blocking(&state, "listing the chats", |library| library.chats()).await
 }
 
 /// A chat with its messages.
@@ -219,33 +257,47 @@ pub struct ChatView {
 }
 
 #[tauri::command]
-pub fn open_chat(state: State<'_, AppState>, id: String) -> Reply<ChatView> {
-    let (chat, messages) = state.library.chat(chat_id(&state, &id)?).map_err(fail)?;
-    Ok(ChatView { chat, messages })
+pub async fn open_chat(state: State<'_, AppState>, id: String) -> Reply<ChatView> {
+    blocking(&state, "opening the chat", move |library| {
+        let (chat, messages) = library.chat(library.find_chat(&id)?)?;
+        Ok(ChatView { chat, messages })
+    })
+    .await
 }
 
 #[tauri::command]
-pub fn rename_chat(state: State<'_, AppState>, id: String, title: String) -> Reply<Chat> {
-    state.library.rename_chat(chat_id(&state, &id)?, &title).map_err(fail)
+pub async fn rename_chat(state: State<'_, AppState>, id: String, title: String) -> Reply<Chat> {
+    blocking(&state, "renaming the chat", move |library| {
+        library.rename_chat(library.find_chat(&id)?, &title)
+    })
+    .await
 }
 
 #[tauri::command]
-pub fn delete_chat(state: State<'_, AppState>, id: String) -> Reply<()> {
-    state.library.delete_chat(chat_id(&state, &id)?).map_err(fail)
+pub async fn delete_chat(state: State<'_, AppState>, id: String) -> Reply<()> {
+    blocking(&state, "deleting the chat", move |library| {
+        library.delete_chat(library.find_chat(&id)?)
+    })
+    .await
 }
 
 #[tauri::command]
-pub fn export_chat(state: State<'_, AppState>, id: String) -> Reply<String> {
-    state.library.export_chat(chat_id(&state, &id)?).map_err(fail)
+pub async fn export_chat(state: State<'_, AppState>, id: String) -> Reply<String> {
+    blocking(&state, "exporting the chat", move |library| {
+        library.export_chat(library.find_chat(&id)?)
+    })
+    .await
 }
 
 /// The bytes of a document's stored PDF, for the viewer: the webview reads no file itself.
 #[tauri::command]
-pub fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Response> {
-    let id = document_id(&state, &id)?;
-    let path = state.library.document_file(id).map_err(fail)?;
-    let bytes = std::fs::read(&path).map_err(|e| fail(Error::io(&path)(e)))?;
-    Ok(Response::new(bytes))
+pub async fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Response> {
+    blocking(&state, "reading the PDF", move |library| {
+        let path = library.document_file(document_id(library, &id)?)?;
+        let bytes = std::fs::read(&path).map_err(Error::io(&path))?;
+        Ok(Response::new(bytes))
+    })
+    .await
 }
 
 /// The settings, with the data directory in use and the one chosen for the next start. The API
@@ -259,10 +311,10 @@ pub struct SettingsView {
     next_data_dir: Option<PathBuf>,
 }
 
-fn settings_view(state: &AppState) -> Reply<SettingsView> {
-    let data_dir = state.library.config().home.clone();
-    let next_data_dir = app_config::data_dir(&state.config_dir).filter(|dir| *dir != data_dir);
-    let (settings, api_key_set) = state.library.settings().map_err(fail)?.without_key();
+fn settings_view(library: &Library, config_dir: &Path) -> Result<SettingsView, Error> {
+    let data_dir = library.config().home.clone();
+    let next_data_dir = app_config::data_dir(config_dir).filter(|dir| *dir != data_dir);
+    let (settings, api_key_set) = library.settings()?.without_key();
     Ok(SettingsView {
         settings,
         api_key_set,
@@ -271,41 +323,42 @@ fn settings_view(state: &AppState) -> Reply<SettingsView> {
     })
 }
 
-/// The settings the window sent (without the stored key: none keeps it, an empty one forgets
-/// it) with the key they mean.
-fn with_stored_key(state: &AppState, settings: Settings) -> Reply<Settings> {
-    Ok(settings.with_key_of(&state.library.settings().map_err(fail)?))
+#[tauri::command]
+pub async fn get_settings(state: State<'_, AppState>) -> Reply<SettingsView> {
+    let config_dir = state.config_dir.clone();
+    blocking(&state, "reading the settings", move |library| {
+        settings_view(library, &config_dir)
+    })
+    .await
 }
 
+/// Saves the settings the window sent (without the stored key: none keeps it, an empty one
+/// forgets it); the reply is what was saved, without the key.
 #[tauri::command]
-pub fn get_settings(state: State<'_, AppState>) -> Reply<SettingsView> {
-    settings_view(&state)
-}
-
-/// Saves the settings; the reply is what was saved, without the key.
-#[tauri::command]
-pub fn save_settings(state: State<'_, AppState>, settings: Settings) -> Reply<Settings> {
-    state
-        .library
-        .save_settings(&with_stored_key(&state, settings)?)
-        .map_err(fail)?;
-    Ok(state.library.settings().map_err(fail)?.without_key().0)
+pub async fn save_settings(state: State<'_, AppState>, settings: Settings) -> Reply<Settings> {
+    blocking(&state, "saving the settings", move |library| {
+        library.save_settings(&settings.with_key_of(&library.settings()?))?;
+        Ok(library.settings()?.without_key().0)
+    })
+    .await
 }
 
 /// Loads or reaches the model `settings` name and has it write a few words.
 #[tauri::command]
 pub async fn test_connection(state: State<'_, AppState>, settings: Settings) -> Reply<ConnectionCheck> {
-    let settings = with_stored_key(&state, settings)?;
-    let library = state.library.clone();
-    tauri::async_runtime::spawn_blocking(move || library.check_connection(&settings))
-        .await
-        .map_err(|e| fail(Error::stopped("the connection check")(e)))?
-        .map_err(fail)
+    blocking(&state, "the connection check", move |library| {
+        library.check_connection(&settings.with_key_of(&library.settings()?))
+    })
+    .await
 }
 
 /// Chooses the data directory the app opens from its next start.
 #[tauri::command]
-pub fn set_data_dir(state: State<'_, AppState>, path: String) -> Reply<SettingsView> {
-    app_config::set_data_dir(&state.config_dir, &PathBuf::from(path)).map_err(fail)?;
-    settings_view(&state)
+pub async fn set_data_dir(state: State<'_, AppState>, path: String) -> Reply<SettingsView> {
+    let config_dir = state.config_dir.clone();
+    blocking(&state, "choosing the data directory", move |library| {
+        app_config::set_data_dir(&config_dir, &PathBuf::from(path))?;
+        settings_view(library, &config_dir)
+    })
+    .await
 }

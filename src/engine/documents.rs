@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use super::{Engine, IndexEvent};
-use crate::catalog::{DeleteMode, Document, DocumentId, DocumentStatus, NewDocument};
+use crate::catalog::{Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, NewDocument};
 use crate::error::Error;
 use crate::pdf::Extracted;
 
@@ -14,17 +14,30 @@ impl Engine {
     /// Stores one file and records it in the folder at `folder_path`; `false` when the folder
     /// already holds this content (adding a file twice adds it once).
     pub fn import_one(&self, path: &Path, folder_path: &str) -> Result<(Document, bool), Error> {
-        self.add_stored(path, folder_path, true)
+        self.add_stored(path, folder_path, true, |_, _| Ok(()))
     }
 
     /// Stores one file of a linked directory as a document of its own, even when the folder holds
     /// the same content: each file on disk keeps its own place, so deleting one copy leaves the
     /// others. The content is still stored once and indexed once (`jobs/` reuses a twin's index).
-    pub fn import_copy(&self, path: &Path, folder_path: &str) -> Result<Document, Error> {
-        self.add_stored(path, folder_path, false).map(|(doc, _)| doc)
+    /// `record` notes where the document came from in the same transaction, so that a process
+    /// killed half way leaves neither a document nobody links to nor a link to nothing.
+    pub fn import_copy(
+        &self,
+        path: &Path,
+        folder_path: &str,
+        record: impl FnOnce(&Catalog, &Document) -> Result<(), CatalogError>,
+    ) -> Result<Document, Error> {
+        self.add_stored(path, folder_path, false, record).map(|(doc, _)| doc)
     }
 
-    fn add_stored(&self, path: &Path, folder_path: &str, once_per_folder: bool) -> Result<(Document, bool), Error> {
+    fn add_stored(
+        &self,
+        path: &Path,
+        folder_path: &str,
+        once_per_folder: bool,
+        record: impl FnOnce(&Catalog, &Document) -> Result<(), CatalogError>,
+    ) -> Result<(Document, bool), Error> {
         let staged = self.files().stage(path)?;
         let file_name = path
             .file_name()
@@ -48,6 +61,7 @@ impl Engine {
                 byte_size: staged.stored.byte_size,
                 content_hash: hash.clone(),
             })?;
+            record(catalog, &doc)?;
             staged.keep()?;
             Ok((doc, true))
         })
@@ -106,9 +120,17 @@ impl Engine {
     pub fn delete_document(&self, id: DocumentId) -> Result<Document, Error> {
         self.cancel(id);
         let doc = self.catalog().delete_document(id)?;
-        self.forget_index(id)?;
-        self.remove_file_if_unreferenced(&doc.content_hash)?;
+        self.clear_after(&doc)?;
         Ok(doc)
+    }
+
+    /// Removes what a document deleted from the catalog leaves: its index, and its stored file
+    /// unless another document shares it. (A process killed before this leaves them to the next
+    /// indexer's start, which sweeps both.)
+    pub fn clear_after(&self, doc: &Document) -> Result<(), Error> {
+        self.cancel(doc.id);
+        self.forget_index(doc.id)?;
+        self.remove_file_if_unreferenced(&doc.content_hash)
     }
 
     /// Closes and removes the index of a document that is gone or is to be indexed again.

@@ -11,7 +11,7 @@ use crate::catalog::{DocumentId, DocumentStatus};
 use crate::engine::Engine;
 use crate::error::Error;
 
-/// Orphan files younger than this are left alone: another process may be importing them.
+/// Partial copies younger than this are left alone: another process may be importing them.
 const FILE_GRACE: Duration = Duration::from_secs(600);
 
 /// What reconciliation repaired.

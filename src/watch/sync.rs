@@ -17,7 +17,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::scan::{scan, Scan, ScannedFile};
-use crate::catalog::{CatalogError, Link, LinkId, LinkedFile};
+use crate::catalog::{CatalogError, DocumentId, Link, LinkId, LinkedFile};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::files::hash_file;
@@ -85,19 +85,13 @@ pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
         };
         match seen {
             Some(old) if old.content_hash == hash => {
-                engine.catalog().put_linked_file(
-                    id,
-                    &LinkedFile {
-                        size: file.size,
-                        mtime: file.mtime,
-                        ..old
-                    },
-                )?;
+                engine
+                    .catalog()
+                    .put_linked_file(id, &as_seen(file, &old.content_hash, old.document))?;
             }
             Some(old) => {
-                if import_linked(engine, id, &folder, file, &hash, &mut report) {
+                if import_linked(engine, id, &folder, file, &hash, Some(old.document), &mut report) {
                     report.changed += 1;
-                    forget_document(engine, &old)?;
                 }
             }
             None => appeared.push((file, hash)),
@@ -113,34 +107,26 @@ pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
     }
     for (file, hash) in appeared {
         if let Some(old) = vanished.get_mut(&hash).and_then(Vec::pop) {
-            let catalog = engine.catalog();
-            catalog.delete_linked_file(id, &old.rel_path)?;
-            catalog.put_linked_file(
-                id,
-                &LinkedFile {
-                    rel_path: file.rel_path.clone(),
-                    size: file.size,
-                    mtime: file.mtime,
-                    ..old.clone()
-                },
-            )?;
-            let name = file.path.file_name().map(|n| n.to_string_lossy().to_string());
-            if let Some(name) = name {
-                match catalog.rename_document(old.document, &name) {
-                    Ok(_) | Err(CatalogError::DocumentNotFound(_)) => {}
-                    Err(e) => return Err(e.into()),
+            engine.catalog().locked(|catalog| {
+                catalog.delete_linked_file(id, &old.rel_path)?;
+                catalog.put_linked_file(id, &as_seen(file, &old.content_hash, old.document))?;
+                let name = file.path.file_name().map(|n| n.to_string_lossy().to_string());
+                match name.map(|name| catalog.rename_document(old.document, &name)) {
+                    None | Some(Ok(_)) | Some(Err(CatalogError::DocumentNotFound(_))) => Ok(()),
+                    Some(Err(e)) => Err(e),
                 }
-            }
+            })?;
             report.renamed += 1;
-        } else if import_linked(engine, id, &folder, file, &hash, &mut report) {
+        } else if import_linked(engine, id, &folder, file, &hash, None, &mut report) {
             report.added += 1;
         }
     }
     for old in vanished.into_values().flatten() {
-        engine.catalog().delete_linked_file(id, &old.rel_path)?;
         if link.keep_deleted {
+            engine.catalog().delete_linked_file(id, &old.rel_path)?;
             report.kept += 1;
         } else {
+            // Its row in `linked_files` goes with the document.
             forget_document(engine, &old)?;
             report.removed += 1;
         }
@@ -166,30 +152,31 @@ pub fn sync_links(engine: &Engine) -> Vec<(Link, Result<SyncReport, Error>)> {
         .collect()
 }
 
-/// Imports one file of link `id` into `folder` and records where it came from; false (with the
-/// failure in `report`) when it could not be imported.
+/// Imports one file of link `id` into `folder` and records where it came from, in place of the
+/// document `replacing` (the file's content before it changed) if given, in one transaction;
+/// false (with the failure in `report`) when it could not be imported.
 fn import_linked(
     engine: &Engine,
     id: LinkId,
     folder: &str,
     file: &ScannedFile,
     hash: &str,
+    replacing: Option<DocumentId>,
     report: &mut SyncReport,
 ) -> bool {
+    let mut replaced = None;
     let imported = crate::pdf::check_pdf(&file.path).map_err(Error::from).and_then(|()| {
-        let doc = engine.import_copy(&file.path, folder)?;
+        let doc = engine.import_copy(&file.path, folder, |catalog, doc| {
+            catalog.put_linked_file(id, &as_seen(file, hash, doc.id))?;
+            replaced = match replacing.map(|old| catalog.delete_document(old)) {
+                None | Some(Err(CatalogError::DocumentNotFound(_))) => None,
+                Some(Ok(old)) => Some(old),
+                Some(Err(e)) => return Err(e),
+            };
+            Ok(())
+        })?;
         engine.queued(doc.id);
-        engine.catalog().put_linked_file(
-            id,
-            &LinkedFile {
-                rel_path: file.rel_path.clone(),
-                size: file.size,
-                mtime: file.mtime,
-                content_hash: hash.to_string(),
-                document: doc.id,
-            },
-        )?;
-        Ok(())
+        replaced.as_ref().map_or(Ok(()), |old| engine.clear_after(old))
     });
     match imported {
         Ok(()) => true,
@@ -197,6 +184,17 @@ fn import_linked(
             report.failed.push((file.rel_path.clone(), e.to_string()));
             false
         }
+    }
+}
+
+/// What the catalog keeps of `file`, seen with this content as this document.
+fn as_seen(file: &ScannedFile, content_hash: &str, document: DocumentId) -> LinkedFile {
+    LinkedFile {
+        rel_path: file.rel_path.clone(),
+        size: file.size,
+        mtime: file.mtime,
+        content_hash: content_hash.to_string(),
+        document,
     }
 }
 

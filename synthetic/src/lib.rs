@@ -1,9 +1,10 @@
 //! Publishing a document's index from chunks that are already embedded, in one go, through the
 //! core's index writers: the search benchmark's synthetic libraries and the search tests use it.
 //! The product indexes PDFs with `lectern::index::build`, which streams pages instead; this crate
-//! is not part of it. [`hostile`] writes the adversarial PDFs.
+//! is not part of it. [`hostile`] writes the adversarial PDFs, [`large`] the long and bulky ones.
 
 pub mod hostile;
+pub mod large;
 
 use lectern::catalog::{now_millis, DocumentId, PdfMetadata};
 use lectern::chunk::{Chunk, ChunkerSettings};

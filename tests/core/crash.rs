@@ -1,6 +1,8 @@
 //! Crash safety: a `lectern index` process is killed with SIGKILL at random moments; after every
 //! kill no document is lost and every index directory that can be found is complete; in the end
-//! every document is ready. A document whose indexer dies twice in a row is set aside.
+//! every document is ready. A document whose indexer dies twice in a row is set aside. Adding,
+//! moving and deleting documents and syncing a linked directory are killed part way too: nothing
+//! added before is lost, no document is without its file, and each is finished by doing it again.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -25,6 +27,15 @@ const FILES: &[&str] = &[
 struct Lcg(u64);
 
 impl Lcg {
+    fn from_clock() -> Lcg {
+        let seed = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        eprintln!("crash test seed: {seed}");
+        Lcg(seed)
+    }
+
     fn next(&mut self) -> u64 {
         self.0 = self
             .0
@@ -116,12 +127,7 @@ fn indexing_survives_sigkill_at_random_moments() {
             .collect()
     };
     assert_eq!(ids.len(), FILES.len());
-    let seed = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
-    eprintln!("crash test seed: {seed}");
-    let mut rng = Lcg(seed);
+    let mut rng = Lcg::from_clock();
     let mut kills = 0;
     let mut round = 0;
     while kills < 10 {
@@ -242,4 +248,236 @@ fn interrupt_builds(
 
 fn document(home: &Path, id: DocumentId) -> lectern::Document {
     Library::open(config(home)).unwrap().document(&id.to_string()).unwrap()
+}
+
+/// Runs `lectern` on the library in `home` with `args`, killed with SIGKILL after `delay` if it
+/// has not ended; whether the kill landed.
+fn killed_after(home: &Path, args: &[String], delay: Duration) -> bool {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lectern"))
+        .arg("--home")
+        .arg(home)
+        .args(args)
+        .env("LECTERN_MODELS", models_dir())
+        .env("LECTERN_WORKERS", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap().code().is_none()
+}
+
+/// Runs `lectern` on the library in `home` to its end, successfully.
+fn run_to_end(home: &Path, args: &[String]) {
+    let output = Command::new(env!("CARGO_BIN_EXE_lectern"))
+        .arg("--home")
+        .arg(home)
+        .args(args)
+        .env("LECTERN_MODELS", models_dir())
+        .env("LECTERN_WORKERS", "1")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "lectern {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The library after a kill: every document has its stored file, no content is twice in one
+/// folder, every linked file's document exists. The documents per folder.
+fn folders_after_kill(home: &Path, what: &str) -> std::collections::BTreeMap<String, Vec<lectern::Document>> {
+    let library = Library::open(config(home)).unwrap();
+    let mut by_folder = std::collections::BTreeMap::<String, Vec<lectern::Document>>::new();
+    let folders = library.folders().unwrap();
+    for doc in library.documents(None, true).unwrap() {
+        let stored = home.join("files").join(format!("{}.pdf", doc.content_hash));
+        assert!(
+            stored.is_file(),
+            "after a kill during {what}: {} lost its file",
+            doc.file_name
+        );
+        let folder = folders.iter().find(|f| f.id == doc.folder).unwrap().path.clone();
+        by_folder.entry(folder).or_default().push(doc);
+    }
+    for (folder, docs) in &by_folder {
+        let mut hashes: Vec<&str> = docs.iter().map(|d| d.content_hash.as_str()).collect();
+        hashes.sort();
+        let before = hashes.len();
+        hashes.dedup();
+        if folder != "Linked" {
+            assert_eq!(
+                hashes.len(),
+                before,
+                "after a kill during {what}: {folder} holds a file twice"
+            );
+        }
+    }
+    by_folder
+}
+
+/// A user's actions, each killed part way through and then done again to its end: adding a
+/// directory, moving its documents, deleting them, syncing a linked directory one way and the
+/// other. After every kill, nothing the user added before is lost and nothing is half there;
+/// each action is seen to have been stopped part way at least once; in the end every document is
+/// ready, and nothing is left of what was deleted.
+#[test]
+fn a_library_survives_sigkill_during_import_move_delete_and_sync() {
+    const FILES: usize = 100;
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let source = tempfile::tempdir().unwrap();
+    let linked = tempfile::tempdir().unwrap();
+    let write_notes = |dir: &Path, what: &str| {
+        for i in 0..FILES {
+            let line = format!("Note {i} of the {what} set: the harbour crane {i} was serviced.");
+            let path = dir.join(format!("{what}-{i:02}.pdf"));
+            std::fs::write(&path, lectern::pdf::text_pdf(&[&line])).unwrap();
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(SystemTime::now() - Duration::from_secs(60)).unwrap();
+        }
+    };
+    write_notes(source.path(), "added");
+    let s = |v: &str| v.to_string();
+    for folder in ["In", "Out", "Linked"] {
+        run_to_end(h, &[s("folder"), s("create"), s(folder)]);
+    }
+    run_to_end(
+        h,
+        &[
+            s("watch"),
+            s("add"),
+            linked.path().display().to_string(),
+            s("--folder"),
+            s("Linked"),
+        ],
+    );
+
+    let mut rng = Lcg::from_clock();
+    let mut part_way = std::collections::BTreeMap::<&str, usize>::new();
+    let mut windows = std::collections::BTreeMap::<&str, (u64, u64)>::new();
+    let count = |by: &std::collections::BTreeMap<String, Vec<lectern::Document>>, folder: &str| {
+        by.get(folder).map_or(0, Vec::len)
+    };
+    let ids_in = |folder: &str| -> Vec<String> {
+        let library = Library::open(config(h)).unwrap();
+        library
+            .documents(Some(folder), false)
+            .unwrap()
+            .iter()
+            .map(|d| d.id.to_string())
+            .collect()
+    };
+    const ACTIONS: [&str; 5] = ["import", "move", "delete", "sync adding", "sync deleting"];
+    let mut round = 0;
+    while round < 2 * ACTIONS.len() || part_way.len() < ACTIONS.len() {
+        assert!(round < 60, "not every action was stopped part way: {part_way:?}");
+        let what = ACTIONS[round % ACTIONS.len()];
+        match what {
+            "sync adding" => write_notes(linked.path(), "linked"),
+            "sync deleting" => {
+                for entry in std::fs::read_dir(linked.path()).unwrap() {
+                    std::fs::remove_file(entry.unwrap().path()).unwrap();
+                }
+            }
+            _ => {}
+        }
+        // The command that does `what` (to what is left of it).
+        let command = |what: &str| -> Vec<String> {
+            match what {
+                "import" => vec![s("add"), source.path().display().to_string(), s("--folder"), s("In")],
+                "move" => [vec![s("doc"), s("mv")], ids_in("In"), vec![s("--to"), s("Out")]].concat(),
+                "delete" => [vec![s("doc"), s("rm")], ids_in("Out")].concat(),
+                _ => vec![s("watch"), s("sync")],
+            }
+        };
+        let args = command(what);
+        // Each action's window is found as the rounds go: a kill before it began raises the
+        // earliest delay tried, one after it ended lowers the latest.
+        let (early, late) = windows.entry(what).or_insert((0, 800));
+        let delay = (*early + *late) / 2 + rng.next() % 8;
+        let killed = killed_after(h, &args, Duration::from_millis(delay));
+        let by = folders_after_kill(h, what);
+        let (done, total) = match what {
+            "import" => (count(&by, "In"), FILES),
+            "move" => (count(&by, "Out"), FILES),
+            "delete" => (FILES - count(&by, "Out"), FILES),
+            "sync adding" => (count(&by, "Linked"), FILES),
+            _ => (FILES - count(&by, "Linked"), FILES),
+        };
+        eprintln!("round {round}: {what}, killed after {delay} ms: {killed}, {done} of {total} done");
+        if !killed || done == total {
+            *late = delay;
+        } else if done == 0 {
+            *early = delay;
+        } else {
+            *part_way.entry(what).or_default() += 1;
+        }
+        let left = match what {
+            "move" => count(&by, "In"),
+            "delete" => count(&by, "Out"),
+            _ => 1,
+        };
+        if left > 0 {
+            run_to_end(h, &command(what));
+        }
+        if what == "import" {
+            run_to_end(h, &[s("index")]);
+        }
+        let by = folders_after_kill(h, what);
+        for doc in by.values().flatten() {
+            let set_aside = doc.reason.as_deref().is_some_and(|r| r.contains(SET_ASIDE));
+            assert!(
+                doc.status == DocumentStatus::Ready
+                    || (doc.status == DocumentStatus::Failed && set_aside)
+                    || (doc.status == DocumentStatus::Queued && what.starts_with("sync")),
+                "round {round}: {} is {:?}: {:?}",
+                doc.file_name,
+                doc.status,
+                doc.reason
+            );
+        }
+        let expected = match what {
+            "import" => [("In", FILES), ("Out", 0)],
+            "move" => [("In", 0), ("Out", FILES)],
+            "delete" => [("In", 0), ("Out", 0)],
+            "sync adding" => [("Linked", FILES), ("Out", 0)],
+            _ => [("Linked", 0), ("Out", 0)],
+        };
+        for (folder, n) in expected {
+            assert_eq!(
+                count(&by, folder),
+                n,
+                "round {round}: {what} done again to its end, {folder}"
+            );
+        }
+        round += 1;
+    }
+    eprintln!("actions stopped part way: {part_way:?}");
+
+    // Everything deleted; the indexer's start clears what the kills left: indexes and files of
+    // deleted documents.
+    let rest = [ids_in("In"), ids_in("Out")].concat();
+    if !rest.is_empty() {
+        run_to_end(h, &[vec![s("doc"), s("rm")], rest].concat());
+    }
+    for entry in std::fs::read_dir(linked.path()).unwrap() {
+        std::fs::remove_file(entry.unwrap().path()).unwrap();
+    }
+    run_to_end(h, &[s("watch"), s("sync")]);
+    run_to_end(h, &[s("index")]);
+    let library = Library::open(config(h)).unwrap();
+    let docs = library.documents(None, true).unwrap();
+    let left = folders_after_kill(h, "the last round");
+    assert_eq!(
+        (count(&left, "In"), count(&left, "Out"), count(&left, "Linked")),
+        (0, 0, 0)
+    );
+    assert!(docs.is_empty(), "{docs:?}");
+    let indexes = std::fs::read_dir(h.join("indexes")).unwrap().count();
+    assert_eq!(indexes, 0, "an index is left of a deleted document");
+    let stored = std::fs::read_dir(h.join("files")).unwrap().count();
+    assert_eq!(stored, 0, "a file is left of a deleted document");
 }

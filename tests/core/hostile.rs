@@ -2,7 +2,7 @@
 //! its reason, and the good documents of the same import end ready.
 
 use lectern::catalog::DEFAULT_FOLDER;
-use lectern::pdf::{PdfError, PdfReader};
+use lectern::pdf::{Extracted, PdfError, PdfReader};
 use lectern::DocumentStatus;
 use lectern_synthetic::hostile::Outcome;
 
@@ -101,4 +101,29 @@ fn a_worker_that_dies_fails_its_document_and_says_how() {
         "{error}"
     );
     assert!(extraction.next_step().is_none());
+}
+
+#[test]
+fn a_document_of_3000_pages_is_read_page_by_page_within_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = dir.path().join("long.pdf");
+    std::fs::write(&pdf, lectern_synthetic::large::long_document(3000)).unwrap();
+    let reader = PdfReader {
+        program: env!("CARGO_BIN_EXE_lectern").into(),
+        ..PdfReader::default()
+    };
+    let mut extraction = reader.extract(&pdf, None);
+    let mut pages = Vec::new();
+    while let Some(step) = extraction.next_step() {
+        if let Extracted::Page { number, text, .. } = step.unwrap() {
+            pages.push((number, text));
+        }
+    }
+    assert_eq!(pages.len(), 3000);
+    let (number, text) = &pages[2999];
+    assert_eq!(*number, 3000);
+    assert!(text.starts_with("Section 3000: maintenance of unit"), "{text}");
+    let peak = extraction.worker_peak_memory().unwrap();
+    eprintln!("worker peak for 3,000 pages: {} MB", peak >> 20);
+    assert!(peak < reader.limits.max_memory / 4, "the worker held {} MB", peak >> 20);
 }
