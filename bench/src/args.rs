@@ -60,8 +60,8 @@ pub struct HostileBenchArgs {
     /// and index them all.
     #[arg(long)]
     pub corpus: Option<PathBuf>,
-    /// The size of the bulky PDF (large images on every page), in MB.
-    #[arg(long, default_value_t = 1024)]
+    /// The size of the bulky PDF (large images on every page), in MB of a million bytes.
+    #[arg(long, default_value_t = 1000)]
     pub bulky_mb: u64,
 }
 
