@@ -2,12 +2,14 @@
 # Installs the Debian packages Lectern builds and runs with, if any is missing (apt-get, as root
 # or through sudo): protobuf for LanceDB, a C toolchain, cmake and libclang for llama.cpp (the
 # built-in language model), WebKitGTK and GTK for the desktop app, Xvfb and WebKitWebDriver for its
-# end-to-end tests (with xwd for their screenshots), python3 with pip for the model setup, Node.js with npm for the app's UI, and
-# poppler-utils for `lectern-bench extract` (pdftotext is its reference).
+# end-to-end tests (with xwd for their screenshots), python3 with pip for the model setup, Node.js with npm for the app's UI,
+# poppler-utils for `lectern-bench extract` (pdftotext is its reference), libdbus for the system keyring, and a
+# session bus with gnome-keyring's Secret Service for the keyring's test.
 set -euo pipefail
 
 packages=(protobuf-compiler libprotobuf-dev build-essential pkg-config cmake clang libclang-dev python3 python3-pip
-  libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libsoup-3.0-dev xvfb webkit2gtk-driver x11-apps poppler-utils)
+  libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libsoup-3.0-dev xvfb webkit2gtk-driver x11-apps poppler-utils
+  libdbus-1-dev dbus-daemon dbus-bin gnome-keyring)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

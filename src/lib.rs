@@ -19,6 +19,7 @@ pub mod models;
 mod panic;
 pub mod pdf;
 pub mod search;
+mod secrets;
 pub mod server;
 pub mod watch;
 
@@ -31,4 +32,5 @@ pub use library::{
     Settings, MAX_K,
 };
 pub use llm::BackendKind;
+pub use secrets::SecretPlace;
 pub use watch::SyncReport;

@@ -12,7 +12,7 @@ use lectern::llm::{ConnectionCheck, Finish, Role};
 use lectern::search::{Hit, ScoreComponents, SearchMode, SearchResults, Skipped, Source};
 use lectern::{
     AskOutcome, BackendKind, Document, DocumentId, DocumentStatus, ErrorCode, ErrorPayload, Folder, FolderId, Hint,
-    ImportFailure, ImportReport, Settings, SyncReport,
+    ImportFailure, ImportReport, SecretPlace, Settings, SyncReport,
 };
 use ts_rs::{Config, TS};
 
@@ -36,7 +36,8 @@ fn typescript() -> String {
         FolderId, DocumentId, Folder, DocumentStatus, Document, Link, LibraryView, ImportReport, ImportFailure,
         SyncReport, FolderDeletion, Scope, ScopeFilters, Citation, AnswerKind, Answer, Finish, AnswerEvent, Role, Chat,
         ChatMessage, ChatView, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
-        AskOutcome, IndexEvent, BackendKind, Settings, SettingsView, ConnectionCheck, ErrorCode, Hint, ErrorPayload,
+        AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,
+        ErrorPayload,
     ];
     let commands: Vec<String> = COMMANDS.iter().map(|c| format!("  {c:?},")).collect();
     format!(

@@ -12,7 +12,7 @@ use lectern::catalog::{Chat, ChatMessage, Link, Scope};
 use lectern::llm::ConnectionCheck;
 use lectern::{
     AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
-    Library, Settings, SyncReport,
+    Library, SecretPlace, Settings, SyncReport,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
@@ -307,6 +307,8 @@ pub async fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Respo
 pub struct SettingsView {
     settings: Settings,
     api_key_set: bool,
+    /// Where the key (and PDF passwords) are kept.
+    secrets_kept: SecretPlace,
     data_dir: PathBuf,
     next_data_dir: Option<PathBuf>,
 }
@@ -318,6 +320,7 @@ fn settings_view(library: &Library, config_dir: &Path) -> Result<SettingsView, E
     Ok(SettingsView {
         settings,
         api_key_set,
+        secrets_kept: library.secret_place(),
         data_dir,
         next_data_dir,
     })

@@ -236,35 +236,43 @@ impl Catalog {
         Ok(changed == 1)
     }
 
-    /// The password a user gave for this content, if any.
-    pub fn password_for(&self, content_hash: &str) -> Result<Option<String>, CatalogError> {
+    /// The password a user gave for this content, if any: here, or (`None` inside) in the keyring.
+    pub fn password_for(&self, content_hash: &str) -> Result<Option<Option<String>>, CatalogError> {
         Ok(self
             .conn
             .query_row(
-                "SELECT password FROM document_passwords WHERE content_hash = ?1",
+                "SELECT password, in_keyring FROM document_passwords WHERE content_hash = ?1",
                 [content_hash],
-                |r| r.get(0),
+                |r| Ok((!r.get::<_, bool>(1)?).then_some(r.get(0)?)),
             )
             .optional()?)
     }
 
-    /// Remembers the password for this content, so that a restart can index it again.
-    pub fn store_password(&self, content_hash: &str, password: &str) -> Result<(), CatalogError> {
+    /// Remembers the password for this content (`None`: it is in the keyring), so that a
+    /// restart can index it again.
+    pub fn store_password(&self, content_hash: &str, password: Option<&str>) -> Result<(), CatalogError> {
         self.conn.execute(
-            "INSERT INTO document_passwords (content_hash, password) VALUES (?1, ?2)
-             ON CONFLICT (content_hash) DO UPDATE SET password = excluded.password",
-            params![content_hash, password],
+            "INSERT INTO document_passwords (content_hash, password, in_keyring) VALUES (?1, ?2, ?3)
+             ON CONFLICT (content_hash) DO UPDATE SET password = excluded.password, in_keyring = excluded.in_keyring",
+            params![content_hash, password.unwrap_or_default(), password.is_none()],
         )?;
         Ok(())
     }
 
-    /// Forgets passwords for content no document holds any more.
-    pub fn forget_orphan_passwords(&self) -> Result<(), CatalogError> {
-        self.conn.execute(
-            "DELETE FROM document_passwords WHERE content_hash NOT IN (SELECT content_hash FROM documents)",
-            [],
-        )?;
-        Ok(())
+    /// Forgets passwords for content no document holds any more; the content hashes of those
+    /// that were in the keyring, for the caller to remove there.
+    pub fn forget_orphan_passwords(&self) -> Result<Vec<String>, CatalogError> {
+        let orphans = "content_hash NOT IN (SELECT content_hash FROM documents)";
+        let in_keyring = self
+            .conn
+            .prepare(&format!(
+                "SELECT content_hash FROM document_passwords WHERE in_keyring AND {orphans}"
+            ))?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<Vec<String>, _>>()?;
+        self.conn
+            .execute(&format!("DELETE FROM document_passwords WHERE {orphans}"), [])?;
+        Ok(in_keyring)
     }
 
     /// Per-folder totals: documents, pages and chunks directly in each folder, and the latest addition.

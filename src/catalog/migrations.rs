@@ -114,6 +114,10 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE links ADD COLUMN device INTEGER;
     "#,
+    // 9: a password kept in the system keyring leaves only a mark here.
+    r#"
+    ALTER TABLE document_passwords ADD COLUMN in_keyring INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -79,8 +79,9 @@ impl Engine {
             Some(Ok(Extracted::Opened(_))) | Some(Ok(Extracted::Page { .. })) | None => {}
             Some(Err(e)) => return Err(e.into()),
         }
+        let in_keyring = self.secrets().put(&password_name(&doc.content_hash), password)?;
         let catalog = self.catalog();
-        catalog.store_password(&doc.content_hash, password)?;
+        catalog.store_password(&doc.content_hash, (!in_keyring).then_some(password))?;
         catalog.set_status(id, DocumentStatus::Queued, None)?;
         drop(catalog);
         self.queued(id);
@@ -181,12 +182,31 @@ impl Engine {
 
     /// Removes the stored file of `content_hash` (and its password) once no document holds it.
     pub fn remove_file_if_unreferenced(&self, content_hash: &str) -> Result<(), Error> {
-        self.catalog().locked(|catalog| {
-            if catalog.documents_with_hash(content_hash)?.is_empty() {
-                catalog.forget_orphan_passwords()?;
-                self.files().remove(content_hash)?;
+        let in_keyring = self.catalog().locked(|catalog| {
+            if !catalog.documents_with_hash(content_hash)?.is_empty() {
+                return Ok(Vec::new());
             }
-            Ok(())
-        })
+            self.files().remove(content_hash)?;
+            Ok::<_, Error>(catalog.forget_orphan_passwords()?)
+        })?;
+        for hash in in_keyring {
+            self.secrets().delete(&password_name(&hash))?;
+        }
+        Ok(())
     }
+
+    /// The password given for this content: from the catalog, or the keyring it names.
+    pub fn password_for(&self, content_hash: &str) -> Result<Option<String>, Error> {
+        let stored = self.catalog().password_for(content_hash)?;
+        match stored {
+            None => Ok(None),
+            Some(Some(password)) => Ok(Some(password)),
+            Some(None) => self.secrets().get(&password_name(content_hash)),
+        }
+    }
+}
+
+/// The keyring's name for the password of this content.
+fn password_name(content_hash: &str) -> String {
+    format!("pdf-password {content_hash}")
 }

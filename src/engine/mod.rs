@@ -24,6 +24,7 @@ use crate::error::Error;
 use crate::files::FileStore;
 use crate::index::{DocIndex, Fields, IndexCache, IndexDirs, IndexError};
 use crate::llm::Cancel;
+use crate::secrets::Secrets;
 
 pub use embedding::Models;
 pub use events::{next_event, IndexEvent};
@@ -44,6 +45,7 @@ pub struct Engine {
     open_indexes: IndexCache,
     fields: Fields,
     search_threads: usize,
+    secrets: Secrets,
 }
 
 impl Engine {
@@ -65,7 +67,6 @@ impl Engine {
             files: FileStore::new(home.join("files")),
             dirs: IndexDirs::new(home.join("indexes")),
             catalog: Mutex::new(catalog),
-            config,
             events,
             cancels: Mutex::new(HashMap::new()),
             answers: Mutex::new(HashMap::new()),
@@ -75,6 +76,8 @@ impl Engine {
             open_indexes: IndexCache::default(),
             fields: Fields::new()?,
             search_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+            secrets: Secrets::new(home, config.keyring),
+            config,
         })
     }
 
@@ -84,6 +87,11 @@ impl Engine {
 
     pub fn catalog(&self) -> MutexGuard<'_, Catalog> {
         lock(&self.catalog)
+    }
+
+    /// The library's secrets in the system's keyring.
+    pub fn secrets(&self) -> &Secrets {
+        &self.secrets
     }
 
     pub fn files(&self) -> &FileStore {

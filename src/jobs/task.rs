@@ -37,7 +37,7 @@ fn run(engine: &Engine, models: &Models, doc: &Document, runtime: &Handle, cance
         let manifest = engine.dirs().clone_index(twin, doc.id)?;
         return finish_ready(engine, doc.id, &manifest, Some(twin));
     }
-    let password = engine.catalog().password_for(&doc.content_hash)?;
+    let password = engine.password_for(&doc.content_hash)?;
     let pdf = engine.files().path(&doc.content_hash)?;
     let mut last_write: Option<Instant> = None;
     let mut on_progress = |p: index::BuildProgress| {

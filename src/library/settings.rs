@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::llm::{Backend, BackendKind, ConnectionCheck, LlmError};
 use crate::models::ModelError;
 use crate::search::SearchMode;
+use crate::secrets::SecretPlace;
 
 /// The most passages a question may retrieve.
 pub const MAX_K: usize = 50;
@@ -46,6 +47,9 @@ impl Default for Settings {
 }
 
 const KEY: &str = "answers";
+/// "true" when the API key of [`KEY`]'s settings is in the keyring, under [`KEYRING_NAME`].
+const KEY_IN_KEYRING: &str = "api_key_in_keyring";
+const KEYRING_NAME: &str = "api-key";
 
 /// Checks a number of passages to retrieve: 1 to [`MAX_K`].
 pub(super) fn check_k(k: usize) -> Result<usize, Error> {
@@ -116,21 +120,52 @@ impl Library {
         Ok(self.saved_settings()?.unwrap_or_default())
     }
 
-    /// The stored settings, if the user saved any that this build can read.
+    /// The stored settings, if the user saved any that this build can read, with the API key from
+    /// the keyring if it is kept there (none if the keyring no longer answers: the settings then
+    /// show that the key is not set, and where secrets are kept).
     pub(super) fn saved_settings(&self) -> Result<Option<Settings>, Error> {
-        Ok(self
-            .engine
-            .catalog()
-            .setting(KEY)?
-            .and_then(|json| serde_json::from_str(&json).ok()))
+        let (saved, in_keyring) = {
+            let catalog = self.engine.catalog();
+            (
+                catalog.setting(KEY)?,
+                catalog.setting(KEY_IN_KEYRING)?.as_deref() == Some("true"),
+            )
+        };
+        let Some(mut settings) = saved.and_then(|json| serde_json::from_str::<Settings>(&json).ok()) else {
+            return Ok(None);
+        };
+        if in_keyring {
+            settings.api_key = self.engine.secrets().get(KEYRING_NAME).ok().flatten();
+        }
+        Ok(Some(settings))
     }
 
-    /// Checks and stores `settings`.
+    /// Checks and stores `settings`; the API key goes to the keyring where one answers.
     pub fn save_settings(&self, settings: &Settings) -> Result<(), Error> {
         settings.validate(self.engine.config())?;
-        let json = serde_json::to_string(settings).map_err(Error::stopped("saving the settings"))?;
-        self.engine.catalog().set_setting(KEY, &json)?;
+        let mut stored = settings.clone();
+        let key = stored.api_key.take().filter(|key| !key.is_empty());
+        let secrets = self.engine.secrets();
+        let in_keyring = match &key {
+            Some(key) => secrets.put(KEYRING_NAME, key)?,
+            None => {
+                secrets.delete(KEYRING_NAME)?;
+                false
+            }
+        };
+        if !in_keyring {
+            stored.api_key = key;
+        }
+        let json = serde_json::to_string(&stored).map_err(Error::stopped("saving the settings"))?;
+        let catalog = self.engine.catalog();
+        catalog.set_setting(KEY, &json)?;
+        catalog.set_setting(KEY_IN_KEYRING, if in_keyring { "true" } else { "false" })?;
         Ok(())
+    }
+
+    /// Where this library keeps its secrets: the system's keyring, or (none answered) its catalog.
+    pub fn secret_place(&self) -> SecretPlace {
+        self.engine.secrets().place()
     }
 }
 

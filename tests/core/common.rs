@@ -40,6 +40,8 @@ pub fn config(home: &std::path::Path) -> LibraryConfig {
     config.models_dir = models_dir();
     config.workers = 2;
     config.reader.program = PathBuf::from(env!("CARGO_BIN_EXE_lectern"));
+    // The user's keyring is not the tests' to write in (`tests/core/secrets.rs` brings its own).
+    config.keyring = false;
     config
 }
 

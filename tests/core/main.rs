@@ -14,4 +14,5 @@ mod import;
 mod index;
 mod models;
 mod search;
+mod secrets;
 mod watch;

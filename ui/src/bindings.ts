@@ -406,10 +406,19 @@ api_key: string | null, mode: SearchMode,
 k: number, };
 
 /**
+ * Where a library keeps its secrets.
+ */
+export type SecretPlace = "keyring" | "library";
+
+/**
  * The settings, with the data directory in use and the one chosen for the next start. The API
  * key is never sent to the window: only whether one is set.
  */
-export type SettingsView = { settings: Settings, api_key_set: boolean, data_dir: string, next_data_dir: string | null, };
+export type SettingsView = { settings: Settings, api_key_set: boolean, 
+/**
+ * Where the key (and PDF passwords) are kept.
+ */
+secrets_kept: SecretPlace, data_dir: string, next_data_dir: string | null, };
 
 /**
  * What a connection check found: the model answered `reply` after `millis`.

@@ -28,6 +28,7 @@ function dialog(
 const view = (next: string | null = null) => ({
   settings: saved,
   api_key_set: false,
+  secrets_kept: "library",
   data_dir: "/home/me/.local/share/lectern",
   next_data_dir: next,
 });

@@ -82,6 +82,8 @@ export class SettingsDialog {
   private readonly url = document.createElement("input");
   private readonly apiKey = document.createElement("input");
   private readonly forgetKey = document.createElement("input");
+  /** Where a saved key is kept: the system keyring, or the library's database. */
+  private readonly keyPlace = document.createElement("p");
   /** Whether a key is saved (its value never comes to the window). */
   private keySet = false;
   private readonly mode = document.createElement("select");
@@ -128,6 +130,7 @@ export class SettingsDialog {
       field("Server URL", this.url),
       field("API key", this.apiKey),
       field("Forget the saved key", this.forgetKey),
+      this.keyPlace,
       this.test,
       this.result,
     );
@@ -170,6 +173,10 @@ export class SettingsDialog {
         controls[name as keyof Settings].value = value;
       }
       this.keySet = view.api_key_set;
+      this.keyPlace.textContent =
+        view.secrets_kept === "keyring"
+          ? "Keys and PDF passwords are kept in the system keyring."
+          : "No system keyring answered: keys and PDF passwords are kept in the library's database, readable only by you.";
       this.forgetKey.checked = false;
       this.showDataDir(view);
     } catch (e) {
@@ -213,6 +220,7 @@ export class SettingsDialog {
     const keyHint = this.keySet ? "A key is saved (not shown); type a new one to replace it" : "Empty if the server needs none";
     show(this.apiKey, uses.apiKey ? keyHint : null);
     (this.forgetKey.parentElement as HTMLElement).hidden = !(uses.apiKey && this.keySet);
+    this.keyPlace.hidden = !uses.apiKey;
   }
 
   private showDataDir(view: SettingsView) {

@@ -1,22 +1,13 @@
 //! Fuzz target for the content-stream interpreter, fonts and CMaps, below the file parser: the
 //! input is split at its first `\n%%\n` into a ToUnicode CMap and a page content stream, and the
 //! page (with a simple font, a Type 0 font using that CMap, a Type 3 font and a form) is
-//! extracted with small limits. Whole-file mutation rarely reaches this deep.
+//! extracted under the limits the app reads with (`Limits::default()`). Whole-file mutation
+//! rarely reaches this deep.
 #![no_main]
 
 use lectern_text::{Extractor, Limits};
 use libfuzzer_sys::fuzz_target;
 use lopdf::{dictionary, Document, Object, Stream};
-
-fn limits() -> Limits {
-    Limits {
-        max_decompressed: 16 << 20,
-        max_operations: 200_000,
-        max_glyphs: 100_000,
-        max_text_bytes: 1 << 20,
-        max_form_depth: 12,
-    }
-}
 
 /// A one-page document whose page shows `content` with fonts F1 (Helvetica, WinAnsi with
 /// Differences), F2 (Type 0, Identity-H, ToUnicode `cmap`), F3 (Type 3 with ToUnicode `cmap`)
@@ -71,5 +62,5 @@ fuzz_target!(|data: &[u8]| {
         None => (&b""[..], data),
     };
     let (doc, page) = document(cmap, content);
-    let _ = Extractor::new(&doc, limits()).page(page);
+    let _ = Extractor::new(&doc, Limits::default()).page(page);
 });
