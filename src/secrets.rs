@@ -25,7 +25,9 @@ pub enum SecretPlace {
 pub struct Secrets {
     service: String,
     wanted: bool,
-    answers: OnceLock<bool>,
+    /// Set once the keyring has answered; a keyring that did not (not yet up at login) is asked
+    /// again next time.
+    answered: OnceLock<()>,
 }
 
 impl Secrets {
@@ -34,20 +36,20 @@ impl Secrets {
         Secrets {
             service: format!("Lectern library {}", home.display()),
             wanted,
-            answers: OnceLock::new(),
+            answered: OnceLock::new(),
         }
     }
 
     /// Where secrets are kept: the keyring if one answers.
     pub fn place(&self) -> SecretPlace {
-        let answers = *self.answers.get_or_init(|| {
-            self.wanted
+        let answers = self.answered.get().is_some()
+            || (self.wanted
                 && matches!(
                     self.entry("probe").and_then(|e| e.get_password()),
                     Ok(_) | Err(keyring::Error::NoEntry)
-                )
-        });
+                ));
         if answers {
+            let _ = self.answered.set(());
             SecretPlace::Keyring
         } else {
             SecretPlace::Library
@@ -69,10 +71,12 @@ impl Secrets {
     /// The secret under `name` in the keyring, if it holds one.
     pub fn get(&self, name: &str) -> Result<Option<String>, Error> {
         if self.place() == SecretPlace::Library {
-            return Err(keyring_error(
-                "reading a secret from",
-                "it did not answer; give the password or the key again",
-            ));
+            let why = if self.wanted {
+                "it does not answer; start it, or give the password or the key again"
+            } else {
+                "it is turned off (LECTERN_KEYRING=off); turn it on, or give the password or the key again"
+            };
+            return Err(keyring_error("reading a secret from", why));
         }
         match self.entry(name).and_then(|e| e.get_password()) {
             Ok(secret) => Ok(Some(secret)),

@@ -68,6 +68,9 @@ fn read_document(r: &Row<'_>) -> rusqlite::Result<Document> {
     })
 }
 
+/// A password of content no document holds.
+const ORPHAN_PASSWORD: &str = "content_hash NOT IN (SELECT content_hash FROM documents)";
+
 impl Catalog {
     /// Records a newly imported document as `queued`.
     pub fn insert_document(&self, new: &NewDocument) -> Result<Document, CatalogError> {
@@ -259,20 +262,23 @@ impl Catalog {
         Ok(())
     }
 
-    /// Forgets passwords for content no document holds any more; the content hashes of those
-    /// that were in the keyring, for the caller to remove there.
-    pub fn forget_orphan_passwords(&self) -> Result<Vec<String>, CatalogError> {
-        let orphans = "content_hash NOT IN (SELECT content_hash FROM documents)";
-        let in_keyring = self
+    /// The content hashes of passwords kept in the keyring for content no document holds.
+    pub fn orphan_passwords_in_keyring(&self) -> Result<Vec<String>, CatalogError> {
+        let hashes = self
             .conn
             .prepare(&format!(
-                "SELECT content_hash FROM document_passwords WHERE in_keyring AND {orphans}"
+                "SELECT content_hash FROM document_passwords WHERE in_keyring AND {ORPHAN_PASSWORD}"
             ))?
             .query_map([], |r| r.get(0))?
             .collect::<Result<Vec<String>, _>>()?;
+        Ok(hashes)
+    }
+
+    /// Forgets passwords (and keyring marks) for content no document holds any more.
+    pub fn forget_orphan_passwords(&self) -> Result<(), CatalogError> {
         self.conn
-            .execute(&format!("DELETE FROM document_passwords WHERE {orphans}"), [])?;
-        Ok(in_keyring)
+            .execute(&format!("DELETE FROM document_passwords WHERE {ORPHAN_PASSWORD}"), [])?;
+        Ok(())
     }
 
     /// Per-folder totals: documents, pages and chunks directly in each folder, and the latest addition.

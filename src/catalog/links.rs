@@ -178,6 +178,15 @@ impl Catalog {
         Ok(())
     }
 
+    /// Whether a file of any link has become document `id`.
+    pub fn document_is_linked(&self, id: DocumentId) -> Result<bool, CatalogError> {
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM linked_files WHERE document_id = ?1)",
+            [id.to_string()],
+            |r| r.get(0),
+        )?)
+    }
+
     pub fn delete_linked_file(&self, link: LinkId, rel_path: &str) -> Result<(), CatalogError> {
         self.conn.execute(
             "DELETE FROM linked_files WHERE link_id = ?1 AND rel_path = ?2",

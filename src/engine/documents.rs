@@ -126,8 +126,8 @@ impl Engine {
     }
 
     /// Removes what a document deleted from the catalog leaves: its index, and its stored file
-    /// unless another document shares it. (A process killed before this leaves them to the next
-    /// indexer's start, which sweeps both.)
+    /// unless another document shares it, and its password. (A process killed before this
+    /// leaves them to the next indexer's start, which sweeps all three.)
     pub fn clear_after(&self, doc: &Document) -> Result<(), Error> {
         self.cancel(doc.id);
         self.forget_index(doc.id)?;
@@ -182,17 +182,23 @@ impl Engine {
 
     /// Removes the stored file of `content_hash` (and its password) once no document holds it.
     pub fn remove_file_if_unreferenced(&self, content_hash: &str) -> Result<(), Error> {
-        let in_keyring = self.catalog().locked(|catalog| {
-            if !catalog.documents_with_hash(content_hash)?.is_empty() {
-                return Ok(Vec::new());
+        self.catalog().locked(|catalog| {
+            if catalog.documents_with_hash(content_hash)?.is_empty() {
+                self.files().remove(content_hash)?;
             }
-            self.files().remove(content_hash)?;
-            Ok::<_, Error>(catalog.forget_orphan_passwords()?)
+            Ok::<_, Error>(())
         })?;
+        self.forget_orphan_passwords()
+    }
+
+    /// Forgets the passwords of content no document holds: from the keyring first, then their
+    /// marks, so that a process stopped in between leaves marks the next start clears again.
+    pub fn forget_orphan_passwords(&self) -> Result<(), Error> {
+        let in_keyring = self.catalog().orphan_passwords_in_keyring()?;
         for hash in in_keyring {
             self.secrets().delete(&password_name(&hash))?;
         }
-        Ok(())
+        Ok(self.catalog().forget_orphan_passwords()?)
     }
 
     /// The password given for this content: from the catalog, or the keyring it names.

@@ -76,7 +76,10 @@ impl Engine {
             open_indexes: IndexCache::default(),
             fields: Fields::new()?,
             search_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
-            secrets: Secrets::new(home, config.keyring),
+            secrets: Secrets::new(
+                &std::fs::canonicalize(home).unwrap_or_else(|_| home.clone()),
+                config.keyring,
+            ),
             config,
         })
     }

@@ -67,5 +67,7 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
             .collect();
         engine.files().sweep(&referenced, FILE_GRACE)
     })?;
+    drop(catalog);
+    engine.forget_orphan_passwords()?;
     Ok(done)
 }

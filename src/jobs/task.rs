@@ -37,7 +37,12 @@ fn run(engine: &Engine, models: &Models, doc: &Document, runtime: &Handle, cance
         let manifest = engine.dirs().clone_index(twin, doc.id)?;
         return finish_ready(engine, doc.id, &manifest, Some(twin));
     }
-    let password = engine.password_for(&doc.content_hash)?;
+    let password = match engine.password_for(&doc.content_hash) {
+        Ok(password) => password,
+        // The keyring that holds it did not answer: the user can give the password again.
+        Err(e @ Error::Keyring { .. }) => return settle(engine, doc.id, DocumentStatus::NeedsPassword, &e.to_string()),
+        Err(e) => return Err(e),
+    };
     let pdf = engine.files().path(&doc.content_hash)?;
     let mut last_write: Option<Instant> = None;
     let mut on_progress = |p: index::BuildProgress| {

@@ -121,8 +121,8 @@ impl Library {
     }
 
     /// The stored settings, if the user saved any that this build can read, with the API key from
-    /// the keyring if it is kept there (none if the keyring no longer answers: the settings then
-    /// show that the key is not set, and where secrets are kept).
+    /// the keyring if it is kept there. A keyring that holds the key and does not answer is an
+    /// error, not a missing key: saving what the window shows would then forget the key.
     pub(super) fn saved_settings(&self) -> Result<Option<Settings>, Error> {
         let (saved, in_keyring) = {
             let catalog = self.engine.catalog();
@@ -135,7 +135,7 @@ impl Library {
             return Ok(None);
         };
         if in_keyring {
-            settings.api_key = self.engine.secrets().get(KEYRING_NAME).ok().flatten();
+            settings.api_key = self.engine.secrets().get(KEYRING_NAME)?;
         }
         Ok(Some(settings))
     }
@@ -144,7 +144,7 @@ impl Library {
     pub fn save_settings(&self, settings: &Settings) -> Result<(), Error> {
         settings.validate(self.engine.config())?;
         let mut stored = settings.clone();
-        let key = stored.api_key.take().filter(|key| !key.is_empty());
+        let key = stored.api_key.take().filter(|key| !key.trim().is_empty());
         let secrets = self.engine.secrets();
         let in_keyring = match &key {
             Some(key) => secrets.put(KEYRING_NAME, key)?,
@@ -157,9 +157,10 @@ impl Library {
             stored.api_key = key;
         }
         let json = serde_json::to_string(&stored).map_err(Error::stopped("saving the settings"))?;
-        let catalog = self.engine.catalog();
-        catalog.set_setting(KEY, &json)?;
-        catalog.set_setting(KEY_IN_KEYRING, if in_keyring { "true" } else { "false" })?;
+        self.engine.catalog().locked(|catalog| {
+            catalog.set_setting(KEY, &json)?;
+            catalog.set_setting(KEY_IN_KEYRING, if in_keyring { "true" } else { "false" })
+        })?;
         Ok(())
     }
 

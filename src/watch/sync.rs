@@ -17,7 +17,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::scan::{scan, Scan, ScannedFile};
-use crate::catalog::{CatalogError, DocumentId, Link, LinkId, LinkedFile};
+use crate::catalog::{Catalog, CatalogError, Document, DocumentId, Link, LinkId, LinkedFile};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::files::hash_file;
@@ -126,8 +126,11 @@ pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
             engine.catalog().delete_linked_file(id, &old.rel_path)?;
             report.kept += 1;
         } else {
-            // Its row in `linked_files` goes with the document.
-            forget_document(engine, &old)?;
+            let gone = engine.catalog().locked(|catalog| {
+                catalog.delete_linked_file(id, &old.rel_path)?;
+                unless_linked(catalog, old.document)
+            })?;
+            clear_after(engine, gone.as_ref(), &old.rel_path, &mut report);
             report.removed += 1;
         }
     }
@@ -166,24 +169,48 @@ fn import_linked(
 ) -> bool {
     let mut replaced = None;
     let imported = crate::pdf::check_pdf(&file.path).map_err(Error::from).and_then(|()| {
-        let doc = engine.import_copy(&file.path, folder, |catalog, doc| {
+        engine.import_copy(&file.path, folder, |catalog, doc| {
             catalog.put_linked_file(id, &as_seen(file, hash, doc.id))?;
-            replaced = match replacing.map(|old| catalog.delete_document(old)) {
-                None | Some(Err(CatalogError::DocumentNotFound(_))) => None,
-                Some(Ok(old)) => Some(old),
-                Some(Err(e)) => return Err(e),
-            };
+            if let Some(old) = replacing {
+                replaced = unless_linked(catalog, old)?;
+            }
             Ok(())
-        })?;
-        engine.queued(doc.id);
-        replaced.as_ref().map_or(Ok(()), |old| engine.clear_after(old))
+        })
     });
     match imported {
-        Ok(()) => true,
+        Ok(doc) => {
+            engine.queued(doc.id);
+            clear_after(engine, replaced.as_ref(), &file.rel_path, report);
+            true
+        }
         Err(e) => {
             report.failed.push((file.rel_path.clone(), e.to_string()));
             false
         }
+    }
+}
+
+/// Deletes document `id` from the catalog unless a file of a link still has it (a library from
+/// before each linked copy was a document of its own shares one); the document deleted.
+fn unless_linked(catalog: &Catalog, id: DocumentId) -> Result<Option<Document>, CatalogError> {
+    if catalog.document_is_linked(id)? {
+        return Ok(None);
+    }
+    match catalog.delete_document(id) {
+        Ok(doc) => Ok(Some(doc)),
+        Err(CatalogError::DocumentNotFound(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Removes what a deleted document left (index, unshared file, password). A failure leaves them
+/// to the next start's sweep, and is reported against the file that caused it.
+fn clear_after(engine: &Engine, gone: Option<&Document>, rel_path: &str, report: &mut SyncReport) {
+    if let Some(Err(e)) = gone.map(|doc| engine.clear_after(doc)) {
+        report.failed.push((
+            rel_path.to_string(),
+            format!("its old document was not all cleared away: {e}"),
+        ));
     }
 }
 
@@ -195,13 +222,5 @@ fn as_seen(file: &ScannedFile, content_hash: &str, document: DocumentId) -> Link
         mtime: file.mtime,
         content_hash: content_hash.to_string(),
         document,
-    }
-}
-
-/// Deletes the document a vanished or replaced file had become, if it still exists.
-fn forget_document(engine: &Engine, file: &LinkedFile) -> Result<(), Error> {
-    match engine.delete_document(file.document) {
-        Ok(_) | Err(Error::Catalog(CatalogError::DocumentNotFound(_))) => Ok(()),
-        Err(e) => Err(e),
     }
 }

@@ -145,7 +145,7 @@ fn a_password_and_an_api_key_live_in_the_keyring_and_only_a_mark_in_the_library(
         indexed.reason
     );
 
-    let service = format!("Lectern library {}", home.path().display());
+    let service = format!("Lectern library {}", home.path().canonicalize().unwrap().display());
     let entry = keyring::Entry::new(&service, &format!("pdf-password {}", doc.content_hash)).unwrap();
     assert_eq!(entry.get_password().unwrap(), password);
     lib.delete_document(doc.id).unwrap();

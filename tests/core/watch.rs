@@ -389,3 +389,35 @@ fn names_in_any_script_and_names_that_are_not_utf8_are_synced_without_a_fault() 
         ["Grüße.PDF", "caf\u{fffd}.pdf", "メモ.pdf", "日本語のノート.pdf"]
     );
 }
+
+/// A library from before each linked copy was a document of its own: two files of a link share
+/// one document. Deleting one of the files keeps the document the other still needs.
+#[test]
+fn a_document_two_linked_files_share_stays_while_one_of_them_is_left() {
+    let t = library();
+    t.create_folder("Linked").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = corpus_pdf("text-libreoffice-writer-1p.pdf");
+    copy_settled(&pdf, &dir.path().join("a.pdf"));
+    copy_settled(&pdf, &dir.path().join("b.pdf"));
+    let (link, _) = t.link_directory(dir.path(), "Linked", false).unwrap();
+    let docs = t.documents(Some("Linked"), true).unwrap();
+    assert_eq!(docs.len(), 2);
+    let db = rusqlite::Connection::open(t.home.path().join("library.sqlite")).unwrap();
+    db.execute("UPDATE linked_files SET document_id = ?1", [docs[0].id.to_string()])
+        .unwrap();
+    db.execute("DELETE FROM documents WHERE id = ?1", [docs[1].id.to_string()])
+        .unwrap();
+
+    fs::remove_file(dir.path().join("a.pdf")).unwrap();
+    let report = t.sync_link(link.id).unwrap();
+    assert_eq!(report.removed, 1, "{report:?}");
+    assert_eq!(
+        t.documents(Some("Linked"), true).unwrap().len(),
+        1,
+        "b.pdf still has its document"
+    );
+    fs::remove_file(dir.path().join("b.pdf")).unwrap();
+    t.sync_link(link.id).unwrap();
+    assert!(t.documents(Some("Linked"), true).unwrap().is_empty());
+}
