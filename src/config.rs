@@ -13,10 +13,11 @@ use crate::models::DEFAULT_INDEX;
 use crate::pdf::PdfReader;
 use crate::server::ServerApi;
 
-/// Gives each embedding model one thread (`RAYON_NUM_THREADS=1`) unless the user chose otherwise.
-/// Parallelism comes from indexing several documents at once, one model thread each: two cores
-/// shared by threaded matrix products in every worker run many times slower. The thread pool
-/// reads the setting when a model first runs, so call this before.
+/// Gives rayon's thread pool (the tokenizer's batches) one thread (`RAYON_NUM_THREADS=1`) unless
+/// the user chose otherwise. Parallelism comes from indexing several documents at once, with the
+/// cores shared among their model sessions ([`crate::embed::Parallelism`]): threads beyond the
+/// cores run every worker many times slower. The pool reads the setting when first used, so call
+/// this before.
 pub fn one_thread_per_model() {
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
         std::env::set_var("RAYON_NUM_THREADS", "1");

@@ -7,15 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::args::IndexBenchArgs;
+use crate::embedding;
 use lectern::catalog::DEFAULT_FOLDER;
-use lectern::chunk::{Chunker, ChunkerSettings};
-use lectern::embed::{tokenizer_for_batches, Embedder, MiniLm, MINILM_DIR};
 use lectern::jobs::RunMode;
 use lectern::pdf::{Extracted, PdfReader};
 use lectern::{Error, Library, LibraryConfig};
-use serde::Deserialize;
-
-use crate::args::IndexBenchArgs;
 
 const BIG_FILE: &str = "struct-many-pages-429p-ibm-manual.pdf";
 const ONE_PAGE_FILE: &str = "text-pdfspec-simple1-handwritten.pdf";
@@ -50,7 +47,7 @@ pub async fn run(config: LibraryConfig, args: &IndexBenchArgs) -> anyhow::Result
     );
 
     let pages = extraction(&files)?;
-    embedding(&config, &files, args.chunks, &scratch.0)?;
+    embedding::run(&config, &files, args.chunks, &scratch.0)?;
     end_to_end(&config, &files, pages, &scratch.0).await?;
     peak_memory(&config, &corpus.join(BIG_FILE), &scratch.0)?;
     moves(&config, &corpus, &scratch.0).await?;
@@ -69,12 +66,12 @@ fn corpus_files(dir: &Path, text_only: bool) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-fn row(figure: &str, ours: String, baseline: String, ratio: Option<f64>) {
+pub fn row(figure: &str, ours: String, baseline: String, ratio: Option<f64>) {
     let ratio = ratio.map_or(String::new(), |r| format!("{r:.2}x"));
     println!("  {figure:<44} {ours:>16} {baseline:>22} {ratio:>8}");
 }
 
-fn header(title: &str, baseline: &str) {
+pub fn header(title: &str, baseline: &str) {
     println!("{title}");
     println!("  {:<44} {:>16} {:>22} {:>8}", "figure", "lectern", baseline, "ratio");
 }
@@ -121,110 +118,6 @@ fn extraction(files: &[PathBuf]) -> anyhow::Result<u64> {
     }
     println!();
     Ok(pages)
-}
-
-#[derive(Deserialize)]
-struct Baseline {
-    chunks_per_second: f64,
-    runtime: String,
-}
-
-/// Chunks per second on 256-token inputs, beside sentence-transformers on the same inputs.
-fn embedding(config: &LibraryConfig, files: &[PathBuf], wanted: usize, scratch: &Path) -> anyhow::Result<()> {
-    let model_dir = config.models_dir.join(MINILM_DIR);
-    let model = MiniLm::load(&model_dir)?;
-    let tokenizer = tokenizer_for_batches(&model_dir.join("tokenizer.json"))?;
-    // 254 tokens of text plus the model's two special tokens.
-    let chunker = Chunker::new(
-        tokenizer,
-        ChunkerSettings {
-            max_tokens: 254,
-            overlap_tokens: 0,
-        },
-    );
-    // The files' text as one stream cut into full windows, so every input is 256 tokens long.
-    let mut stream = String::new();
-    for file in files {
-        let mut extraction = PdfReader::default().extract(file, None);
-        while let Some(Ok(step)) = extraction.next_step() {
-            if let Extracted::Page { text, .. } = step {
-                stream.push_str(&text);
-                stream.push('\n');
-            }
-        }
-    }
-    let mut texts: Vec<String> = chunker
-        .chunk_page("bench", 1, &stream)
-        .into_iter()
-        .map(|c| c.text)
-        .collect();
-    texts.pop();
-    texts.truncate(wanted);
-    let inputs = scratch.join("inputs.json");
-    let json = serde_json::to_string(&texts)?;
-    std::fs::write(&inputs, json).map_err(Error::io(&inputs))?;
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    header(
-        &format!("embedding all-MiniLM-L6-v2, {} inputs of about 256 tokens", texts.len()),
-        "sentence-transformers",
-    );
-    let mut runtime_name = None;
-    model.embed(&refs[..refs.len().min(16)])?;
-    for threads in [1usize, 2] {
-        // Lectern uses cores by indexing documents side by side, one model thread each: run
-        // `threads` embedders at once, each on its share of the inputs.
-        let start = Instant::now();
-        let share = refs.len().div_ceil(threads);
-        std::thread::scope(|scope| -> anyhow::Result<()> {
-            let handles: Vec<_> = refs
-                .chunks(share)
-                .map(|part| scope.spawn(|| model.embed(part)))
-                .collect();
-            for handle in handles {
-                handle
-                    .join()
-                    .map_err(|_| anyhow::anyhow!("an embedding thread panicked"))??;
-            }
-            Ok(())
-        })?;
-        let ours = texts.len() as f64 / start.elapsed().as_secs_f64();
-        let baseline = python_baseline(&model_dir, &inputs, threads);
-        let label = format!("chunks per second, {threads} core(s)");
-        match baseline {
-            Ok(b) => {
-                row(
-                    &label,
-                    format!("{ours:.1}"),
-                    format!("{:.1}", b.chunks_per_second),
-                    Some(ours / b.chunks_per_second),
-                );
-                runtime_name = Some(b.runtime);
-            }
-            Err(reason) => row(&label, format!("{ours:.1}"), reason, None),
-        }
-    }
-    println!("  lectern: candle, one model thread per worker, workers side by side");
-    if let Some(name) = runtime_name {
-        println!("  baseline: {name}, torch.set_num_threads(cores)");
-    }
-    println!();
-    Ok(())
-}
-
-fn python_baseline(model_dir: &Path, inputs: &Path, threads: usize) -> Result<Baseline, String> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench_sentence_transformers.py");
-    let output = Command::new("python3")
-        .arg(&script)
-        .arg(model_dir)
-        .arg(inputs)
-        .arg(threads.to_string())
-        .stderr(Stdio::null())
-        .output()
-        .map_err(|_| "python3 missing".to_string())?;
-    if !output.status.success() {
-        return Err("not installed".into());
-    }
-    serde_json::from_slice(&output.stdout).map_err(|_| "unreadable".to_string())
 }
 
 /// Indexing the files end to end in a fresh library.

@@ -4,6 +4,8 @@
 
 mod args;
 mod ask;
+mod candle_minilm;
+mod embedding;
 mod extract;
 mod hostile;
 mod index;

@@ -262,6 +262,16 @@ impl Catalog {
         Ok(())
     }
 
+    /// The passwords kept here rather than in the keyring, with their content hashes.
+    pub fn passwords_in_library(&self) -> Result<Vec<(String, String)>, CatalogError> {
+        let kept = self
+            .conn
+            .prepare("SELECT content_hash, password FROM document_passwords WHERE NOT in_keyring")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(kept)
+    }
+
     /// The content hashes of passwords kept in the keyring for content no document holds.
     pub fn orphan_passwords_in_keyring(&self) -> Result<Vec<String>, CatalogError> {
         let hashes = self

@@ -15,8 +15,12 @@ pub enum EmbedError {
     ModelMissing { dir: PathBuf, file: String },
     #[error("the embedding model in {dir} could not be loaded: {reason}")]
     ModelBroken { dir: PathBuf, reason: String },
+    #[error(
+        "ONNX Runtime ({library}) could not be loaded: {reason}; run `scripts/setup-models.sh` to install it again"
+    )]
+    RuntimeMissing { library: PathBuf, reason: String },
     #[error("the embedding model failed while running: {0}")]
-    Runtime(#[from] candle_core::Error),
+    Runtime(String),
     #[error("the text could not be tokenized: {0}")]
     Tokenizer(String),
     #[error("{0}; the embedding server is set by LECTERN_EMBEDDER, LECTERN_EMBED_URL and LECTERN_EMBED_API_KEY")]

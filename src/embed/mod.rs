@@ -1,14 +1,17 @@
-//! Text embeddings behind one trait, with two implementations: all-MiniLM-L6-v2 in-process
-//! (candle) and an HTTP client for Ollama and OpenAI-compatible servers.
+//! Text embeddings behind one trait, with two implementations: all-MiniLM-L6-v2 in-process (int8,
+//! on ONNX Runtime) and an HTTP client for Ollama and OpenAI-compatible servers.
 
-mod bert;
 mod error;
 mod http;
 mod minilm;
+mod runtime;
 
 pub use error::EmbedError;
 pub use http::HttpEmbedder;
-pub use minilm::{tokenizer_for_batches, MiniLm, MAX_SEQUENCE};
+pub use minilm::{
+    in_length_batches, tokenizer_for_batches, MiniLm, Parallelism, MAX_SEQUENCE, MODEL_FILE, TOKENIZER_FILE,
+};
+pub use runtime::LIBRARY_FILE;
 
 /// The name of the in-process model's directory under the models directory.
 pub const MINILM_DIR: &str = "all-MiniLM-L6-v2";

@@ -9,6 +9,7 @@ use super::{Engine, IndexEvent};
 use crate::catalog::{Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, NewDocument};
 use crate::error::Error;
 use crate::pdf::Extracted;
+use crate::secrets::SecretPlace;
 
 impl Engine {
     /// Stores one file and records it in the folder at `folder_path`; `false` when the folder
@@ -199,6 +200,22 @@ impl Engine {
             self.secrets().delete(&password_name(&hash))?;
         }
         Ok(self.catalog().forget_orphan_passwords()?)
+    }
+
+    /// Moves the passwords kept in the library into the keyring once one answers (given before
+    /// it did, or by a version of Lectern without it): into the keyring first, then the mark, so
+    /// that a process stopped in between leaves each password where it can still be read.
+    pub fn move_passwords_to_keyring(&self) -> Result<(), Error> {
+        let kept = self.catalog().passwords_in_library()?;
+        if kept.is_empty() || self.secrets().place() == SecretPlace::Library {
+            return Ok(());
+        }
+        for (hash, password) in kept {
+            if self.secrets().put(&password_name(&hash), &password)? {
+                self.catalog().store_password(&hash, None)?;
+            }
+        }
+        Ok(())
     }
 
     /// The password given for this content: from the catalog, or the keyring it names.

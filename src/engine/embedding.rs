@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::{lock, Engine};
 use crate::chunk::Chunker;
 use crate::config::EmbedderConfig;
-use crate::embed::{tokenizer_for_batches, EmbedError, Embedder, HttpEmbedder, MiniLm, MINILM_DIR};
+use crate::embed::{tokenizer_for_batches, EmbedError, Embedder, HttpEmbedder, MiniLm, Parallelism, MINILM_DIR};
 use crate::error::Error;
 
 /// The loaded models: the embedder and the chunker counting with the model's tokenizer.
@@ -35,7 +35,7 @@ impl Engine {
         }
         let tokenizer = tokenizer_for_batches(&tokenizer_path)?;
         let embedder: Box<dyn Embedder> = match &config.embedder {
-            EmbedderConfig::MiniLm => Box::new(MiniLm::load(&minilm_dir)?),
+            EmbedderConfig::MiniLm => Box::new(MiniLm::load(&minilm_dir, Parallelism::for_workers(config.workers))?),
             EmbedderConfig::Http {
                 api,
                 url,

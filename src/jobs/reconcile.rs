@@ -69,5 +69,9 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
     })?;
     drop(catalog);
     engine.forget_orphan_passwords()?;
+    // A keyring that fails here leaves the passwords in the library, where they still work.
+    if let Err(e) = engine.move_passwords_to_keyring() {
+        eprintln!("lectern: passwords stay in the library ({e})");
+    }
     Ok(done)
 }

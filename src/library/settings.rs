@@ -131,13 +131,40 @@ impl Library {
                 catalog.setting(KEY_IN_KEYRING)?.as_deref() == Some("true"),
             )
         };
-        let Some(mut settings) = saved.and_then(|json| serde_json::from_str::<Settings>(&json).ok()) else {
+        let Some((json, mut settings)) = saved.and_then(|json| {
+            let settings = serde_json::from_str::<Settings>(&json).ok()?;
+            Some((json, settings))
+        }) else {
             return Ok(None);
         };
         if in_keyring {
             settings.api_key = self.engine.secrets().get(KEYRING_NAME)?;
+        } else if let Some(key) = &settings.api_key {
+            self.move_key_to_keyring(&json, &settings, key)?;
         }
         Ok(Some(settings))
+    }
+
+    /// Moves a key saved before a keyring answered (or by a version of Lectern without one) to the
+    /// keyring, if one answers now and the settings read as `json` are still the saved ones.
+    fn move_key_to_keyring(&self, json: &str, settings: &Settings, key: &str) -> Result<(), Error> {
+        let secrets = self.engine.secrets();
+        if secrets.place() == SecretPlace::Library || !secrets.put(KEYRING_NAME, key)? {
+            return Ok(());
+        }
+        let without_key = Settings {
+            api_key: None,
+            ..settings.clone()
+        };
+        let stored = serde_json::to_string(&without_key).map_err(Error::stopped("saving the settings"))?;
+        self.engine.catalog().locked(|catalog| {
+            if catalog.setting(KEY)?.as_deref() != Some(json) {
+                return Ok(());
+            }
+            catalog.set_setting(KEY, &stored)?;
+            catalog.set_setting(KEY_IN_KEYRING, "true")
+        })?;
+        Ok(())
     }
 
     /// Checks and stores `settings`; the API key goes to the keyring where one answers.

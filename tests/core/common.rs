@@ -26,7 +26,7 @@ pub fn models_dir() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".models"));
     assert!(
-        dir.join("all-MiniLM-L6-v2/model.safetensors").is_file(),
+        dir.join("all-MiniLM-L6-v2/model.onnx").is_file(),
         "the embedding model is not installed in {}; run scripts/setup-models.sh {}",
         dir.display(),
         dir.display()

@@ -1,7 +1,8 @@
 //! Secrets in the system keyring: a private D-Bus session with a real Secret Service
 //! (gnome-keyring) holds a PDF's password and the API key; the catalog keeps only a mark, another
 //! process reads the password from the keyring to index the PDF, and deleting the document
-//! removes its password there. Without a keyring, secrets stay in the library, which says so.
+//! removes its password there. Without a keyring, secrets stay in the library, which says so; secrets
+//! kept there move to the keyring once one answers.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -154,18 +155,9 @@ fn a_password_and_an_api_key_live_in_the_keyring_and_only_a_mark_in_the_library(
         "a deleted document's password leaves the keyring"
     );
 
-    let settings = Settings {
-        backend: BackendKind::Openai,
-        url: Some("https://api.example.com/v1".into()),
-        model: Some("gpt-4o-mini".into()),
-        api_key: Some("sk-in-the-keyring".into()),
-        ..Settings::default()
-    };
+    let settings = remote_settings("sk-in-the-keyring");
     lib.save_settings(&settings).unwrap();
-    let db = rusqlite::Connection::open(home.path().join("library.sqlite")).unwrap();
-    let saved: String = db
-        .query_row("SELECT value FROM settings WHERE key = 'answers'", [], |r| r.get(0))
-        .unwrap();
+    let saved = saved_settings(home.path());
     assert!(!saved.contains("sk-in-the-keyring"), "{saved}");
     assert_eq!(lib.settings().unwrap().api_key.as_deref(), Some("sk-in-the-keyring"));
     lib.save_settings(&Settings {
@@ -176,6 +168,65 @@ fn a_password_and_an_api_key_live_in_the_keyring_and_only_a_mark_in_the_library(
     assert_eq!(lib.settings().unwrap().api_key, None);
     let key = keyring::Entry::new(&service, "api-key").unwrap();
     assert!(matches!(key.get_password(), Err(keyring::Error::NoEntry)));
+}
+
+/// The settings of a remote server, with its key.
+fn remote_settings(key: &str) -> Settings {
+    Settings {
+        backend: BackendKind::Openai,
+        url: Some("https://api.example.com/v1".into()),
+        model: Some("gpt-4o-mini".into()),
+        api_key: Some(key.into()),
+        ..Settings::default()
+    }
+}
+
+/// The saved settings as the catalog holds them.
+fn saved_settings(home: &Path) -> String {
+    let db = rusqlite::Connection::open(home.join("library.sqlite")).unwrap();
+    db.query_row("SELECT value FROM settings WHERE key = 'answers'", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn secrets_kept_in_the_library_move_to_a_keyring_that_answers_later() {
+    let home = tempfile::tempdir().unwrap();
+    let (doc, password) = {
+        let lib = Library::open(config(home.path())).unwrap();
+        assert_eq!(lib.secret_place(), SecretPlace::Library);
+        lib.save_settings(&remote_settings("sk-moved")).unwrap();
+        unlock_protected_pdf(&lib)
+    };
+    assert_eq!(
+        stored_password(home.path(), &doc.content_hash),
+        (password.clone(), false)
+    );
+    assert!(saved_settings(home.path()).contains("sk-moved"));
+
+    let keyring = Keyring::start();
+    std::env::set_var("DBUS_SESSION_BUS_ADDRESS", &keyring.address);
+    let mut with_keyring = config(home.path());
+    with_keyring.keyring = true;
+    let lib = Library::open(with_keyring).unwrap();
+    index_all(&lib);
+    assert_eq!(
+        stored_password(home.path(), &doc.content_hash),
+        (String::new(), true),
+        "the indexer's start moved the password to the keyring"
+    );
+    assert_eq!(lib.settings().unwrap().api_key.as_deref(), Some("sk-moved"));
+    assert!(
+        !saved_settings(home.path()).contains("sk-moved"),
+        "reading the settings moved the key to the keyring"
+    );
+    assert_eq!(lib.settings().unwrap().api_key.as_deref(), Some("sk-moved"));
+    assert_eq!(lib.document(&doc.id.to_string()).unwrap().status, DocumentStatus::Ready);
+
+    let service = format!("Lectern library {}", home.path().canonicalize().unwrap().display());
+    let entry = keyring::Entry::new(&service, &format!("pdf-password {}", doc.content_hash)).unwrap();
+    assert_eq!(entry.get_password().unwrap(), password);
+    let key = keyring::Entry::new(&service, "api-key").unwrap();
+    assert_eq!(key.get_password().unwrap(), "sk-moved");
 }
 
 #[test]

@@ -1,14 +1,66 @@
-//! A lean BERT encoder for inference, on candle tensors: the query, key and value projections fused
-//! into one matrix product, the attention scale folded into the queries, and the fused last-axis
-//! softmax. It computes what `candle_transformers::models::bert` computes, in fewer passes over
-//! the attention scores, which dominate the time after the matrix products on CPU.
+//! Lectern's embedder before ONNX Runtime, kept as the benchmark's baseline and f32 reference:
+//! all-MiniLM-L6-v2 in f32 on candle, a lean BERT encoder (the query, key and value projections
+//! fused into one matrix product, the attention scale folded into the queries, the fused
+//! last-axis softmax), mean pooling over the attention mask, L2-normalised: what
+//! sentence-transformers computes for this model.
 
-use candle_core::{DType, Module, Result, Tensor, D};
+use std::path::Path;
+
+use candle_core::{DType, Device, Module, Result, Tensor, D};
 use candle_nn::{embedding, layer_norm, linear, Embedding, LayerNorm, Linear, VarBuilder};
 use candle_transformers::models::bert::Config;
+use lectern::embed::in_length_batches;
+use tokenizers::Tokenizer;
+
+/// Texts embedded in one forward pass.
+const BATCH: usize = 16;
+
+/// all-MiniLM-L6-v2 in f32 on candle.
+pub struct CandleMiniLm {
+    model: Bert,
+    tokenizer: Tokenizer,
+}
+
+impl CandleMiniLm {
+    /// Loads `model.safetensors` and `config.json` from `dir`; `tokenizer` is Lectern's, set for batches.
+    pub fn load(dir: &Path, tokenizer: Tokenizer) -> anyhow::Result<CandleMiniLm> {
+        let config: Config = serde_json::from_str(&std::fs::read_to_string(dir.join("config.json"))?)?;
+        // SAFETY: the weights file is memory-mapped read-only and nothing writes to it meanwhile.
+        let vb =
+            unsafe { VarBuilder::from_mmaped_safetensors(&[dir.join("model.safetensors")], DType::F32, &Device::Cpu) }?;
+        Ok(CandleMiniLm {
+            model: Bert::load(vb, &config)?,
+            tokenizer,
+        })
+    }
+
+    /// One vector per text, in order, batches sorted by length as Lectern's embedder sorts them.
+    pub fn embed(&self, texts: &[&str]) -> anyhow::Result<Vec<Vec<f32>>> {
+        in_length_batches(texts, BATCH, |batch| self.embed_batch(batch))
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> anyhow::Result<Vec<Vec<f32>>> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| anyhow::anyhow!("tokenizer: {e}"))?;
+        let rows = encodings.len();
+        let len = encodings.first().map_or(0, |e| e.len());
+        let mut ids = Vec::with_capacity(rows * len);
+        let mut mask = Vec::with_capacity(rows * len);
+        for e in &encodings {
+            ids.extend(e.get_ids().iter().copied());
+            mask.extend(e.get_attention_mask().iter().copied());
+        }
+        let ids = Tensor::from_vec(ids, (rows, len), &Device::Cpu)?;
+        let mask = Tensor::from_vec(mask, (rows, len), &Device::Cpu)?;
+        let hidden = self.model.forward(&ids, &mask)?;
+        Ok(mean_pool_normalised(&hidden, &mask)?.to_vec2::<f32>()?)
+    }
+}
 
 /// The encoder of a BERT model, without pooler.
-pub struct Bert {
+struct Bert {
     words: Embedding,
     positions: Embedding,
     token_types: Embedding,
@@ -29,7 +81,7 @@ struct Layer {
 
 impl Bert {
     /// Loads the weights (`embeddings.*`, `encoder.layer.N.*`) from `vb`.
-    pub fn load(vb: VarBuilder, config: &Config) -> Result<Bert> {
+    fn load(vb: VarBuilder, config: &Config) -> Result<Bert> {
         let hidden = config.hidden_size;
         let heads = config.num_attention_heads;
         let e = vb.pp("embeddings");
@@ -70,7 +122,7 @@ impl Bert {
     }
 
     /// Hidden states `(batch, seq, hidden)` for token ids and a 0/1 attention mask `(batch, seq)`.
-    pub fn forward(&self, ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    fn forward(&self, ids: &Tensor, mask: &Tensor) -> Result<Tensor> {
         let (batch, seq) = ids.dims2()?;
         let positions = Tensor::arange(0u32, seq as u32, ids.device())?;
         let types = ids.zeros_like()?;
@@ -111,7 +163,7 @@ impl Bert {
 }
 
 /// Mean of the hidden states over the attended tokens, L2-normalised: one vector per text.
-pub fn mean_pool_normalised(hidden: &Tensor, mask: &Tensor) -> Result<Tensor> {
+fn mean_pool_normalised(hidden: &Tensor, mask: &Tensor) -> Result<Tensor> {
     let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
     let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
     let counts = mask.sum(1)?.clamp(1e-9, f64::MAX)?;
