@@ -1,7 +1,7 @@
 //! all-MiniLM-L6-v2 run in-process by ONNX Runtime (`runtime.rs`): the model's int8 export, mean
 //! pooling over the attention mask and L2 normalisation, which is what sentence-transformers
-//! computes for this model. One session per document indexed at once, each on its own threads:
-//! a session runs one batch at a time.
+//! computes for this model. The graph is cleaned before it loads (`graph.rs`). One session per
+//! document indexed at once, each on its own threads: a session runs one batch at a time.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -11,7 +11,7 @@ use ort::session::Session;
 use ort::value::Tensor;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
-use super::{runtime, EmbedError, Embedder};
+use super::{graph, runtime, EmbedError, Embedder};
 
 /// The model's maximum input, in tokens, as its sentence-transformers config says.
 pub const MAX_SEQUENCE: usize = 256;
@@ -61,7 +61,10 @@ impl MiniLm {
             dir: dir.to_path_buf(),
             reason,
         };
-        let model = installed(dir, MODEL_FILE)?;
+        let path = installed(dir, MODEL_FILE)?;
+        let exported = std::fs::read(&path).map_err(|e| broken(e.to_string()))?;
+        let model =
+            graph::without_softmax_guards(&exported).map_err(|e| broken(format!("{MODEL_FILE} is not ONNX: {e}")))?;
         let sessions = (0..parallelism.sessions.max(1))
             .map(|_| {
                 let session = Session::builder(&environment)
@@ -72,7 +75,7 @@ impl MiniLm {
                     // Planning memory per input shape keeps a plan for every batch length: a
                     // long document's batches took 2 GB that way.
                     .and_then(|b| Ok(b.with_memory_pattern(false)?))
-                    .and_then(|mut b| b.commit_from_file(&model))
+                    .and_then(|mut b| b.commit_from_memory(&model))
                     .map_err(|e| broken(e.to_string()))?;
                 Ok(Mutex::new(session))
             })

@@ -2,6 +2,7 @@
 //! on ONNX Runtime) and an HTTP client for Ollama and OpenAI-compatible servers.
 
 mod error;
+mod graph;
 mod http;
 mod minilm;
 mod runtime;

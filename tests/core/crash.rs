@@ -157,9 +157,12 @@ fn indexing_survives_sigkill_at_random_moments() {
         round += 1;
     }
 
-    retry_set_aside(home.path());
-    let status = indexer(home.path()).status().unwrap();
-    assert!(status.success());
+    // The last kills may have struck one document twice in a row: the next indexer sets it aside
+    // when it starts, and it is retried by hand once more.
+    for _ in 0..2 {
+        retry_set_aside(home.path());
+        assert!(indexer(home.path()).status().unwrap().success());
+    }
     assert_eq!(
         check(home.path(), &ids, usize::MAX),
         ids.len(),
