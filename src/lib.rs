@@ -25,7 +25,6 @@ pub mod watch;
 
 pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
 pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
-pub use engine::Models;
 pub use error::{Error, ErrorCode, ErrorPayload, Hint};
 pub use library::{
     AskChoices, AskOutcome, AskPlan, AskRequest, ImportFailure, ImportReport, Library, LibraryStatus, ModelEntry,

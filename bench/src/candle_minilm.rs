@@ -36,7 +36,7 @@ impl CandleMiniLm {
 
     /// One vector per text, in order, batches sorted by length as Lectern's embedder sorts them.
     pub fn embed(&self, texts: &[&str]) -> anyhow::Result<Vec<Vec<f32>>> {
-        in_length_batches(texts, BATCH, |batch| self.embed_batch(batch))
+        in_length_batches(texts, BATCH, 1, |_, batch| self.embed_batch(batch))
     }
 
     fn embed_batch(&self, texts: &[&str]) -> anyhow::Result<Vec<Vec<f32>>> {

@@ -1,7 +1,8 @@
 //! `lectern-bench index`: indexing figures measured on this machine, each printed beside its baseline:
 //! extraction against poppler's `pdftotext`, embedding against sentence-transformers (PyTorch) on
-//! the same 256-token inputs and thread counts, end-to-end indexing, peak memory while indexing
-//! the 429-page file, and the time of a document move.
+//! the same 256-token inputs and thread counts, end-to-end indexing (to searchable by keyword and
+//! to embedded) of the corpus's text files and of the 429-page file, peak memory while indexing
+//! it, how fast an interrupted embedding finishes after a restart, and the time of a move.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::args::IndexBenchArgs;
 use crate::embedding;
 use lectern::catalog::DEFAULT_FOLDER;
-use lectern::jobs::RunMode;
+use lectern::jobs::{next_event, IndexEvent, RunMode};
 use lectern::pdf::{Extracted, PdfReader};
 use lectern::{Error, Library, LibraryConfig};
 
@@ -48,8 +49,12 @@ pub async fn run(config: LibraryConfig, args: &IndexBenchArgs) -> anyhow::Result
 
     let pages = extraction(&files)?;
     embedding::run(&config, &files, args.chunks, &scratch.0)?;
-    end_to_end(&config, &files, pages, &scratch.0).await?;
-    peak_memory(&config, &corpus.join(BIG_FILE), &scratch.0)?;
+    let title = format!("{} PDFs", files.len());
+    end_to_end(&config, &title, &files, pages, &scratch.0).await?;
+    let big = corpus.join(BIG_FILE);
+    let whole = end_to_end(&config, BIG_FILE, std::slice::from_ref(&big), 429, &scratch.0).await?;
+    peak_memory(&config, &big, &scratch.0)?;
+    resume(&config, &big, whole.embedded, &scratch.0).await?;
     moves(&config, &corpus, &scratch.0).await?;
     Ok(ExitCode::SUCCESS)
 }
@@ -120,44 +125,143 @@ fn extraction(files: &[PathBuf]) -> anyhow::Result<u64> {
     Ok(pages)
 }
 
-/// Indexing the files end to end in a fresh library.
-async fn end_to_end(config: &LibraryConfig, files: &[PathBuf], pages: u64, scratch: &Path) -> anyhow::Result<()> {
+/// When each step of indexing ended, measured from the start of a run.
+struct Timeline {
+    /// The last document became searchable by keyword.
+    searchable: f64,
+    /// The last document was embedded (the run ended).
+    embedded: f64,
+}
+
+/// Runs the indexer of `library` until idle, noting when the last document became searchable by
+/// keyword and when the run ended.
+async fn timed_run(library: &Library) -> anyhow::Result<Timeline> {
+    let mut events = library.subscribe();
+    let start = Instant::now();
+    let watcher = tokio::spawn(async move {
+        let mut searchable = 0.0;
+        while let Some(event) = next_event(&mut events).await {
+            if matches!(event, IndexEvent::Finished { .. }) {
+                searchable = start.elapsed().as_secs_f64();
+            }
+        }
+        searchable
+    });
+    library.run_indexer(RunMode::UntilIdle).await?;
+    let embedded = start.elapsed().as_secs_f64();
+    // The subscription ends with the library; the last reading ended before the run did.
+    let searchable = tokio::time::timeout(Duration::from_millis(200), watcher)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or(embedded);
+    Ok(Timeline { searchable, embedded })
+}
+
+/// Indexing `files` end to end in a fresh library: pages per second to searchable by keyword and
+/// to embedded, documents per minute.
+async fn end_to_end(
+    config: &LibraryConfig,
+    title: &str,
+    files: &[PathBuf],
+    pages: u64,
+    scratch: &Path,
+) -> anyhow::Result<Timeline> {
     let mut config = config.clone();
-    config.home = scratch.join("end-to-end");
+    config.home = scratch.join(format!("end-to-end-{}", uuid::Uuid::new_v4()));
     let library = Library::open(config)?;
     library.add(files, DEFAULT_FOLDER)?;
-    let start = Instant::now();
-    library.run_indexer(RunMode::UntilIdle).await?;
-    let seconds = start.elapsed().as_secs_f64();
+    let timeline = {
+        let library = library.clone();
+        timed_run(&library).await?
+    };
     let docs = library.documents(None, false)?;
     let chunks: u64 = docs.iter().filter_map(|d| d.chunk_count).sum();
-    header("indexing end to end (extract, chunk, embed, write)", "");
+    header(&format!("indexing end to end: {title}"), "");
+    let per_second = |what: u64, seconds: f64| format!("{:.1}", what as f64 / seconds);
     row(
-        "documents per minute",
-        format!("{:.1}", docs.len() as f64 * 60.0 / seconds),
+        "pages per second to searchable by keyword",
+        per_second(pages, timeline.searchable),
         String::new(),
         None,
     );
     row(
-        "pages per second",
-        format!("{:.1}", pages as f64 / seconds),
+        "pages per second to embedded",
+        per_second(pages, timeline.embedded),
         String::new(),
         None,
     );
     row(
-        "chunks per second",
-        format!("{:.1}", chunks as f64 / seconds),
+        "chunks embedded per second",
+        per_second(chunks, timeline.embedded),
+        String::new(),
+        None,
+    );
+    row(
+        "documents per minute (embedded)",
+        format!("{:.1}", docs.len() as f64 * 60.0 / timeline.embedded),
         String::new(),
         None,
     );
     row(
         "total",
-        format!("{seconds:.1} s"),
-        format!("{} docs, {chunks} chunks", docs.len()),
+        format!("{:.1} s", timeline.embedded),
+        format!("{} docs, {pages} pages, {chunks} chunks", docs.len()),
         None,
     );
     println!();
+    Ok(timeline)
+}
+
+/// A `lectern index` process embedding `big` is killed two thirds of the way; the time the next
+/// run takes to finish, beside the time of a whole run (`whole`, seconds).
+async fn resume(config: &LibraryConfig, big: &Path, whole: f64, scratch: &Path) -> anyhow::Result<()> {
+    let home = scratch.join("resume");
+    let mut child_config = config.clone();
+    child_config.home = home.clone();
+    let library = Library::open(child_config.clone())?;
+    let id = library.add(&[big.to_path_buf()], DEFAULT_FOLDER)?.added[0].id;
+    let mut child = lectern_index(config, &home)?;
+    let total = loop {
+        let doc = library.document(&id.to_string())?;
+        if doc.embed_total > 0 && doc.embed_done * 3 >= doc.embed_total * 2 {
+            break doc.embed_total;
+        }
+        if child.try_wait().map_err(Error::io("lectern index"))?.is_some() {
+            anyhow::bail!("lectern index ended before it could be interrupted");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let _ = child.wait();
+    let library = Library::open(child_config)?;
+    let timeline = timed_run(&library).await?;
+    header(
+        &format!("resume after restart: {BIG_FILE}, killed at 2/3 embedded"),
+        "whole run",
+    );
+    row(
+        "seconds to finish after the restart",
+        format!("{:.1}", timeline.embedded),
+        format!("{whole:.1}"),
+        Some(timeline.embedded / whole),
+    );
+    println!("  {total} chunks; the restart goes on from the last batch written\n");
     Ok(())
+}
+
+/// Starts `lectern index` (built beside this program) on the library in `home`.
+fn lectern_index(config: &LibraryConfig, home: &Path) -> anyhow::Result<std::process::Child> {
+    let exe = std::env::current_exe()?.with_file_name("lectern");
+    Ok(Command::new(exe)
+        .arg("--home")
+        .arg(home)
+        .arg("index")
+        .env("LECTERN_MODELS", &config.models_dir)
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(Error::io("lectern index"))?)
 }
 
 /// Peak resident memory of a `lectern index` process indexing the 429-page file alone.
@@ -166,16 +270,7 @@ fn peak_memory(config: &LibraryConfig, big: &Path, scratch: &Path) -> anyhow::Re
     let mut child_config = config.clone();
     child_config.home = home.clone();
     Library::open(child_config)?.add(&[big.to_path_buf()], DEFAULT_FOLDER)?;
-    // `lectern` is built beside this program.
-    let exe = std::env::current_exe()?.with_file_name("lectern");
-    let child = Command::new(exe)
-        .arg("--home")
-        .arg(&home)
-        .arg("index")
-        .env("LECTERN_MODELS", &config.models_dir)
-        .stdout(Stdio::null())
-        .spawn()
-        .map_err(Error::io("lectern index"))?;
+    let child = lectern_index(config, &home)?;
     let mut status = 0;
     // SAFETY: rusage is plain data; wait4 fills it for our own child.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };

@@ -16,7 +16,7 @@ use arrow_array::{FixedSizeListArray, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use futures::TryStreamExt;
 use lancedb::query::{ExecutableQuery, QueryBase};
-use lectern::catalog::{Catalog, ChunkId, NewDocument, PdfMetadata, Scope};
+use lectern::catalog::{Catalog, ChunkId, NewDocument, PdfMetadata, Readied, Scope};
 use lectern::chunk::{Chunk, ChunkerSettings};
 use lectern::index::{block, IndexDirs};
 use lectern::search::eval::read_questions;
@@ -210,12 +210,14 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> anyhow::Result<
     let catalog = Catalog::open(&home.join("library.sqlite"))?;
     let dirs = IndexDirs::new(home.join("indexes"));
     let texts = Texts::load(&args.texts)?;
+    // The synthetic vectors stand for the library's model's: searched as its own.
+    let embedder = library.embedder_id()?;
     let started = Instant::now();
     let mut made = 0;
     for (i, &size) in sizes.iter().enumerate() {
         let folder = library.create_folder(&part_name(i))?;
         for doc in made..size {
-            write_document(&catalog, &dirs, folder.id, doc, args.chunks, &texts).await?;
+            write_document(&catalog, &dirs, folder.id, doc, args.chunks, &texts, &embedder).await?;
             if doc % 100 == 99 {
                 eprintln!(
                     "generated {} documents ({:.0} s)",
@@ -280,6 +282,7 @@ async fn write_document(
     doc: usize,
     chunks: usize,
     texts: &Texts,
+    embedder: &str,
 ) -> anyhow::Result<()> {
     let (chunk_list, vectors) = synthetic(doc, chunks, texts);
     let row = catalog.insert_document(&NewDocument {
@@ -294,12 +297,19 @@ async fn write_document(
     };
     let provenance = Provenance {
         content_hash: &row.content_hash,
-        embedder: "synthetic",
+        embedder,
         chunker: ChunkerSettings::default(),
         metadata: &meta,
     };
     let manifest = publish(dirs, row.id, &chunk_list, &vectors, DIMENSION, &provenance).await?;
-    catalog.set_ready(row.id, &meta, manifest.char_count, manifest.chunk_count, None)?;
+    let ready = Readied {
+        meta: &meta,
+        chars: manifest.char_count,
+        chunks: manifest.chunk_count,
+        note: None,
+        embedded_with: Some(embedder),
+    };
+    catalog.set_ready(row.id, &ready)?;
     Ok(())
 }
 

@@ -23,7 +23,8 @@ pub struct Interrupted {
 }
 
 const COLUMNS: &str = "id, folder_id, file_name, title, author, pdf_created, page_count, byte_size, char_count, \
-     chunk_count, content_hash, added_at, status, reason, progress_done, progress_total";
+     chunk_count, content_hash, added_at, status, reason, progress_done, progress_total, \
+     embedded_with, embed_done, embed_total";
 
 /// What import knows about a document before it is indexed.
 #[derive(Debug, Clone)]
@@ -32,6 +33,18 @@ pub struct NewDocument {
     pub file_name: String,
     pub byte_size: u64,
     pub content_hash: String,
+}
+
+/// A document made ready: what its index holds.
+#[derive(Debug, Clone, Copy)]
+pub struct Readied<'a> {
+    pub meta: &'a PdfMetadata,
+    pub chars: u64,
+    pub chunks: u64,
+    /// Pages that need OCR, in words.
+    pub note: Option<&'a str>,
+    /// The model whose vectors the index holds; `None`: keyword-searchable only, so far.
+    pub embedded_with: Option<&'a str>,
 }
 
 /// What extraction learns about a document: the info dictionary and the counts.
@@ -65,6 +78,9 @@ fn read_document(r: &Row<'_>) -> rusqlite::Result<Document> {
         reason: r.get(13)?,
         progress_done: r.get(14)?,
         progress_total: r.get(15)?,
+        embedded_with: r.get(16)?,
+        embed_done: r.get(17)?,
+        embed_total: r.get(18)?,
     })
 }
 
@@ -210,33 +226,76 @@ impl Catalog {
         Ok(())
     }
 
-    /// Marks a document ready with its final counts and a note (pages that need OCR); `false` if
-    /// the document no longer exists.
-    pub fn set_ready(
-        &self,
-        id: DocumentId,
-        meta: &PdfMetadata,
-        chars: u64,
-        chunks: u64,
-        note: Option<&str>,
-    ) -> Result<bool, CatalogError> {
+    /// Marks a document ready (searchable) with its final counts, a note (pages that need OCR)
+    /// and the model whose vectors its index holds, if any; `false` if the document no longer
+    /// exists.
+    pub fn set_ready(&self, id: DocumentId, ready: &Readied<'_>) -> Result<bool, CatalogError> {
+        let meta = ready.meta;
         let changed = self.conn.execute(
             "UPDATE documents SET status = 'ready', reason = ?8, interrupted = 0, title = ?1, author = ?2, pdf_created = ?3,
                  page_count = ?4, progress_done = ?4, progress_total = ?4, char_count = ?5, chunk_count = ?6,
-                 index_generation = index_generation + 1
+                 embedded_with = ?9, embed_done = 0, embed_total = 0, index_generation = index_generation + 1
              WHERE id = ?7",
             params![
                 meta.title,
                 meta.author,
                 meta.created,
                 meta.page_count,
-                chars,
-                chunks,
+                ready.chars,
+                ready.chunks,
                 id.to_string(),
-                note
+                ready.note,
+                ready.embedded_with
             ],
         )?;
         Ok(changed == 1)
+    }
+
+    /// Records that the index of a ready document now holds the vectors of `embedder`; `false`
+    /// if the document is no longer ready (deleted, or queued again meanwhile).
+    pub fn set_embedded(&self, id: DocumentId, embedder: &str) -> Result<bool, CatalogError> {
+        let changed = self.conn.execute(
+            "UPDATE documents SET embedded_with = ?1, embed_done = 0, embed_total = 0,
+                 index_generation = index_generation + 1
+             WHERE id = ?2 AND status = 'ready'",
+            params![embedder, id.to_string()],
+        )?;
+        Ok(changed == 1)
+    }
+
+    /// Corrects the record of which model's vectors a ready document's index holds (start-up
+    /// reads it from the index itself).
+    pub fn correct_embedded_with(&self, id: DocumentId, embedder: Option<&str>) -> Result<(), CatalogError> {
+        self.conn.execute(
+            "UPDATE documents SET embedded_with = ?1 WHERE id = ?2 AND embedded_with IS NOT ?1",
+            params![embedder, id.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// Ready documents whose index lacks the vectors of `embedder`, oldest first; each is
+    /// marked as waiting for them (`embed_total` set to its chunk count).
+    pub fn documents_to_embed(&self, embedder: &str) -> Result<Vec<Document>, CatalogError> {
+        self.conn.execute(
+            "UPDATE documents SET embed_done = 0, embed_total = MAX(chunk_count, 1)
+             WHERE status = 'ready' AND embedded_with IS NOT ?1 AND embed_total = 0",
+            [embedder],
+        )?;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM documents WHERE status = 'ready' AND embedded_with IS NOT ?1
+             ORDER BY added_at, id"
+        ))?;
+        let rows = stmt.query_map([embedder], read_document)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Records embedding progress in chunks.
+    pub fn set_embed_progress(&self, id: DocumentId, done: u64, total: u64) -> Result<(), CatalogError> {
+        self.conn.execute(
+            "UPDATE documents SET embed_done = ?1, embed_total = ?2 WHERE id = ?3 AND status = 'ready'",
+            params![done, total.max(1), id.to_string()],
+        )?;
+        Ok(())
     }
 
     /// The password a user gave for this content, if any: here, or (`None` inside) in the keyring.

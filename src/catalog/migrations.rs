@@ -118,6 +118,14 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE document_passwords ADD COLUMN in_keyring INTEGER NOT NULL DEFAULT 0;
     "#,
+    // 10: an index is published keyword-searchable first and gets its vectors after; a ready
+    // document records which model made its vectors (none yet: searched by keyword) and how far
+    // embedding has come.
+    r#"
+    ALTER TABLE documents ADD COLUMN embedded_with TEXT;
+    ALTER TABLE documents ADD COLUMN embed_done INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE documents ADD COLUMN embed_total INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The schema version this build writes.

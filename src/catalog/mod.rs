@@ -22,7 +22,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 pub use chats::{AnswerKind, Chat, ChatId, ChatMessage, Citation, NewMessage};
-pub use documents::{Interrupted, NewDocument, PdfMetadata};
+pub use documents::{Interrupted, NewDocument, PdfMetadata, Readied};
 pub use error::CatalogError;
 pub use folders::DeleteMode;
 pub use ids::{ChunkId, DocumentId, FolderId};
@@ -113,6 +113,13 @@ pub struct Document {
     /// Pages indexed so far, of `progress_total`.
     pub progress_done: u64,
     pub progress_total: u64,
+    /// The model whose vectors the document's index holds (see [`crate::Embedder::id`]); `None`
+    /// while a ready document is searchable by keyword only.
+    pub embedded_with: Option<String>,
+    /// Chunks embedded so far, of `embed_total`, while a ready document waits for or gets the
+    /// vectors of the library's model; both 0 otherwise.
+    pub embed_done: u64,
+    pub embed_total: u64,
 }
 
 /// Per-folder totals for `lectern status`.

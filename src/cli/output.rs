@@ -146,6 +146,10 @@ pub fn status_text(d: &Document) -> String {
         DocumentStatus::Indexing if d.progress_total > 0 => {
             format!("indexing {}/{}", d.progress_done, d.progress_total)
         }
+        DocumentStatus::Ready if d.embed_total > 0 => format!(
+            "searchable by keyword · embedding {} %",
+            d.embed_done * 100 / d.embed_total
+        ),
         s => s.as_str().to_string(),
     }
 }

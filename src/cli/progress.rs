@@ -138,7 +138,7 @@ impl Bars {
             ProgressDrawTarget::hidden()
         };
         let multi = MultiProgress::with_draw_target(target);
-        let style = ProgressStyle::with_template("{prefix:40!} [{bar:25}] {pos:>4}/{len:4} pages  {msg}")
+        let style = ProgressStyle::with_template("{prefix:40!} [{bar:25}] {pos:>5}/{len:5} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ");
         let bars = docs
@@ -164,22 +164,37 @@ impl Bars {
             IndexEvent::Progress {
                 pages_done,
                 pages_total,
-                chunks_embedded,
                 ..
             } => {
                 bar.set_length(*pages_total);
                 bar.set_position(*pages_done);
-                bar.set_message(format!("{chunks_embedded} chunks"));
+                bar.set_message("pages read");
             }
             IndexEvent::Finished {
-                status, reused_from, ..
+                status: DocumentStatus::Ready,
+                reused_from,
+                ..
             } => {
                 let note = if reused_from.is_some() {
                     " (same content as another document: reused)"
                 } else {
                     ""
                 };
-                bar.finish_with_message(format!("{}{note}", status.as_str()));
+                bar.set_message(format!("searchable by keyword{note}"));
+            }
+            IndexEvent::Finished { status, .. } => bar.finish_with_message(status.as_str()),
+            IndexEvent::Embedding {
+                chunks_done,
+                chunks_total,
+                ..
+            } => {
+                bar.set_length(*chunks_total);
+                bar.set_position(*chunks_done);
+                bar.set_message("chunks embedded");
+            }
+            IndexEvent::Embedded { .. } => bar.finish_with_message("ready"),
+            IndexEvent::EmbeddingFailed { reason, .. } => {
+                bar.finish_with_message(format!("searchable by keyword; embedding failed: {reason}"));
             }
         }
     }

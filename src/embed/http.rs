@@ -73,9 +73,15 @@ impl HttpEmbedder {
     }
 }
 
+/// The identity of a server's model: the server's kind and the model's name (its weights are
+/// the server's).
+pub fn identity(api: ServerApi, model: &str) -> String {
+    format!("{}:{model}", api.id())
+}
+
 impl Embedder for HttpEmbedder {
     fn id(&self) -> String {
-        format!("{}:{}", self.endpoint.api().id(), self.endpoint.model())
+        identity(self.endpoint.api(), self.endpoint.model())
     }
 
     fn dimension(&self) -> usize {

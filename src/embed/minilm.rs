@@ -4,6 +4,7 @@
 //! document indexed at once, each on its own threads: a session runs one batch at a time.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use ort::session::builder::GraphOptimizationLevel;
@@ -28,12 +29,34 @@ pub struct MiniLm {
     sessions: Vec<Mutex<Session>>,
     tokenizer: Tokenizer,
     dimension: usize,
+    id: String,
+}
+
+/// How the model's output becomes a text's vector; part of the model's identity.
+const POOLING: &str = "mean over the attention mask, L2-normalised, 256 tokens";
+
+/// The identity of the model in `dir` (see [`Embedder::id`]): its name and a hash of its weights
+/// and pooling. Reads the model file, without loading it.
+pub fn identity(dir: &Path) -> Result<String, EmbedError> {
+    let path = installed(dir, MODEL_FILE)?;
+    let weights = std::fs::read(&path).map_err(|e| EmbedError::ModelBroken {
+        dir: dir.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    Ok(identity_of(&weights))
+}
+
+fn identity_of(weights: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let hash = Sha256::new().chain_update(weights).chain_update(POOLING).finalize();
+    let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("all-MiniLM-L6-v2/int8/{hex}")
 }
 
 /// How the model runs: sessions side by side, threads for each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Parallelism {
-    /// Batches run at once (the documents indexed at once).
+    /// Batches run at once.
     pub sessions: usize,
     /// Threads each session's matrix products use.
     pub threads: usize,
@@ -87,18 +110,20 @@ impl MiniLm {
             sessions,
             tokenizer,
             dimension,
+            id: identity_of(&exported),
         })
     }
 
-    /// A session no other thread is running, else the first one, waited for.
-    fn session(&self) -> MutexGuard<'_, Session> {
-        self.sessions
-            .iter()
-            .find_map(|s| s.try_lock().ok())
-            .unwrap_or_else(|| self.sessions[0].lock().unwrap_or_else(PoisonError::into_inner))
+    /// A session no other thread is running, the lane's own first, else the lane's own, waited
+    /// for (two documents embedded at once share the sessions).
+    fn session(&self, lane: usize) -> MutexGuard<'_, Session> {
+        let n = self.sessions.len();
+        (0..n)
+            .find_map(|k| self.sessions[(lane + k) % n].try_lock().ok())
+            .unwrap_or_else(|| self.sessions[lane % n].lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    fn embed_batch(&self, lane: usize, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let encodings = self
             .tokenizer
             .encode_batch(texts.to_vec(), true)
@@ -118,7 +143,7 @@ impl MiniLm {
             "attention_mask" => tensor(mask.clone())?,
             "token_type_ids" => tensor(vec![0; rows * len])?,
         };
-        let mut session = self.session();
+        let mut session = self.session(lane);
         let outputs = session.run(inputs).map_err(runtime_error)?;
         let (_, hidden) = outputs["last_hidden_state"]
             .try_extract_tensor::<f32>()
@@ -187,7 +212,7 @@ pub const RELEVANCE_FLOOR: f32 = 0.28;
 
 impl Embedder for MiniLm {
     fn id(&self) -> String {
-        "all-MiniLM-L6-v2".to_string()
+        self.id.clone()
     }
 
     fn relevance_floor(&self) -> Option<f32> {
@@ -199,23 +224,50 @@ impl Embedder for MiniLm {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        in_length_batches(texts, BATCH, |batch| self.embed_batch(batch))
+        in_length_batches(texts, BATCH, self.sessions.len(), |lane, batch| {
+            self.embed_batch(lane, batch)
+        })
     }
 }
 
-/// Embeds `texts` in batches of `size` texts of like length, so that each batch pads little, and
-/// returns their vectors in the caller's order.
-pub fn in_length_batches<E>(
+/// Embeds `texts` in batches of `size` texts of like length, so that each batch pads little,
+/// `lanes` batches at once (`embed` is told its lane), and returns their vectors in the caller's
+/// order.
+pub fn in_length_batches<E: Send>(
     texts: &[&str],
     size: usize,
-    mut embed: impl FnMut(&[&str]) -> Result<Vec<Vec<f32>>, E>,
+    lanes: usize,
+    embed: impl Fn(usize, &[&str]) -> Result<Vec<Vec<f32>>, E> + Sync,
 ) -> Result<Vec<Vec<f32>>, E> {
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| texts[i].len());
+    let batches: Vec<&[usize]> = order.chunks(size.max(1)).collect();
+    let next = AtomicUsize::new(0);
+    // Each lane's vectors, with the position of their text.
+    type Placed = Vec<(usize, Vec<f32>)>;
+    let lane = |lane: usize| -> Result<Placed, E> {
+        let mut done = Vec::new();
+        while let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let batch_texts: Vec<&str> = batch.iter().map(|&i| texts[i]).collect();
+            done.extend(batch.iter().copied().zip(embed(lane, &batch_texts)?));
+        }
+        Ok(done)
+    };
+    let lanes = lanes.clamp(1, batches.len().max(1));
+    let done: Vec<Result<Placed, E>> = if lanes == 1 {
+        vec![lane(0)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..lanes).map(|i| s.spawn(move || lane(i))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        })
+    };
     let mut out = vec![Vec::new(); texts.len()];
-    for batch in order.chunks(size.max(1)) {
-        let batch_texts: Vec<&str> = batch.iter().map(|&i| texts[i]).collect();
-        for (&i, vector) in batch.iter().zip(embed(&batch_texts)?) {
+    for part in done {
+        for (i, vector) in part? {
             out[i] = vector;
         }
     }

@@ -8,9 +8,10 @@ mod minilm;
 mod runtime;
 
 pub use error::EmbedError;
-pub use http::HttpEmbedder;
+pub use http::{identity as http_identity, HttpEmbedder};
 pub use minilm::{
-    in_length_batches, tokenizer_for_batches, MiniLm, Parallelism, MAX_SEQUENCE, MODEL_FILE, TOKENIZER_FILE,
+    identity as minilm_identity, in_length_batches, tokenizer_for_batches, MiniLm, Parallelism, MAX_SEQUENCE,
+    MODEL_FILE, TOKENIZER_FILE,
 };
 pub use runtime::LIBRARY_FILE;
 
@@ -19,7 +20,9 @@ pub const MINILM_DIR: &str = "all-MiniLM-L6-v2";
 
 /// Turns texts into vectors of one fixed dimension.
 pub trait Embedder: Send + Sync {
-    /// Names the model; recorded in each index so that vectors of two models are never mixed.
+    /// The model's identity: its name and, where the weights are on this machine, a hash of
+    /// them and of the pooling. Recorded in each index, and checked by every query, so that
+    /// vectors of two models are never compared.
     fn id(&self) -> String;
     /// The length of every vector this embedder returns.
     fn dimension(&self) -> usize;

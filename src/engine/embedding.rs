@@ -1,30 +1,28 @@
-//! The embedding side of the models, loaded on first use (folder and document commands never need
-//! it): the embedder, and the chunker that counts with MiniLM's tokenizer.
+//! The models indexing and search use, each loaded on first use (folder and document commands
+//! never need them): the chunker, which counts with MiniLM's tokenizer and is all reading a PDF
+//! needs, and the embedder, which only embedding and vector search need.
 
 use std::sync::Arc;
 
 use super::{lock, Engine};
 use crate::chunk::Chunker;
 use crate::config::EmbedderConfig;
-use crate::embed::{tokenizer_for_batches, EmbedError, Embedder, HttpEmbedder, MiniLm, Parallelism, MINILM_DIR};
+use crate::embed::{
+    http_identity, minilm_identity, tokenizer_for_batches, EmbedError, Embedder, HttpEmbedder, MiniLm, Parallelism,
+    MINILM_DIR,
+};
 use crate::error::Error;
 
-/// The loaded models: the embedder and the chunker counting with the model's tokenizer.
-pub struct Models {
-    pub embedder: Box<dyn Embedder>,
-    pub chunker: Chunker,
-}
-
 impl Engine {
-    /// The models, loaded on first use.
-    pub fn models(&self) -> Result<Arc<Models>, Error> {
-        let mut slot = lock(&self.models);
-        if let Some(models) = slot.as_ref() {
-            return Ok(models.clone());
+    /// The chunker, loaded on first use. Chunks are counted in MiniLM tokens whichever model
+    /// embeds them.
+    pub fn chunker(&self) -> Result<Arc<Chunker>, Error> {
+        let mut slot = lock(&self.chunker);
+        if let Some(chunker) = slot.as_ref() {
+            return Ok(chunker.clone());
         }
         let config = self.config();
         let minilm_dir = config.models_dir.join(MINILM_DIR);
-        // Chunks are counted in MiniLM tokens whichever model embeds them.
         let tokenizer_path = minilm_dir.join("tokenizer.json");
         if !tokenizer_path.is_file() {
             return Err(EmbedError::ModelMissing {
@@ -33,31 +31,59 @@ impl Engine {
             }
             .into());
         }
-        let tokenizer = tokenizer_for_batches(&tokenizer_path)?;
-        let embedder: Box<dyn Embedder> = match &config.embedder {
-            EmbedderConfig::MiniLm => Box::new(MiniLm::load(&minilm_dir, Parallelism::for_workers(config.workers))?),
+        let chunker = Arc::new(Chunker::new(tokenizer_for_batches(&tokenizer_path)?, config.chunker));
+        *slot = Some(chunker.clone());
+        Ok(chunker)
+    }
+
+    /// The embedder, loaded on first use.
+    pub fn embedder(&self) -> Result<Arc<dyn Embedder>, Error> {
+        let mut slot = lock(&self.embedder);
+        if let Some(embedder) = slot.as_ref() {
+            return Ok(embedder.clone());
+        }
+        let config = self.config();
+        let embedder: Arc<dyn Embedder> = match &config.embedder {
+            EmbedderConfig::MiniLm => Arc::new(MiniLm::load(
+                &config.models_dir.join(MINILM_DIR),
+                Parallelism::for_workers(config.workers),
+            )?),
             EmbedderConfig::Http {
                 api,
                 url,
                 model,
                 api_key,
-            } => Box::new(HttpEmbedder::connect(*api, url, model, api_key.clone(), None)?),
+            } => Arc::new(HttpEmbedder::connect(*api, url, model, api_key.clone(), None)?),
         };
-        let models = Arc::new(Models {
-            embedder,
-            chunker: Chunker::new(tokenizer, config.chunker),
-        });
-        *slot = Some(models.clone());
-        Ok(models)
+        *slot = Some(embedder.clone());
+        Ok(embedder)
+    }
+
+    /// The identity of the library's embedder ([`Embedder::id`]), known without loading it.
+    pub fn embedder_id(&self) -> Result<String, Error> {
+        if let Some(embedder) = lock(&self.embedder).as_ref() {
+            return Ok(embedder.id());
+        }
+        let mut known = lock(&self.embedder_id);
+        if let Some(id) = known.as_ref() {
+            return Ok(id.clone());
+        }
+        let config = self.config();
+        let id = match &config.embedder {
+            EmbedderConfig::MiniLm => minilm_identity(&config.models_dir.join(MINILM_DIR))?,
+            EmbedderConfig::Http { api, model, .. } => http_identity(*api, model),
+        };
+        *known = Some(id.clone());
+        Ok(id)
     }
 
     /// Embeds a question with the library's embedder (a search scales it to unit length).
     /// Blocking: call it off the async threads.
     pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, Error> {
-        let models = self.models()?;
-        let vector = models.embedder.embed(&[text])?.pop();
+        let embedder = self.embedder()?;
+        let vector = embedder.embed(&[text])?.pop();
         Ok(vector.ok_or(EmbedError::Dimension {
-            expected: models.embedder.dimension(),
+            expected: embedder.dimension(),
             got: 0,
         })?)
     }

@@ -15,21 +15,34 @@ pub enum IndexEvent {
     Queued { document: DocumentId },
     /// Indexing of the document began.
     Started { document: DocumentId },
-    /// Pages extracted and chunks embedded so far.
+    /// Pages read so far.
     Progress {
         document: DocumentId,
         pages_done: u64,
         pages_total: u64,
-        chunks_embedded: u64,
     },
-    /// The document reached an end state; `reused_from` names the document whose index was
-    /// reused because it has the same content.
+    /// Reading the document reached an end state (`ready`: searchable, by keyword until it is
+    /// embedded); `reused_from` names the document whose index was reused because it has the
+    /// same content.
     Finished {
         document: DocumentId,
         status: DocumentStatus,
         reason: Option<String>,
         reused_from: Option<DocumentId>,
     },
+    /// Chunks of a ready document embedded so far; `resumed_from` of them by an earlier run
+    /// that was interrupted.
+    Embedding {
+        document: DocumentId,
+        chunks_done: u64,
+        chunks_total: u64,
+        resumed_from: u64,
+    },
+    /// The document's index holds the vectors of the library's model: it is searchable by
+    /// meaning too.
+    Embedded { document: DocumentId },
+    /// Embedding the document failed; it stays searchable by keyword and is tried again later.
+    EmbeddingFailed { document: DocumentId, reason: String },
 }
 
 impl IndexEvent {
@@ -39,7 +52,10 @@ impl IndexEvent {
             IndexEvent::Queued { document }
             | IndexEvent::Started { document }
             | IndexEvent::Progress { document, .. }
-            | IndexEvent::Finished { document, .. } => *document,
+            | IndexEvent::Finished { document, .. }
+            | IndexEvent::Embedding { document, .. }
+            | IndexEvent::Embedded { document }
+            | IndexEvent::EmbeddingFailed { document, .. } => *document,
         }
     }
 }

@@ -19,14 +19,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::{broadcast, Notify};
 
 use crate::catalog::{Catalog, DocumentId, ScopedDocument};
+use crate::chunk::Chunker;
 use crate::config::LibraryConfig;
+use crate::embed::Embedder;
 use crate::error::Error;
 use crate::files::FileStore;
 use crate::index::{DocIndex, Fields, IndexCache, IndexDirs, IndexError};
 use crate::llm::Cancel;
 use crate::secrets::Secrets;
 
-pub use embedding::Models;
 pub use events::{next_event, IndexEvent};
 pub use import::{ImportFailure, ImportReport};
 
@@ -40,7 +41,9 @@ pub struct Engine {
     cancels: Mutex<HashMap<DocumentId, Arc<AtomicBool>>>,
     answers: Mutex<HashMap<String, Cancel>>,
     wake: Notify,
-    models: Mutex<Option<Arc<Models>>>,
+    chunker: Mutex<Option<Arc<Chunker>>>,
+    embedder: Mutex<Option<Arc<dyn Embedder>>>,
+    embedder_id: Mutex<Option<String>>,
     chat_model: Mutex<Option<chat_model::LoadedModel>>,
     open_indexes: IndexCache,
     fields: Fields,
@@ -71,7 +74,9 @@ impl Engine {
             cancels: Mutex::new(HashMap::new()),
             answers: Mutex::new(HashMap::new()),
             wake: Notify::new(),
-            models: Mutex::new(None),
+            chunker: Mutex::new(None),
+            embedder: Mutex::new(None),
+            embedder_id: Mutex::new(None),
             chat_model: Mutex::new(None),
             open_indexes: IndexCache::default(),
             fields: Fields::new()?,
@@ -111,8 +116,8 @@ impl Engine {
     }
 
     /// The index of `doc`, kept open between queries (see [`IndexCache::open`]).
-    pub fn open_index(&self, doc: &ScopedDocument, dimension: Option<usize>) -> Result<Arc<DocIndex>, IndexError> {
-        self.open_indexes.open(doc, &self.dirs, dimension, &self.fields)
+    pub fn open_index(&self, doc: &ScopedDocument) -> Result<Arc<DocIndex>, IndexError> {
+        self.open_indexes.open(doc, &self.dirs, &self.fields)
     }
 
     /// The fields of the keyword schema, resolved once.

@@ -1,24 +1,20 @@
-//! Building one document's index: extract pages, chunk them, embed the chunks in batches, write
-//! the LanceDB table and the tantivy index in a temporary directory, then publish it atomically.
+//! Reading one document into its first index: extract pages, chunk them, write the tantivy index
+//! in a temporary directory, then publish it atomically. The document is searchable by keyword
+//! from then on; its vectors are added after (`embedding.rs`).
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use thiserror::Error;
-use tokio::runtime::Handle;
 
 use super::dirs::IndexDirs;
 use super::keywords::KeywordWriter;
 use super::manifest::{Manifest, FORMAT_VERSION};
-use super::vectors::VectorWriter;
 use super::IndexError;
 use crate::catalog::{now_millis, DocumentId, PdfMetadata};
-use crate::chunk::{Chunk, Chunker, Sections};
-use crate::embed::{EmbedError, Embedder};
+use crate::chunk::{Chunker, Sections};
+use crate::embed::EmbedError;
 use crate::pdf::{Extracted, PageContent, PdfError, PdfReader, TextQuality};
-
-/// Chunks embedded and written together.
-const BATCH: usize = 64;
 
 /// Everything one build needs.
 pub struct BuildInput<'a> {
@@ -28,7 +24,6 @@ pub struct BuildInput<'a> {
     pub file_name: &'a str,
     pub password: Option<String>,
     pub content_hash: &'a str,
-    pub embedder: &'a dyn Embedder,
     pub chunker: &'a Chunker,
     pub reader: &'a PdfReader,
     pub cancel: &'a AtomicBool,
@@ -39,7 +34,6 @@ pub struct BuildInput<'a> {
 pub struct BuildProgress {
     pub pages_done: u64,
     pub pages_total: u64,
-    pub chunks_embedded: u64,
 }
 
 /// How a build ended when nothing failed.
@@ -64,16 +58,15 @@ pub enum BuildError {
     Cancelled,
 }
 
-/// Builds and publishes the index of `input.id`; on any failure the temporary directory is removed
-/// and no index appears.
+/// Builds and publishes the keyword index of `input.id`; on any failure the temporary directory
+/// is removed and no index appears.
 pub fn build(
     dirs: &IndexDirs,
     input: BuildInput<'_>,
-    runtime: &Handle,
     on_progress: &mut dyn FnMut(BuildProgress),
 ) -> Result<Built, BuildError> {
     let temp = dirs.begin(input.id)?;
-    let result = build_in(&temp, &input, runtime, on_progress);
+    let result = build_in(&temp, &input, on_progress);
     match result {
         Ok(Built::Ready(manifest)) => {
             dirs.commit(input.id, &temp)?;
@@ -89,43 +82,18 @@ pub fn build(
 fn build_in(
     temp: &Path,
     input: &BuildInput<'_>,
-    runtime: &Handle,
     on_progress: &mut dyn FnMut(BuildProgress),
 ) -> Result<Built, BuildError> {
-    let dimension = input.embedder.dimension();
     let mut keywords = KeywordWriter::create(&temp.join("keywords"))?;
-    let mut vectors = runtime.block_on(VectorWriter::create(&temp.join("vectors"), dimension))?;
     let mut extraction = input.reader.extract(input.pdf, input.password.clone());
     let mut meta = PdfMetadata::default();
     let mut sections = Sections::new(input.file_name, None);
     let mut quality = TextQuality::default();
-    let mut pending: Vec<Chunk> = Vec::new();
     let mut progress = BuildProgress {
         pages_done: 0,
         pages_total: 0,
-        chunks_embedded: 0,
     };
-    let mut chars = 0u64;
-    let mut flush = |pending: &mut Vec<Chunk>, progress: &mut BuildProgress| -> Result<(), BuildError> {
-        if pending.is_empty() {
-            return Ok(());
-        }
-        let searchable: Vec<String> = pending.iter().map(Chunk::searchable_text).collect();
-        let texts: Vec<&str> = searchable.iter().map(String::as_str).collect();
-        let embedded = input.embedder.embed(&texts)?;
-        if let Some(bad) = embedded.iter().find(|v| v.len() != dimension) {
-            return Err(EmbedError::Dimension {
-                expected: dimension,
-                got: bad.len(),
-            }
-            .into());
-        }
-        runtime.block_on(vectors.append(pending, &embedded))?;
-        keywords.add(pending)?;
-        progress.chunks_embedded += pending.len() as u64;
-        pending.clear();
-        Ok(())
-    };
+    let (mut chars, mut chunk_count) = (0u64, 0u64);
     while let Some(step) = extraction.next_step() {
         if input.cancel.load(Ordering::Relaxed) {
             return Err(BuildError::Cancelled);
@@ -155,16 +123,13 @@ fn build_in(
                 chars += text.chars().count() as u64;
                 let mut chunks = input.chunker.chunk_page(input.content_hash, number, &text);
                 sections.place(&text, &headings, &mut chunks);
-                pending.extend(chunks);
-                if pending.len() >= BATCH {
-                    flush(&mut pending, &mut progress)?;
-                }
+                keywords.add(&chunks)?;
+                chunk_count += chunks.len() as u64;
                 progress.pages_done = u64::from(number);
                 on_progress(progress);
             }
         }
     }
-    flush(&mut pending, &mut progress)?;
     on_progress(progress);
     if !quality.is_usable() {
         return Ok(Built::NoText {
@@ -173,16 +138,14 @@ fn build_in(
         });
     }
     keywords.finish()?;
-    runtime.block_on(vectors.finish())?;
-    runtime.block_on(super::block::write_from_table(temp, dimension))?;
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
         content_hash: input.content_hash.to_string(),
-        embedder: input.embedder.id(),
-        dimension,
+        embedder: None,
+        dimension: None,
         chunker: input.chunker.settings(),
         page_count: meta.page_count,
-        chunk_count: progress.chunks_embedded,
+        chunk_count,
         char_count: chars,
         pages_needing_ocr: quality.pages_needing_ocr(),
         title: meta.title,

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::keyword_reader::Fields;
 use super::reader::DocIndex;
-use super::{IndexDirs, IndexError, Manifest};
+use super::{IndexDirs, IndexError};
 use crate::catalog::{DocumentId, ScopedDocument};
 
 /// The open indexes, shared by every query of a library.
@@ -25,24 +25,12 @@ impl IndexCache {
             .cloned()
     }
 
-    /// The index of `doc`, from the cache or opened (and kept). `dimension` is the question's
-    /// vector's, which the index must match; without one, the index's own.
-    pub fn open(
-        &self,
-        doc: &ScopedDocument,
-        dirs: &IndexDirs,
-        dimension: Option<usize>,
-        fields: &Fields,
-    ) -> Result<Arc<DocIndex>, IndexError> {
+    /// The index of `doc`, from the cache or opened (and kept).
+    pub fn open(&self, doc: &ScopedDocument, dirs: &IndexDirs, fields: &Fields) -> Result<Arc<DocIndex>, IndexError> {
         if let Some(index) = self.get(doc) {
             return Ok(index);
         }
-        let dir = dirs.dir(doc.id);
-        let dimension = match dimension {
-            Some(d) => d,
-            None => Manifest::read(&dir)?.dimension,
-        };
-        let index = Arc::new(DocIndex::open(&dir, doc.index_generation, dimension, fields)?);
+        let index = Arc::new(DocIndex::open(&dirs.dir(doc.id), doc.index_generation, fields)?);
         self.lock().insert(doc.id, index.clone());
         Ok(index)
     }
@@ -57,7 +45,11 @@ impl IndexCache {
         let entries = self.lock();
         (
             entries.len(),
-            entries.values().map(|e| e.block.vectors.heap_bytes()).sum(),
+            entries
+                .values()
+                .filter_map(|e| e.vectors.as_ref())
+                .map(|v| v.block.vectors.heap_bytes())
+                .sum(),
         )
     }
 

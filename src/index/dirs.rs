@@ -1,17 +1,21 @@
 //! The `indexes/` directory: one complete index per document id, built under a temporary name and
-//! renamed into place, removed by renaming it away first. Whatever instant a process dies at, a
-//! directory named after a document id is either complete or absent.
+//! renamed into place (or exchanged with the index it replaces), removed by renaming it away
+//! first. Whatever instant a process dies at, a directory named after a document id is either
+//! complete or absent. Beside them, `.embed-<id>` keeps the vectors of a document made so far,
+//! so that a restart goes on from there.
 
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::embedding::scratch_is_wanted;
 use super::manifest::Manifest;
 use super::IndexError;
 use crate::catalog::DocumentId;
 
 const TEMP_PREFIX: &str = ".tmp-";
 const TRASH_PREFIX: &str = ".trash-";
+const SCRATCH_PREFIX: &str = ".embed-";
 
 /// What a start-up sweep removed.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -51,16 +55,49 @@ impl IndexDirs {
         Ok(temp)
     }
 
-    /// Flushes the finished build in `temp` to disk and renames it into place as the index of `id`,
-    /// replacing any older index of that id.
+    /// Flushes the finished build in `temp` to disk and puts it in place as the index of `id`,
+    /// replacing in one step any older index of that id.
     pub fn commit(&self, id: DocumentId, temp: &Path) -> Result<(), IndexError> {
         sync_tree(temp)?;
         let target = self.dir(id);
         if target.exists() {
-            self.remove(id)?;
+            return self.swap_in(id, temp);
         }
         fs::rename(temp, &target).map_err(IndexError::io(&target))?;
         sync_dir(&self.root)
+    }
+
+    /// Publishes the finished build in `temp` in place of the index of `id`, as
+    /// [`IndexDirs::commit`] does; fails, publishing nothing, if `id` has no index any more
+    /// (deleted meanwhile).
+    pub fn replace(&self, id: DocumentId, temp: &Path) -> Result<(), IndexError> {
+        sync_tree(temp)?;
+        self.swap_in(id, temp)
+    }
+
+    /// Exchanges the directories `temp` and the index of `id`, then removes the old index.
+    fn swap_in(&self, id: DocumentId, temp: &Path) -> Result<(), IndexError> {
+        let target = self.dir(id);
+        match exchange(temp, &target) {
+            // `temp` now holds the old index: removed (or swept at the next start if we stop).
+            Ok(()) => {
+                sync_dir(&self.root)?;
+                remove_any(temp)
+            }
+            // A file system that cannot exchange: the old index goes, then the new one comes,
+            // and a query in between finds none for a moment.
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) && target.exists() => {
+                self.remove(id)?;
+                fs::rename(temp, &target).map_err(IndexError::io(&target))?;
+                sync_dir(&self.root)
+            }
+            Err(e) => Err(IndexError::io(&target)(e)),
+        }
+    }
+
+    /// Where the vectors of `id` made so far are kept.
+    pub fn scratch(&self, id: DocumentId) -> PathBuf {
+        self.root.join(format!("{SCRATCH_PREFIX}{id}"))
     }
 
     /// Removes the index of `id`, if any: renamed away first, so it is never seen half-deleted.
@@ -101,6 +138,14 @@ impl IndexDirs {
             if name.starts_with(TEMP_PREFIX) || name.starts_with(TRASH_PREFIX) {
                 remove_any(&path)?;
                 sweep.temporary += 1;
+            } else if let Some(id) = name.strip_prefix(SCRATCH_PREFIX) {
+                let wanted = id
+                    .parse::<DocumentId>()
+                    .is_ok_and(|id| known.contains(&id) && scratch_is_wanted(&path, &self.dir(id)));
+                if !wanted {
+                    remove_any(&path)?;
+                    sweep.temporary += 1;
+                }
             } else if !name.parse::<DocumentId>().is_ok_and(|id| known.contains(&id)) {
                 remove_any(&path)?;
                 sweep.orphans += 1;
@@ -119,8 +164,32 @@ fn remove_any(path: &Path) -> Result<(), IndexError> {
     result.map_err(IndexError::io(path))
 }
 
+/// Exchanges the directories `a` and `b` atomically (`renameat2` with `RENAME_EXCHANGE`).
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+
+    let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+    let (ca, cb) = (c(a)?, c(b)?);
+    // SAFETY: both paths are NUL-terminated strings that outlive the call.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
 /// Hard-links (or copies) every file under `from` into the same place under `to`.
-fn link_tree(from: &Path, to: &Path) -> Result<(), IndexError> {
+pub(super) fn link_tree(from: &Path, to: &Path) -> Result<(), IndexError> {
     for entry in fs::read_dir(from).map_err(IndexError::io(from))? {
         let entry = entry.map_err(IndexError::io(from))?;
         let target = to.join(entry.file_name());

@@ -23,22 +23,11 @@ pub enum IndexError {
     Manifest { path: PathBuf, reason: String },
     #[error("{path} is damaged: {reason}")]
     Damaged { path: PathBuf, reason: String },
-    #[error(
-        "{path}: the index holds {dimension}-dimensional vectors from {embedder}, the question has {wanted}; \
-         re-index the document with the current embedding model"
-    )]
-    OtherEmbedder {
-        path: PathBuf,
-        embedder: String,
-        dimension: usize,
-        wanted: usize,
-    },
 }
 
 impl IndexError {
     /// Whether this error says the index's contents are wrong or missing, rather than that it
-    /// could not be read now (an I/O error, too many open files) or was made for another
-    /// embedding model.
+    /// could not be read now (an I/O error, too many open files).
     pub fn is_damage(&self) -> bool {
         use tantivy::directory::error::{OpenDirectoryError, OpenReadError};
         use tantivy::TantivyError;

@@ -3,10 +3,11 @@
 
 use std::path::Path;
 
-use tantivy::schema::{Schema, FAST, INDEXED, STORED, STRING, TEXT};
-use tantivy::{doc, Index, IndexWriter};
+use tantivy::schema::{Field, Schema, Value, FAST, INDEXED, STORED, STRING, TEXT};
+use tantivy::{doc, DocAddress, Index, IndexWriter, Searcher, TantivyDocument};
 
 use super::IndexError;
+use crate::catalog::ChunkId;
 use crate::chunk::Chunk;
 
 /// Field names of the keyword schema.
@@ -31,10 +32,33 @@ pub fn schema() -> Schema {
     builder.build()
 }
 
+/// The fields of a chunk in `schema`.
+#[derive(Clone, Copy)]
+struct ChunkFields {
+    id: Field,
+    page: Field,
+    start: Field,
+    end: Field,
+    text: Field,
+}
+
+impl ChunkFields {
+    fn of(schema: &Schema) -> Result<ChunkFields, IndexError> {
+        let f = |name: &str| schema.get_field(name);
+        Ok(ChunkFields {
+            id: f(field::CHUNK_ID)?,
+            page: f(field::PAGE)?,
+            start: f(field::CHAR_START)?,
+            end: f(field::CHAR_END)?,
+            text: f(field::TEXT)?,
+        })
+    }
+}
+
 /// Writes chunks into a new keyword index.
 pub struct KeywordWriter {
     writer: IndexWriter,
-    schema: Schema,
+    fields: ChunkFields,
 }
 
 impl KeywordWriter {
@@ -44,31 +68,27 @@ impl KeywordWriter {
         let schema = schema();
         let index = Index::create_in_dir(dir, schema.clone())?;
         let writer = index.writer_with_num_threads(1, 20_000_000)?;
-        Ok(KeywordWriter { writer, schema })
+        Ok(KeywordWriter {
+            writer,
+            fields: ChunkFields::of(&schema)?,
+        })
     }
 
     /// Adds chunks (visible after [`KeywordWriter::finish`]).
     pub fn add(&mut self, chunks: &[Chunk]) -> Result<(), IndexError> {
-        let f = |name: &str| self.schema.get_field(name);
-        let (id, page, start, end, text) = (
-            f(field::CHUNK_ID)?,
-            f(field::PAGE)?,
-            f(field::CHAR_START)?,
-            f(field::CHAR_END)?,
-            f(field::TEXT)?,
-        );
+        let f = self.fields;
         for c in chunks {
             // The context is a second value of the text field: searched like the text, while a
             // hit's stored text (the first value) stays the page's.
             let mut document = doc!(
-                id => c.id.0.as_str(),
-                page => u64::from(c.page),
-                start => u64::from(c.char_start),
-                end => u64::from(c.char_end),
-                text => c.text.as_str(),
+                f.id => c.id.0.as_str(),
+                f.page => u64::from(c.page),
+                f.start => u64::from(c.char_start),
+                f.end => u64::from(c.char_end),
+                f.text => c.text.as_str(),
             );
             if !c.context.is_empty() {
-                document.add_text(text, &c.context);
+                document.add_text(f.text, &c.context);
             }
             self.writer.add_document(document)?;
         }
@@ -87,4 +107,76 @@ impl KeywordWriter {
 pub fn count(dir: &Path) -> Result<u64, IndexError> {
     let index = Index::open_in_dir(dir)?;
     Ok(index.reader()?.searcher().num_docs())
+}
+
+/// The chunks of a published keyword index, read back in a fixed order (the index never changes
+/// once published, so the order is the same in every process that reads it).
+pub struct StoredChunks {
+    searcher: Searcher,
+    addresses: Vec<DocAddress>,
+    dir: std::path::PathBuf,
+}
+
+impl StoredChunks {
+    pub fn open(dir: &Path) -> Result<StoredChunks, IndexError> {
+        let searcher = Index::open_in_dir(dir)?.reader()?.searcher();
+        let addresses = searcher
+            .segment_readers()
+            .iter()
+            .enumerate()
+            .flat_map(|(ord, segment)| {
+                (0..segment.max_doc())
+                    .filter(|&doc| !segment.is_deleted(doc))
+                    .map(move |doc| DocAddress::new(ord as u32, doc))
+            })
+            .collect();
+        Ok(StoredChunks {
+            searcher,
+            addresses,
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.addresses.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.addresses.is_empty()
+    }
+
+    /// The chunks at `range` of the order, as they were indexed (text and context).
+    pub fn read(&self, range: std::ops::Range<usize>) -> Result<Vec<Chunk>, IndexError> {
+        let f = ChunkFields::of(self.searcher.schema())?;
+        let damaged = |what: &str| IndexError::Damaged {
+            path: self.dir.clone(),
+            reason: format!("a stored passage has no {what}"),
+        };
+        let number = |doc: &TantivyDocument, field, what: &str| {
+            doc.get_first(field)
+                .and_then(|v| v.as_u64())
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| damaged(what))
+        };
+        self.addresses[range]
+            .iter()
+            .map(|&address| {
+                let doc: TantivyDocument = self.searcher.doc(address)?;
+                let mut texts = doc.get_all(f.text).filter_map(|v| v.as_str());
+                Ok(Chunk {
+                    id: ChunkId(
+                        doc.get_first(f.id)
+                            .and_then(|v| v.as_str())
+                            .ok_or_else(|| damaged("id"))?
+                            .to_string(),
+                    ),
+                    page: number(&doc, f.page, "page")?,
+                    char_start: number(&doc, f.start, "start")?,
+                    char_end: number(&doc, f.end, "end")?,
+                    text: texts.next().ok_or_else(|| damaged("text"))?.to_string(),
+                    context: texts.next().unwrap_or_default().to_string(),
+                })
+            })
+            .collect()
+    }
 }

@@ -12,8 +12,14 @@ use crate::chunk::ChunkerSettings;
 /// The on-disk format version of an index directory. 2: keyword positions are fast fields and
 /// `vectors.block` is written with every index. 3: a table's rows are read as lines (the text
 /// indexed changed). 4: chunks are indexed and embedded with their document and section
-/// ([`crate::chunk::Sections`]). An index of another version is built again.
-pub const FORMAT_VERSION: u32 = 4;
+/// ([`crate::chunk::Sections`]). 5: an index is published with its keyword index first and
+/// without vectors (`embedder` and `dimension` absent), then again with them; the embedder is
+/// known by its identity ([`crate::Embedder::id`]). A version 4 index reads as version 5 with
+/// vectors of a model known only by name, which are made again; an index of another version is
+/// built again.
+pub const FORMAT_VERSION: u32 = 5;
+/// The oldest format read as [`FORMAT_VERSION`].
+const OLDEST_READ: u32 = 4;
 /// The manifest's file name inside an index directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -22,8 +28,10 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 pub struct Manifest {
     pub format_version: u32,
     pub content_hash: String,
-    pub embedder: String,
-    pub dimension: usize,
+    /// The model whose vectors the index holds, and their width; both `None` while the index
+    /// is searchable by keyword only.
+    pub embedder: Option<String>,
+    pub dimension: Option<usize>,
     pub chunker: ChunkerSettings,
     pub page_count: u64,
     pub chunk_count: u64,
@@ -49,20 +57,26 @@ impl Manifest {
         }
     }
 
+    /// The identity and width of the vectors the index holds, if it holds vectors.
+    pub fn vectors(&self) -> Option<(&str, usize)> {
+        Some((self.embedder.as_deref()?, self.dimension?))
+    }
+
     /// Reads the manifest of the index in `dir`.
     pub fn read(dir: &Path) -> Result<Manifest, IndexError> {
         let path = dir.join(MANIFEST_FILE);
         let text = std::fs::read_to_string(&path).map_err(IndexError::io(&path))?;
-        let manifest: Manifest = serde_json::from_str(&text).map_err(|e| IndexError::Manifest {
+        let mut manifest: Manifest = serde_json::from_str(&text).map_err(|e| IndexError::Manifest {
             path: path.clone(),
             reason: e.to_string(),
         })?;
-        if manifest.format_version != FORMAT_VERSION {
+        if !(OLDEST_READ..=FORMAT_VERSION).contains(&manifest.format_version) {
             return Err(IndexError::Manifest {
                 path,
                 reason: format!("format version {} is not {FORMAT_VERSION}", manifest.format_version),
             });
         }
+        manifest.format_version = FORMAT_VERSION;
         Ok(manifest)
     }
 

@@ -1,10 +1,13 @@
-//! The indexing queue: a tokio loop that takes queued documents from the catalog and indexes up to
-//! `workers` of them at once on blocking threads (never two with the same content at once, so
-//! that the second reuses the first's index), until the queue is empty or for ever.
+//! The indexing queue: a tokio loop that runs up to `workers` steps at once on blocking threads
+//! (`task.rs`): queued documents are read (and become searchable by keyword), ready documents
+//! whose index lacks the vectors of the library's model are embedded. One embedding runs beside
+//! the reading whenever there is both to do, so that the next document is read while the last
+//! is embedded; never are two steps of the same content run at once, so that the second reuses
+//! the first's work. It runs until there is nothing to do, or for ever.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tokio::runtime::Handle;
@@ -12,9 +15,9 @@ use tokio::task::{self, JoinError, JoinSet};
 
 use super::lock::IndexerLock;
 use super::reconcile::{reconcile, Reconciled};
-use super::task::{index_document, settle};
+use super::task::{run_step, settle, Step};
 use crate::catalog::{Document, DocumentId, DocumentStatus};
-use crate::engine::{Engine, Models};
+use crate::engine::{Engine, IndexEvent};
 use crate::error::Error;
 
 /// How often a long-running indexer looks for documents queued by other processes, and for the
@@ -23,6 +26,10 @@ const POLL: Duration = Duration::from_secs(2);
 
 /// How long a long-running indexer waits after a failure before it starts again.
 const RETRY: Duration = Duration::from_secs(3);
+
+/// How long a document whose embedding failed waits before it is tried again (a server that
+/// embeds may come back); a run until idle does not try it again.
+const EMBED_RETRY: Duration = Duration::from_secs(60);
 
 /// When the indexer stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +48,8 @@ pub struct IndexRun {
     pub reconciled: Reconciled,
     /// Documents taken from the queue and brought to an end state.
     pub processed: usize,
+    /// Documents whose index was given the vectors of the library's model.
+    pub embedded: usize,
 }
 
 /// Becomes this library's indexer, reconciles, and indexes queued documents as `mode` says.
@@ -80,84 +89,114 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
     };
     let mut run = IndexRun {
         reconciled: reconcile(engine)?,
-        processed: 0,
+        ..IndexRun::default()
     };
     let mut jobs = Jobs::default();
     let outcome = drive(engine, mode, &mut jobs, &mut run).await;
     if outcome.is_err() {
         // The builds under way are this run's to finish: they end as they would have.
         while let Some(joined) = jobs.running.join_next_with_id().await {
-            jobs.finish(engine, joined);
-            run.processed += 1;
+            jobs.finish(engine, joined, &mut run);
         }
     }
     outcome.map(|()| run)
 }
 
-/// Takes queued documents and indexes them, `workers` at once, as `mode` says.
+/// Reads queued documents and embeds ready ones, `workers` steps at once, as `mode` says.
 async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut IndexRun) -> Result<(), Error> {
     let runtime = Handle::current();
+    let embedder = engine.embedder_id()?;
     loop {
         while jobs.running.len() < engine.config().workers.max(1) {
-            let next = engine
-                .catalog()
-                .documents_with_status(DocumentStatus::Queued)?
-                .into_iter()
-                .find(|d| !jobs.holds(d));
-            let Some(doc) = next else { break };
-            // Loading may block (file reads, an HTTP embedder's probe call).
-            let loader = engine.clone();
-            let models = tokio::task::spawn_blocking(move || loader.models())
-                .await
-                .map_err(Error::stopped("loading the embedding model"))??;
-            engine.catalog().start_indexing(doc.id)?;
-            jobs.start(engine, models, doc, runtime.clone());
+            let Some((step, doc)) = next_step(engine, jobs, &embedder, mode)? else {
+                break;
+            };
+            if step == Step::Read {
+                engine.catalog().start_indexing(doc.id)?;
+            }
+            jobs.start(engine, step, doc, runtime.clone());
         }
         if jobs.running.is_empty() && mode == RunMode::UntilIdle {
             return Ok(());
         }
         tokio::select! {
-            Some(joined) = jobs.running.join_next_with_id() => {
-                jobs.finish(engine, joined);
-                run.processed += 1;
-            }
+            Some(joined) = jobs.running.join_next_with_id() => jobs.finish(engine, joined, run),
             _ = tokio::time::timeout(POLL, engine.wake().notified()) => {}
         }
     }
 }
 
+/// The next step to start: an embedding if there is one to do and none runs, else the reading
+/// of a queued document, else another embedding.
+fn next_step(engine: &Engine, jobs: &Jobs, embedder: &str, mode: RunMode) -> Result<Option<(Step, Document)>, Error> {
+    let catalog = engine.catalog();
+    let to_embed = || -> Result<Option<Document>, Error> {
+        Ok(catalog
+            .documents_to_embed(embedder)?
+            .into_iter()
+            .find(|d| !jobs.holds(d) && !jobs.embedding_failed(d.id, mode)))
+    };
+    if !jobs.embedding() {
+        if let Some(doc) = to_embed()? {
+            return Ok(Some((Step::Embed, doc)));
+        }
+    }
+    let queued = catalog
+        .documents_with_status(DocumentStatus::Queued)?
+        .into_iter()
+        .find(|d| !jobs.holds(d));
+    if let Some(doc) = queued {
+        return Ok(Some((Step::Read, doc)));
+    }
+    Ok(to_embed()?.map(|doc| (Step::Embed, doc)))
+}
+
 /// What one job hands back: its document, and whether indexing it went wrong.
 type Outcome = (DocumentId, Result<(), Error>);
 
-/// The documents a run is indexing: which task indexes which document, and each one's content
-/// (two documents with the same content are never indexed at once, so that the second reuses
-/// the first's index).
+/// The documents a run is working on: which task runs which step of which document, each one's
+/// content (two documents with the same content are never worked on at once, so that the second
+/// reuses the first's index), and when embeddings failed.
 #[derive(Default)]
 struct Jobs {
     running: JoinSet<Outcome>,
-    tasks: HashMap<task::Id, DocumentId>,
+    tasks: HashMap<task::Id, (DocumentId, Step)>,
     contents: HashMap<DocumentId, String>,
+    embed_failures: HashMap<DocumentId, Instant>,
 }
 
 impl Jobs {
-    /// Whether `doc`, or another document with its content, is being indexed.
+    /// Whether `doc`, or another document with its content, is being worked on.
     fn holds(&self, doc: &Document) -> bool {
         self.contents.contains_key(&doc.id) || self.contents.values().any(|h| *h == doc.content_hash)
     }
 
-    fn start(&mut self, engine: &Arc<Engine>, models: Arc<Models>, doc: Document, runtime: Handle) {
+    /// Whether an embedding runs.
+    fn embedding(&self) -> bool {
+        self.tasks.values().any(|(_, step)| *step == Step::Embed)
+    }
+
+    /// Whether embedding `id` failed in this run, and is not to be tried again yet.
+    fn embedding_failed(&self, id: DocumentId, mode: RunMode) -> bool {
+        self.embed_failures
+            .get(&id)
+            .is_some_and(|at| mode == RunMode::UntilIdle || at.elapsed() < EMBED_RETRY)
+    }
+
+    fn start(&mut self, engine: &Arc<Engine>, step: Step, doc: Document, runtime: Handle) {
         let id = doc.id;
         self.contents.insert(id, doc.content_hash.clone());
         let engine = engine.clone();
         let task = self
             .running
-            .spawn_blocking(move || (id, index_document(&engine, &models, doc, &runtime)));
-        self.tasks.insert(task.id(), id);
+            .spawn_blocking(move || (id, run_step(&engine, step, doc, &runtime)));
+        self.tasks.insert(task.id(), (id, step));
     }
 
-    /// Records how a job ended. A job that failed or panicked fails its own document, with why,
-    /// and nothing else: the other jobs and the run go on.
-    fn finish(&mut self, engine: &Engine, joined: Result<(task::Id, Outcome), JoinError>) {
+    /// Records how a step ended. A reading that failed or panicked fails its own document, with
+    /// why, and nothing else: the other jobs and the run go on. An embedding that failed leaves
+    /// its document searchable by keyword, and is tried again later.
+    fn finish(&mut self, engine: &Engine, joined: Result<(task::Id, Outcome), JoinError>, run: &mut IndexRun) {
         let (task, failure) = match joined {
             Ok((task, (_, result))) => (task, result.err()),
             Err(e) => {
@@ -176,13 +215,27 @@ impl Jobs {
                 )
             }
         };
-        let Some(id) = self.tasks.remove(&task) else {
+        let Some((id, step)) = self.tasks.remove(&task) else {
             return;
         };
         self.contents.remove(&id);
-        if let Some(e) = failure {
-            // The document may be gone meanwhile (deleted while it was indexed): nothing to record.
-            let _ = settle(engine, id, DocumentStatus::Failed, &e.to_string());
+        match (step, failure) {
+            (Step::Read, failure) => {
+                run.processed += 1;
+                if let Some(e) = failure {
+                    // The document may be gone meanwhile (deleted while it was indexed).
+                    let _ = settle(engine, id, DocumentStatus::Failed, &e.to_string());
+                }
+            }
+            (Step::Embed, None) => run.embedded += 1,
+            (Step::Embed, Some(e)) => {
+                eprintln!("lectern: embedding a document failed ({e}); it stays searchable by keyword");
+                self.embed_failures.insert(id, Instant::now());
+                engine.emit(IndexEvent::EmbeddingFailed {
+                    document: id,
+                    reason: e.to_string(),
+                });
+            }
         }
     }
 }
@@ -213,16 +266,17 @@ mod tests {
         let task = jobs
             .running
             .spawn_blocking(|| -> Outcome { panic!("a fault in the parser") });
-        jobs.tasks.insert(task.id(), panicked);
+        jobs.tasks.insert(task.id(), (panicked, Step::Read));
         let task = jobs.running.spawn_blocking(move || {
             let e = Error::stopped("writing the index")("disk full");
             (failed, Err(e))
         });
-        jobs.tasks.insert(task.id(), failed);
+        jobs.tasks.insert(task.id(), (failed, Step::Read));
         jobs.contents
             .extend([(panicked, String::new()), (failed, String::new())]);
+        let mut run = IndexRun::default();
         while let Some(joined) = jobs.running.join_next_with_id().await {
-            jobs.finish(&engine, joined);
+            jobs.finish(&engine, joined, &mut run);
         }
 
         assert!(jobs.tasks.is_empty() && jobs.contents.is_empty());

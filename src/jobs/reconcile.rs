@@ -1,6 +1,6 @@
 //! Start-up reconciliation, run by the process that takes the indexer lock: whatever instant the
 //! previous indexer died at, the library returns to a state where every document is either ready
-//! with a complete index or queued to get one.
+//! with a complete index (with or without vectors, as its record says) or queued to get one.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -52,9 +52,16 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
         if let Some(reason) = missing {
             catalog.set_status(doc.id, DocumentStatus::Failed, Some(&reason))?;
             done.files_missing += 1;
-        } else if doc.status == DocumentStatus::Ready && engine.dirs().manifest(doc.id).is_none() {
-            catalog.set_status(doc.id, DocumentStatus::Queued, None)?;
-            done.requeued_missing += 1;
+        } else if doc.status == DocumentStatus::Ready {
+            // The index says which model's vectors it holds: the record follows it (an indexer
+            // may have died between publishing the vectors and recording them).
+            match engine.dirs().manifest(doc.id) {
+                Some(manifest) => catalog.correct_embedded_with(doc.id, manifest.embedder.as_deref())?,
+                None => {
+                    catalog.set_status(doc.id, DocumentStatus::Queued, None)?;
+                    done.requeued_missing += 1;
+                }
+            }
         }
     }
     // Listed again under the write lock: a file another process imports meanwhile is either

@@ -1,5 +1,7 @@
-//! Indexing one document, start to end state, on a blocking thread: reuse an index already in
-//! place or one of a document with the same content, else build one; then record the outcome.
+//! One step of indexing one document, on a blocking thread. Reading makes the document ready and
+//! searchable by keyword: an index already in place or a twin's (same content) is reused, else
+//! the PDF is read into a keyword index. Embedding then adds the vectors of the library's model
+//! to that index (a twin's, where one has them), and the document is searchable by meaning too.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -7,33 +9,49 @@ use std::time::{Duration, Instant};
 
 use tokio::runtime::Handle;
 
-use crate::catalog::{Document, DocumentId, DocumentStatus, PdfMetadata};
-use crate::engine::{Engine, IndexEvent, Models};
+use crate::catalog::{Document, DocumentId, DocumentStatus, PdfMetadata, Readied};
+use crate::engine::{Engine, IndexEvent};
 use crate::error::Error;
-use crate::index::{self, BuildError, BuildInput, Built, Manifest};
+use crate::index::{self, BuildError, BuildInput, Built, EmbedInput, Manifest};
 use crate::pdf::{ocr_note, PdfError};
 
-/// How often progress is written to the catalog (events go out on every page).
+/// How often progress is written to the catalog (events go out on every page and batch).
 const PROGRESS_WRITE_INTERVAL: Duration = Duration::from_millis(250);
 
-/// Indexes `doc`, registering a cancel flag for the duration.
-pub(super) fn index_document(engine: &Engine, models: &Models, doc: Document, runtime: &Handle) -> Result<(), Error> {
+/// The two steps of indexing a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    /// From the PDF to a keyword index: the document becomes ready.
+    Read,
+    /// From the keyword index's chunks to vectors of the library's model.
+    Embed,
+}
+
+/// Runs `step` for `doc`, registering a cancel flag for the duration.
+pub(super) fn run_step(engine: &Engine, step: Step, doc: Document, runtime: &Handle) -> Result<(), Error> {
     let cancel = Arc::new(AtomicBool::new(false));
     engine.cancels().insert(doc.id, cancel.clone());
-    let result = run(engine, models, &doc, runtime, &cancel);
+    let result = match step {
+        Step::Read => read(engine, &doc, runtime, &cancel),
+        Step::Embed => embed(engine, &doc, runtime, &cancel),
+    };
     engine.cancels().remove(&doc.id);
     result
 }
 
-fn run(engine: &Engine, models: &Models, doc: &Document, runtime: &Handle, cancel: &AtomicBool) -> Result<(), Error> {
+fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) -> Result<(), Error> {
     engine.emit(IndexEvent::Started { document: doc.id });
     // The previous indexer may have died after publishing this index but before recording it.
-    if let Some(manifest) = engine.dirs().manifest(doc.id).filter(|m| fits(m, doc, models)) {
+    if let Some(manifest) = engine
+        .dirs()
+        .manifest(doc.id)
+        .filter(|m| m.content_hash == doc.content_hash)
+    {
         if runtime.block_on(index::verify(&engine.dirs().dir(doc.id))).is_ok() {
             return finish_ready(engine, doc.id, &manifest, None);
         }
     }
-    if let Some(twin) = twin_with_index(engine, doc, models)? {
+    if let Some(twin) = twin_with_index(engine, doc)? {
         let manifest = engine.dirs().clone_index(twin, doc.id)?;
         return finish_ready(engine, doc.id, &manifest, Some(twin));
     }
@@ -44,13 +62,13 @@ fn run(engine: &Engine, models: &Models, doc: &Document, runtime: &Handle, cance
         Err(e) => return Err(e),
     };
     let pdf = engine.files().path(&doc.content_hash)?;
+    let chunker = engine.chunker()?;
     let mut last_write: Option<Instant> = None;
     let mut on_progress = |p: index::BuildProgress| {
         engine.emit(IndexEvent::Progress {
             document: doc.id,
             pages_done: p.pages_done,
             pages_total: p.pages_total,
-            chunks_embedded: p.chunks_embedded,
         });
         if last_write.is_none_or(|t| t.elapsed() >= PROGRESS_WRITE_INTERVAL) {
             last_write = Some(Instant::now());
@@ -64,12 +82,11 @@ fn run(engine: &Engine, models: &Models, doc: &Document, runtime: &Handle, cance
         file_name: &doc.file_name,
         password,
         content_hash: &doc.content_hash,
-        embedder: models.embedder.as_ref(),
-        chunker: &models.chunker,
+        chunker: &chunker,
         reader: &engine.config().reader,
         cancel,
     };
-    match index::build(engine.dirs(), input, runtime, &mut on_progress) {
+    match index::build(engine.dirs(), input, &mut on_progress) {
         Ok(Built::Ready(manifest)) => finish_ready(engine, doc.id, &manifest, None),
         Ok(Built::NoText { meta, reason }) => {
             engine.catalog().set_metadata(doc.id, &meta)?;
@@ -88,20 +105,79 @@ fn run(engine: &Engine, models: &Models, doc: &Document, runtime: &Handle, cance
     }
 }
 
-/// True when `manifest` indexes this document's content with the current model.
-fn fits(manifest: &Manifest, doc: &Document, models: &Models) -> bool {
-    manifest.content_hash == doc.content_hash
-        && manifest.embedder == models.embedder.id()
-        && manifest.dimension == models.embedder.dimension()
+/// Gives the index of the ready document `doc` the vectors of the library's model. A failure
+/// leaves the document as it was: ready, searchable by keyword.
+fn embed(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) -> Result<(), Error> {
+    let embedder = engine.embedder()?;
+    let id = embedder.id();
+    let twin = twin_with_vectors(engine, doc, &id)?;
+    let published = match twin {
+        Some(twin) => engine.dirs().clone_index(twin, doc.id)?,
+        None => {
+            let mut last_write: Option<Instant> = None;
+            let mut on_progress = |p: index::EmbedProgress| {
+                engine.emit(IndexEvent::Embedding {
+                    document: doc.id,
+                    chunks_done: p.chunks_done,
+                    chunks_total: p.chunks_total,
+                    resumed_from: p.resumed_from,
+                });
+                if last_write.is_none_or(|t| t.elapsed() >= PROGRESS_WRITE_INTERVAL) {
+                    last_write = Some(Instant::now());
+                    let _ = engine
+                        .catalog()
+                        .set_embed_progress(doc.id, p.chunks_done, p.chunks_total);
+                }
+            };
+            let input = EmbedInput {
+                id: doc.id,
+                embedder: embedder.as_ref(),
+                cancel,
+            };
+            match index::embed(engine.dirs(), input, runtime, &mut on_progress) {
+                Ok(manifest) => manifest,
+                // Deleted or queued again meanwhile: nothing to record.
+                Err(BuildError::Cancelled) => return Ok(()),
+                Err(BuildError::Embed(e)) => return Err(e.into()),
+                Err(BuildError::Index(e)) => return Err(e.into()),
+                Err(BuildError::Pdf(e)) => return Err(e.into()),
+            }
+        }
+    };
+    if published.embedder.as_deref() == Some(id.as_str()) && engine.catalog().set_embedded(doc.id, &id)? {
+        engine.emit(IndexEvent::Embedded { document: doc.id });
+    }
+    Ok(())
 }
 
-/// A ready document with the same content whose index was made by the current model.
-fn twin_with_index(engine: &Engine, doc: &Document, models: &Models) -> Result<Option<DocumentId>, Error> {
+/// A ready document with the same content whose index is in place.
+fn twin_with_index(engine: &Engine, doc: &Document) -> Result<Option<DocumentId>, Error> {
+    // One with the vectors of the library's model is best: nothing is left to do.
+    let embedder = engine.embedder_id().ok();
+    let mut candidates: Vec<(DocumentId, Manifest)> = engine
+        .catalog()
+        .documents_with_hash(&doc.content_hash)?
+        .into_iter()
+        .filter(|d| d.id != doc.id && d.status == DocumentStatus::Ready)
+        .filter_map(|d| Some((d.id, engine.dirs().manifest(d.id)?)))
+        .filter(|(_, m)| m.content_hash == doc.content_hash)
+        .collect();
+    candidates.sort_by_key(|(_, m)| m.embedder.is_none() || m.embedder != embedder);
+    Ok(candidates.first().map(|(id, _)| *id))
+}
+
+/// A ready document with the same content whose index holds the vectors of `embedder`.
+fn twin_with_vectors(engine: &Engine, doc: &Document, embedder: &str) -> Result<Option<DocumentId>, Error> {
     let twins = engine.catalog().documents_with_hash(&doc.content_hash)?;
     Ok(twins
         .into_iter()
         .filter(|d| d.id != doc.id && d.status == DocumentStatus::Ready)
-        .find(|d| engine.dirs().manifest(d.id).is_some_and(|m| fits(&m, doc, models)))
+        .find(|d| {
+            engine
+                .dirs()
+                .manifest(d.id)
+                .is_some_and(|m| m.content_hash == doc.content_hash && m.embedder.as_deref() == Some(embedder))
+        })
         .map(|d| d.id))
 }
 
@@ -114,9 +190,16 @@ fn finish_ready(
 ) -> Result<(), Error> {
     let meta: PdfMetadata = manifest.metadata();
     let note = ocr_note(&manifest.pages_needing_ocr);
-    let recorded = engine
-        .catalog()
-        .set_ready(id, &meta, manifest.char_count, manifest.chunk_count, note.as_deref())?;
+    let recorded = engine.catalog().set_ready(
+        id,
+        &Readied {
+            meta: &meta,
+            chars: manifest.char_count,
+            chunks: manifest.chunk_count,
+            note: note.as_deref(),
+            embedded_with: manifest.embedder.as_deref(),
+        },
+    )?;
     if !recorded {
         engine.dirs().remove(id)?;
         return Ok(());

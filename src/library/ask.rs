@@ -139,7 +139,7 @@ impl Library {
         // The embedder's floor; its models are loaded already when the question was embedded.
         let mut settings = request.settings;
         if settings.relevance_floor.is_none() && request.mode != SearchMode::Keyword {
-            settings.relevance_floor = self.engine.models()?.embedder.relevance_floor();
+            settings.relevance_floor = self.engine.embedder()?.relevance_floor();
         }
         let (question, cancel) = (request.question.clone(), cancel.clone());
         let hits = results.hits.clone();

@@ -19,7 +19,8 @@ use std::sync::Arc;
 use tokio::sync::broadcast;
 
 use crate::config::LibraryConfig;
-use crate::engine::{Engine, IndexEvent, Models};
+use crate::embed::Embedder;
+use crate::engine::{Engine, IndexEvent};
 use crate::error::Error;
 use crate::index::IndexCache;
 use crate::jobs::{IndexRun, RunMode};
@@ -54,9 +55,15 @@ impl Library {
         self.engine.subscribe()
     }
 
-    /// The models, loaded on first use (folder and document commands never need them).
-    pub fn models(&self) -> Result<Arc<Models>, Error> {
-        self.engine.models()
+    /// The library's embedder, loaded on first use (folder and document commands never need it).
+    pub fn embedder(&self) -> Result<Arc<dyn Embedder>, Error> {
+        self.engine.embedder()
+    }
+
+    /// The identity of the library's embedder ([`Embedder::id`]), which every index's vectors
+    /// must have been made by to be searched by meaning; known without loading the model.
+    pub fn embedder_id(&self) -> Result<String, Error> {
+        self.engine.embedder_id()
     }
 
     /// The indexes kept open for search.

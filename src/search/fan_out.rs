@@ -1,6 +1,7 @@
 //! The fan-out: the documents in scope are split over a few threads, and each thread opens (or
 //! finds open) the index of each of its documents, adds its keyword statistics to the scope's,
-//! and scans its int8 vectors for candidates. The threads' results are merged into one.
+//! and scans its int8 vectors for candidates if the question's model made them (a document
+//! without them is searched by keyword only). The threads' results are merged into one.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -25,14 +26,17 @@ pub struct OpenScope {
     pub stats: ScopeStatistics,
     /// The vector candidates, on quantised scores.
     pub pool: TopK,
+    /// Documents searched by keyword only, by scope position: their index has no vectors of the
+    /// question's model yet.
+    pub keyword_only: Vec<usize>,
 }
 
 /// What the fan-out looks for in each document.
 pub struct Wanted<'a> {
     pub terms: &'a [Term],
     pub quantized: Option<&'a QuantizedQuery>,
-    /// The question vector's dimension, which each index must match.
-    pub dimension: Option<usize>,
+    /// The model that made the question's vector: only vectors of that model are scanned.
+    pub embedder: Option<&'a str>,
     /// How many vector candidates to keep.
     pub pool: usize,
 }
@@ -45,10 +49,11 @@ pub fn open_scope(engine: &Engine, docs: &[ScopedDocument], wanted: &Wanted<'_>)
             skipped: Vec::new(),
             stats: ScopeStatistics::default(),
             pool: TopK::new(wanted.pool),
+            keyword_only: Vec::new(),
         };
         for (i, doc) in slice.iter().enumerate() {
             let pos = offset + i;
-            let index = match engine.open_index(doc, wanted.dimension) {
+            let index = match engine.open_index(doc) {
                 Ok(index) => index,
                 Err(e) => {
                     part.skipped.push((pos, e));
@@ -61,8 +66,13 @@ pub fn open_scope(engine: &Engine, docs: &[ScopedDocument], wanted: &Wanted<'_>)
                     continue;
                 }
             }
-            if let Some(q) = wanted.quantized {
-                index.block.vectors.scan(q, pos as u32, &mut part.pool);
+            if let (Some(q), Some(embedder)) = (wanted.quantized, wanted.embedder) {
+                match index.vectors_of(embedder) {
+                    Some(block) if block.vectors.dimension() == q.dimension() => {
+                        block.vectors.scan(q, pos as u32, &mut part.pool)
+                    }
+                    _ => part.keyword_only.push(pos),
+                }
             }
             part.opened.insert(pos, index);
         }
@@ -73,12 +83,14 @@ pub fn open_scope(engine: &Engine, docs: &[ScopedDocument], wanted: &Wanted<'_>)
         skipped: Vec::new(),
         stats: ScopeStatistics::default(),
         pool: TopK::new(wanted.pool),
+        keyword_only: Vec::new(),
     };
     for part in parts {
         scope.opened.extend(part.opened);
         scope.skipped.extend(part.skipped);
         scope.stats.merge(part.stats);
         scope.pool.merge(part.pool);
+        scope.keyword_only.extend(part.keyword_only);
     }
     scope
 }

@@ -2,7 +2,7 @@
 //! both, scored by a weighted sum of the scaled cosine and the scaled BM25.
 
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::merge::Ranked;
 
@@ -40,8 +40,10 @@ pub fn union(vector: Vec<Ranked>, keyword: Vec<Ranked>) -> Vec<Ranked> {
 /// over the candidates, BM25 as a fraction of the best candidate's or [`KEYWORD_FULL`] of `bound`
 /// (the most the question's terms could score), whichever is more, so that a list of weak
 /// matches of common words stays weak and a strong one counts in full; then weighted by
-/// [`VECTOR_WEIGHT`]. A passage missing from the keyword list counts 0 there.
-pub fn fuse(mut hits: Vec<Ranked>, bound: f32) -> Vec<Ranked> {
+/// [`VECTOR_WEIGHT`]. A passage missing from the keyword list counts 0 there; a passage of a
+/// document that has no vectors of the question's model yet is scored by its keyword share
+/// alone (no score of one model is compared with another's).
+pub fn fuse(mut hits: Vec<Ranked>, bound: f32, keyword_only: &HashSet<usize>) -> Vec<Ranked> {
     let cos: Vec<f32> = hits.iter().filter_map(|h| h.vector).collect();
     let (cmin, cmax) = cos.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), c| {
         (lo.min(*c), hi.max(*c))
@@ -58,7 +60,11 @@ pub fn fuse(mut hits: Vec<Ranked>, bound: f32) -> Vec<Ranked> {
             Some(b) if bound > 0.0 => (b / bound).min(1.0),
             _ => 0.0,
         };
-        hit.score = VECTOR_WEIGHT * v + (1.0 - VECTOR_WEIGHT) * k;
+        hit.score = if keyword_only.contains(&hit.doc) {
+            k
+        } else {
+            VECTOR_WEIGHT * v + (1.0 - VECTOR_WEIGHT) * k
+        };
     }
     hits
 }

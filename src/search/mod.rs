@@ -144,6 +144,9 @@ pub struct SearchResults {
     pub skipped: Vec<Skipped>,
     /// How many documents were in scope.
     pub documents_searched: usize,
+    /// How many of them were searched by keyword only: their vectors of the question's model
+    /// are still being made (just added, or the embedding model changed).
+    pub keyword_only: usize,
 }
 
 /// Groups `hits` (already in rank order) per document, keeping the order of each document's

@@ -5,6 +5,7 @@
 //! (`keyword.rs`) → fusion (`fusion.rs`) → the top `k` read and merged (`merge.rs`) → the scope
 //! read again and the skipped documents queued (`scope.rs`).
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use lectern_scan::QuantizedQuery;
@@ -65,7 +66,12 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
         v
     });
     let docs = engine.catalog().documents_in_scope(&request.scope)?;
-    let ranking = rank(engine, &docs, request, vector.as_deref());
+    let embedder = match vector {
+        Some(_) => Some(engine.embedder_id()?),
+        None => None,
+    };
+    let query = vector.as_deref().zip(embedder.as_deref());
+    let ranking = rank(engine, &docs, request, query);
     let current = Current::read(
         engine,
         &request.scope,
@@ -83,8 +89,8 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
         engine.fields(),
     );
     // The exact cosine of the passages only the keyword list found, to show beside their BM25.
-    if let Some(q) = vector.as_deref() {
-        fill_vector_scores(&mut top, &ranking.opened, q);
+    if let Some((q, embedder)) = query {
+        fill_vector_scores(&mut top, &ranking.opened, q, embedder);
     }
     let hits: Vec<Hit> = top.into_iter().filter_map(|r| hit(&current, r)).collect();
     let skipped = current.skip(engine, ranking.skipped.into_iter().chain(unreadable).collect())?;
@@ -95,6 +101,7 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
         hits,
         skipped,
         documents_searched: docs.len(),
+        keyword_only: ranking.keyword_only.len(),
     })
 }
 
@@ -105,12 +112,16 @@ struct Ranking {
     opened: Opened,
     /// Documents that could not be searched, by scope position.
     skipped: Vec<(usize, IndexError)>,
+    /// Documents searched by keyword only (no vectors of the question's model yet).
+    keyword_only: HashSet<usize>,
 }
 
-/// Ranks the passages of `docs` for the question: fan-out, the lists the mode asks for, fusion.
-fn rank(engine: &Engine, docs: &[ScopedDocument], request: &SearchRequest, vector: Option<&[f32]>) -> Ranking {
+/// Ranks the passages of `docs` for the question, whose vector (if any) comes with the identity
+/// of the model that made it: fan-out, the lists the mode asks for, fusion.
+fn rank(engine: &Engine, docs: &[ScopedDocument], request: &SearchRequest, query: Option<(&[f32], &str)>) -> Ranking {
     let depth = depth_for(request.k);
-    let vector = vector.filter(|_| request.mode != SearchMode::Keyword);
+    let query = query.filter(|_| request.mode != SearchMode::Keyword);
+    let vector = query.map(|(v, _)| v);
     let terms = match request.mode {
         SearchMode::Vector => Vec::new(),
         SearchMode::Keyword | SearchMode::Hybrid => query_terms(&request.query, engine.fields()),
@@ -120,11 +131,12 @@ fn rank(engine: &Engine, docs: &[ScopedDocument], request: &SearchRequest, vecto
     let wanted = Wanted {
         terms: &terms,
         quantized: quantized.as_ref(),
-        dimension: vector.map(<[f32]>::len),
+        embedder: query.map(|(_, e)| e),
         pool: depth * 2 + 16,
     };
     let scope = open_scope(engine, docs, &wanted);
     let (mut opened, mut skipped, stats) = (scope.opened, scope.skipped, scope.stats);
+    let keyword_only: HashSet<usize> = scope.keyword_only.into_iter().collect();
 
     let vector_list = match vector {
         Some(q) => vector_list(&opened, scope.pool, q, depth, &mut skipped),
@@ -141,10 +153,10 @@ fn rank(engine: &Engine, docs: &[ScopedDocument], request: &SearchRequest, vecto
         SearchMode::Keyword => keyword_list,
         SearchMode::Hybrid => {
             let mut union = union(vector_list, keyword_list);
-            if let Some(q) = vector {
-                fill_vector_scores(&mut union, &opened, q);
+            if let Some((q, embedder)) = query {
+                fill_vector_scores(&mut union, &opened, q, embedder);
             }
-            fuse(union, bound)
+            fuse(union, bound, &keyword_only)
         }
     };
     for hit in &mut ranked {
@@ -161,6 +173,7 @@ fn rank(engine: &Engine, docs: &[ScopedDocument], request: &SearchRequest, vecto
         ranked,
         opened,
         skipped,
+        keyword_only,
     }
 }
 

@@ -41,8 +41,9 @@ pub fn vector_list(
     })
 }
 
-/// Computes the exact cosine of every passage that lacks one.
-pub fn fill_vector_scores(hits: &mut [Ranked], opened: &Opened, query: &[f32]) {
+/// Computes the exact cosine of every passage that lacks one, where the question's model
+/// (`embedder`) made the document's vectors.
+pub fn fill_vector_scores(hits: &mut [Ranked], opened: &Opened, query: &[f32], embedder: &str) {
     let mut wanted: HashMap<usize, Vec<usize>> = HashMap::new();
     for (i, hit) in hits.iter().enumerate() {
         if hit.vector.is_none() {
@@ -50,7 +51,9 @@ pub fn fill_vector_scores(hits: &mut [Ranked], opened: &Opened, query: &[f32]) {
         }
     }
     for (doc, want) in wanted {
-        let Some(index) = opened.get(&doc) else { continue };
+        let Some(index) = opened.get(&doc).filter(|i| i.vectors_of(embedder).is_some()) else {
+            continue;
+        };
         let Ok(Some(meta)) = index.read_meta() else {
             continue;
         };

@@ -42,8 +42,8 @@ pub async fn publish(
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
         content_hash: provenance.content_hash.to_string(),
-        embedder: provenance.embedder.to_string(),
-        dimension,
+        embedder: Some(provenance.embedder.to_string()),
+        dimension: Some(dimension),
         chunker: provenance.chunker,
         page_count: m.page_count,
         chunk_count: chunks.len() as u64,

@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use lectern::catalog::DEFAULT_FOLDER;
 use lectern::index::verify;
+use lectern::jobs::{IndexEvent, RunMode};
 use lectern::{DocumentId, DocumentStatus, Library};
 
 use crate::common::{config, corpus_pdf, models_dir, runtime};
@@ -58,6 +59,19 @@ fn indexer(home: &Path) -> Command {
         .env("LECTERN_WORKERS", "2")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
+    command
+}
+
+/// An indexer whose embedding server does not answer: it reads documents, and leaves them
+/// searchable by keyword.
+fn reading_indexer(home: &Path) -> Command {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let mut command = indexer(home);
+    command
+        .env("LECTERN_EMBEDDER", "ollama:none")
+        .env("LECTERN_EMBED_URL", url);
     command
 }
 
@@ -185,7 +199,7 @@ fn a_document_whose_indexer_dies_twice_is_set_aside_until_retried_by_hand() {
         assert_eq!(status, DocumentStatus::Indexing);
     }
 
-    assert!(indexer(home.path()).status().unwrap().success());
+    assert!(reading_indexer(home.path()).status().unwrap().success());
     let doc = document(home.path(), id);
     assert_eq!(doc.status, DocumentStatus::Failed);
     assert!(
@@ -195,7 +209,7 @@ fn a_document_whose_indexer_dies_twice_is_set_aside_until_retried_by_hand() {
     );
 
     Library::open(config(home.path())).unwrap().reindex(id).unwrap();
-    assert!(indexer(home.path()).status().unwrap().success());
+    assert!(reading_indexer(home.path()).status().unwrap().success());
     assert_eq!(document(home.path(), id).status, DocumentStatus::Ready);
 }
 
@@ -207,12 +221,77 @@ fn quitting_on_purpose_does_not_count_against_a_document() {
         assert_eq!(exit.code(), Some(130));
         assert_eq!(status, DocumentStatus::Queued);
     }
-    assert!(indexer(home.path()).status().unwrap().success());
+    assert!(reading_indexer(home.path()).status().unwrap().success());
     assert_eq!(document(home.path(), id).status, DocumentStatus::Ready);
 }
 
-/// Adds a 56-page document to the library in `home`, then `times` times starts an indexer and
-/// sends it `signal` in the middle of the build (some pages done, not all): the document, and
+#[test]
+fn embedding_killed_part_way_goes_on_from_its_last_written_batch() {
+    let home = tempfile::tempdir().unwrap();
+    let library = Library::open(config(home.path())).unwrap();
+    let id = library
+        .add(&[corpus_pdf("text-kb-pdf-risks-56p-objstm.pdf")], DEFAULT_FOLDER)
+        .unwrap()
+        .added[0]
+        .id;
+    // Killed once the first batches of vectors are on disk, before the last.
+    let rows = home
+        .path()
+        .join("indexes")
+        .join(format!(".embed-{id}"))
+        .join("vectors.f32");
+    let row_bytes = 384 * 4;
+    let mut child = indexer(home.path()).spawn().unwrap();
+    let written = loop {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the indexer ended before embedding was under way"
+        );
+        let written = std::fs::metadata(&rows).map_or(0, |m| m.len() / row_bytes);
+        if written >= 32 {
+            break written;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    assert!(child.wait().unwrap().code().is_none());
+    let doc = document(home.path(), id);
+    assert_eq!(doc.status, DocumentStatus::Ready, "searchable by keyword meanwhile");
+    assert!(doc.embedded_with.is_none());
+    assert!(
+        doc.chunk_count.unwrap() > written,
+        "the kill came too late to test a resume"
+    );
+
+    let library = Library::open(config(home.path())).unwrap();
+    let mut events = library.subscribe();
+    let run = runtime().block_on(library.run_indexer(RunMode::UntilIdle)).unwrap();
+    assert_eq!(run.embedded, 1);
+    let resumed_from = std::iter::from_fn(|| events.try_recv().ok())
+        .find_map(|e| match e {
+            IndexEvent::Embedding { resumed_from, .. } => Some(resumed_from),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        resumed_from >= written,
+        "resumed from {resumed_from}, {written} were on disk"
+    );
+    let doc = document(home.path(), id);
+    assert_eq!(doc.embedded_with, Some(library.embedder_id().unwrap()));
+    let manifest = runtime()
+        .block_on(verify(&home.path().join("indexes").join(id.to_string())))
+        .unwrap();
+    assert_eq!(Some(manifest.chunk_count), doc.chunk_count);
+    assert!(
+        !rows.parent().unwrap().exists(),
+        "the scratch vectors are removed once published"
+    );
+}
+
+/// Adds a 429-page document to the library in `home`, then `times` times starts an indexer and
+/// sends it `signal` in the middle of reading it (some pages done, not all): the document, and
 /// how each indexer ended with the document's status after it.
 fn interrupt_builds(
     home: &Path,
@@ -221,12 +300,12 @@ fn interrupt_builds(
 ) -> (DocumentId, Vec<(std::process::ExitStatus, DocumentStatus)>) {
     let library = Library::open(config(home)).unwrap();
     let added = library
-        .add(&[corpus_pdf("text-kb-pdf-risks-56p-objstm.pdf")], DEFAULT_FOLDER)
+        .add(&[corpus_pdf("struct-many-pages-429p-ibm-manual.pdf")], DEFAULT_FOLDER)
         .unwrap();
     let id = added.added[0].id;
     let ends = (0..times)
         .map(|_| {
-            let mut child = indexer(home).spawn().unwrap();
+            let mut child = reading_indexer(home).spawn().unwrap();
             // The indexer's start puts the progress back to nothing; then pages get done.
             let mut restarted = false;
             loop {
@@ -234,12 +313,12 @@ fn interrupt_builds(
                     child.try_wait().unwrap().is_none(),
                     "the indexer ended before the build was under way"
                 );
-                let done = document(home, id).progress_done;
-                restarted |= done == 0;
-                if restarted && done > 0 {
+                let doc = document(home, id);
+                restarted |= doc.progress_done == 0;
+                if restarted && doc.progress_done > 0 && doc.status == DocumentStatus::Indexing {
                     break;
                 }
-                std::thread::sleep(Duration::from_millis(10));
+                std::thread::sleep(Duration::from_millis(5));
             }
             // SAFETY: sending a signal to our own child process.
             unsafe { libc::kill(child.id() as i32, signal) };

@@ -101,12 +101,10 @@ fn the_same_file_in_two_folders_is_embedded_once_and_both_stay_independent() {
     let mut reused = BTreeMap::new();
     while let Ok(event) = events.try_recv() {
         match event {
-            IndexEvent::Progress {
-                document,
-                chunks_embedded,
-                ..
+            IndexEvent::Embedding {
+                document, chunks_done, ..
             } => {
-                embedded.insert(document, chunks_embedded);
+                embedded.insert(document, chunks_done);
             }
             IndexEvent::Finished {
                 document, reused_from, ..
@@ -178,8 +176,13 @@ fn an_index_holds_every_chunk_with_its_page_and_character_range() {
 
     let dir = lib.home.path().join("indexes").join(doc.id.to_string());
     let manifest = runtime().block_on(verify(&dir)).unwrap();
-    assert_eq!(manifest.embedder, "all-MiniLM-L6-v2");
-    assert_eq!(manifest.dimension, 384);
+    assert_eq!(manifest.embedder, Some(lib.embedder_id().unwrap()));
+    assert!(manifest
+        .embedder
+        .as_deref()
+        .is_some_and(|e| e.starts_with("all-MiniLM-L6-v2/int8/")));
+    assert_eq!(manifest.dimension, Some(384));
+    assert_eq!(doc.embedded_with, manifest.embedder);
     assert_eq!(Some(manifest.chunk_count), doc.chunk_count);
     assert_eq!(keywords::count(&dir.join("keywords")).unwrap(), manifest.chunk_count);
 

@@ -9,6 +9,7 @@ mod common;
 mod corpus;
 mod crash;
 mod embed;
+mod embedding;
 mod hostile;
 mod import;
 mod index;

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use lectern::catalog::{Catalog, ChunkId, DocumentId, NewDocument, PdfMetadata, Scope, ScopeFilters};
+use lectern::catalog::{Catalog, ChunkId, DocumentId, NewDocument, PdfMetadata, Readied, Scope, ScopeFilters};
 use lectern::chunk::{Chunk, ChunkerSettings};
 use lectern::index::{block, IndexDirs};
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
@@ -76,18 +76,24 @@ fn add(t: &TestLibrary, doc: Doc) -> DocumentId {
             context: String::new(),
         })
         .collect();
+    let embedder = t.embedder_id().unwrap();
     let provenance = Provenance {
         content_hash: &row.content_hash,
-        embedder: "test",
+        embedder: &embedder,
         chunker: ChunkerSettings::default(),
         metadata: &doc.meta,
     };
     let manifest = runtime()
         .block_on(publish(&dirs, row.id, &chunks, &doc.vectors, DIM, &provenance))
         .unwrap();
-    catalog
-        .set_ready(row.id, &doc.meta, manifest.char_count, manifest.chunk_count, None)
-        .unwrap();
+    let ready = Readied {
+        meta: &doc.meta,
+        chars: manifest.char_count,
+        chunks: manifest.chunk_count,
+        note: None,
+        embedded_with: Some(&embedder),
+    };
+    catalog.set_ready(row.id, &ready).unwrap();
     row.id
 }
 
@@ -406,12 +412,13 @@ fn a_damaged_index_is_skipped_reported_and_queued_for_verification_but_never_rem
 }
 
 #[test]
-fn an_index_made_by_another_embedding_model_is_reported_and_left_alone() {
+fn an_index_whose_vectors_another_model_made_is_searched_by_keyword_only_and_left_alone() {
     let t = library();
     let f = t.create_folder("F").unwrap().id;
     let good = add(&t, simple("good.pdf", f, &["lighthouse keeper"], 1));
-    let other = add(&t, simple("other.pdf", f, &["lighthouse beam"], 2));
-    // What another process with another embedder would have published.
+    // Its one vector is the question's: were vectors of two models compared, it would lead.
+    let other = add(&t, simple("other.pdf", f, &["lighthouse beam"], 7));
+    // What Lectern before model identities, with another model of the same width, published.
     let manifest = t
         .home
         .path()
@@ -420,26 +427,33 @@ fn an_index_made_by_another_embedding_model_is_reported_and_left_alone() {
         .join("manifest.json");
     let text = std::fs::read_to_string(&manifest).unwrap();
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    json["dimension"] = serde_json::json!(768);
-    json["embedder"] = serde_json::json!("ollama:nomic-embed-text");
+    json["format_version"] = serde_json::json!(4);
+    json["embedder"] = serde_json::json!("all-MiniLM-L6-v2");
     std::fs::write(&manifest, json.to_string()).unwrap();
-    let r = search(
+    t.search_cache().evict(other);
+    let question = vector(7 * 1000);
+
+    let hybrid = search(
         &t,
         "lighthouse",
-        Some(vector(1)),
+        Some(question.clone()),
         folder_scope(&[f]),
         SearchMode::Hybrid,
     );
     assert_eq!(
-        r.hits.iter().map(|h| h.document).collect::<HashSet<_>>(),
-        HashSet::from([good])
+        hybrid.hits.iter().map(|h| h.document).collect::<HashSet<_>>(),
+        HashSet::from([good, other]),
+        "the other document answers by keyword"
     );
-    assert_eq!(r.skipped.len(), 1);
-    assert!(!r.skipped[0].requeued);
-    assert!(
-        r.skipped[0].reason.contains("nomic-embed-text"),
-        "{}",
-        r.skipped[0].reason
+    let by_keyword = hybrid.hits.iter().find(|h| h.document == other).unwrap();
+    assert_eq!(by_keyword.components.vector, None, "its vector is never scored");
+    assert_eq!(hybrid.keyword_only, 1);
+    assert!(hybrid.skipped.is_empty(), "{:?}", hybrid.skipped);
+
+    let vector_only = search(&t, "lighthouse", Some(question), folder_scope(&[f]), SearchMode::Vector);
+    assert_eq!(
+        vector_only.hits.iter().map(|h| h.document).collect::<HashSet<_>>(),
+        HashSet::from([good])
     );
     assert_eq!(t.document(&other.to_string()).unwrap().status, DocumentStatus::Ready);
     assert_eq!(std::fs::read_to_string(&manifest).unwrap(), json.to_string());

@@ -44,7 +44,17 @@ reason: string | null,
 /**
  * Pages indexed so far, of `progress_total`.
  */
-progress_done: number, progress_total: number, };
+progress_done: number, progress_total: number, 
+/**
+ * The model whose vectors the document's index holds (see [`crate::Embedder::id`]); `None`
+ * while a ready document is searchable by keyword only.
+ */
+embedded_with: string | null, 
+/**
+ * Chunks embedded so far, of `embed_total`, while a ready document waits for or gets the
+ * vectors of the library's model; both 0 otherwise.
+ */
+embed_done: number, embed_total: number, };
 
 /**
  * A directory linked to a folder, with what its last sync found.
@@ -348,7 +358,12 @@ sources: Array<Source>, skipped: Array<Skipped>,
 /**
  * How many documents were in scope.
  */
-documents_searched: number, };
+documents_searched: number, 
+/**
+ * How many of them were searched by keyword only: their vectors of the question's model
+ * are still being made (just added, or the embedding model changed).
+ */
+keyword_only: number, };
 
 /**
  * A question from the chat pane.
@@ -375,7 +390,7 @@ results: SearchResults, };
 /**
  * One thing that happened to a document in the indexing queue.
  */
-export type IndexEvent = { "kind": "queued", document: DocumentId, } | { "kind": "started", document: DocumentId, } | { "kind": "progress", document: DocumentId, pages_done: number, pages_total: number, chunks_embedded: number, } | { "kind": "finished", document: DocumentId, status: DocumentStatus, reason: string | null, reused_from: DocumentId | null, };
+export type IndexEvent = { "kind": "queued", document: DocumentId, } | { "kind": "started", document: DocumentId, } | { "kind": "progress", document: DocumentId, pages_done: number, pages_total: number, } | { "kind": "finished", document: DocumentId, status: DocumentStatus, reason: string | null, reused_from: DocumentId | null, } | { "kind": "embedding", document: DocumentId, chunks_done: number, chunks_total: number, resumed_from: number, } | { "kind": "embedded", document: DocumentId, } | { "kind": "embedding_failed", document: DocumentId, reason: string, };
 
 /**
  * Which kind of backend answers.

@@ -186,6 +186,12 @@ function documentItem(doc: LibraryDocument, selected: Set<string>, hooks: Sideba
     bar.max = Math.max(doc.progress_total, 1);
     bar.value = doc.progress_done;
     item.append(bar);
+  } else if (doc.status === "ready" && doc.embed_total > 0) {
+    const bar = document.createElement("progress");
+    bar.className = "embedding";
+    bar.max = doc.embed_total;
+    bar.value = doc.embed_done;
+    item.append(bar);
   }
   if (doc.status === "needs_password") {
     item.append(

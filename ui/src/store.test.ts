@@ -18,6 +18,9 @@ const doc = (id: string, folder: number, file_name: string, extra: Partial<Libra
   reason: null,
   progress_done: 0,
   progress_total: 0,
+  embedded_with: "all-MiniLM-L6-v2/int8/0123456789abcdef",
+  embed_done: 0,
+  embed_total: 0,
   ...extra,
 });
 
@@ -84,6 +87,9 @@ describe("stores", () => {
     expect(statusText(doc("a", 1, "a.pdf"))).toBe("Ready · 3 pages");
     expect(statusText(doc("a", 1, "a.pdf", { reason: "page 2 has no readable text" }))).toBe(
       "Ready · 3 pages · page 2 has no readable text",
+    );
+    expect(statusText(doc("a", 1, "a.pdf", { embedded_with: null, embed_done: 40, embed_total: 100 }))).toBe(
+      "Searchable by keyword · embedding 40 %",
     );
     expect(statusText(doc("a", 1, "a.pdf", { status: "indexing", progress_done: 2, progress_total: 9 }))).toBe(
       "Indexing page 2 of 9",

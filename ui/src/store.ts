@@ -73,7 +73,13 @@ export function linkText(link: Link): string {
 export function statusText(doc: LibraryDocument): string {
   switch (doc.status) {
     case "ready": {
-      const ready = doc.page_count === null ? "Ready" : `Ready · ${doc.page_count} pages`;
+      // Searchable by keyword as soon as it is read; by meaning too once it is embedded.
+      const ready =
+        doc.embed_total > 0
+          ? `Searchable by keyword · embedding ${Math.floor((doc.embed_done * 100) / doc.embed_total)} %`
+          : doc.page_count === null
+            ? "Ready"
+            : `Ready · ${doc.page_count} pages`;
       // A ready document's reason names pages that need OCR.
       return doc.reason === null ? ready : `${ready} · ${doc.reason}`;
     }
