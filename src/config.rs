@@ -14,10 +14,9 @@ use crate::pdf::PdfReader;
 use crate::server::ServerApi;
 
 /// Gives rayon's thread pool (the tokenizer's batches) one thread (`RAYON_NUM_THREADS=1`) unless
-/// the user chose otherwise. Parallelism comes from indexing several documents at once, with the
-/// cores shared among their model sessions ([`crate::embed::Parallelism`]): threads beyond the
-/// cores run every worker many times slower. The pool reads the setting when first used, so call
-/// this before.
+/// the user chose otherwise. The embedding model's session has the cores
+/// ([`crate::embed::Parallelism`]): threads beyond the cores run it many times slower. The pool
+/// reads the setting when first used, so call this before.
 pub fn one_thread_per_model() {
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
         std::env::set_var("RAYON_NUM_THREADS", "1");

@@ -1,18 +1,21 @@
 //! `lectern-bench index`: indexing figures measured on this machine, each printed beside its baseline:
 //! extraction against poppler's `pdftotext`, embedding against sentence-transformers (PyTorch) on
 //! the same 256-token inputs and thread counts, end-to-end indexing (to searchable by keyword and
-//! to embedded) of the corpus's text files and of the 429-page file, peak memory while indexing
-//! it, how fast an interrupted embedding finishes after a restart, and the time of a move.
+//! to embedded) of the corpus's text files and of the 429-page file, embedding a library again
+//! after a change of model while it answers, peak memory while indexing the 429-page file, how
+//! fast an interrupted embedding finishes after a restart, and the time of a move.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::args::IndexBenchArgs;
 use crate::embedding;
-use lectern::catalog::DEFAULT_FOLDER;
+use lectern::catalog::{Scope, DEFAULT_FOLDER};
 use lectern::jobs::{next_event, IndexEvent, RunMode};
 use lectern::pdf::{Extracted, PdfReader};
+use lectern::search::{SearchMode, SearchRequest};
 use lectern::{Error, Library, LibraryConfig};
 
 const BIG_FILE: &str = "struct-many-pages-429p-ibm-manual.pdf";
@@ -51,6 +54,7 @@ pub async fn run(config: LibraryConfig, args: &IndexBenchArgs) -> anyhow::Result
     embedding::run(&config, &files, args.chunks, &scratch.0)?;
     let title = format!("{} PDFs", files.len());
     end_to_end(&config, &title, &files, pages, &scratch.0).await?;
+    re_embedding(&config, &files, &scratch.0).await?;
     let big = corpus.join(BIG_FILE);
     let whole = end_to_end(&config, BIG_FILE, std::slice::from_ref(&big), 429, &scratch.0).await?;
     peak_memory(&config, &big, &scratch.0)?;
@@ -138,23 +142,21 @@ struct Timeline {
 async fn timed_run(library: &Library) -> anyhow::Result<Timeline> {
     let mut events = library.subscribe();
     let start = Instant::now();
-    let watcher = tokio::spawn(async move {
-        let mut searchable = 0.0;
-        while let Some(event) = next_event(&mut events).await {
-            if matches!(event, IndexEvent::Finished { .. }) {
-                searchable = start.elapsed().as_secs_f64();
+    let searchable = Arc::new(Mutex::new(0.0));
+    let watcher = {
+        let searchable = searchable.clone();
+        tokio::spawn(async move {
+            while let Some(event) = next_event(&mut events).await {
+                if matches!(event, IndexEvent::Finished { .. }) {
+                    *searchable.lock().unwrap_or_else(PoisonError::into_inner) = start.elapsed().as_secs_f64();
+                }
             }
-        }
-        searchable
-    });
+        })
+    };
     library.run_indexer(RunMode::UntilIdle).await?;
     let embedded = start.elapsed().as_secs_f64();
-    // The subscription ends with the library; the last reading ended before the run did.
-    let searchable = tokio::time::timeout(Duration::from_millis(200), watcher)
-        .await
-        .ok()
-        .and_then(Result::ok)
-        .unwrap_or(embedded);
+    watcher.abort();
+    let searchable = *searchable.lock().unwrap_or_else(PoisonError::into_inner);
     Ok(Timeline { searchable, embedded })
 }
 
@@ -213,6 +215,82 @@ async fn end_to_end(
     Ok(timeline)
 }
 
+/// A library of `files` indexed, then made to look as one made by another model before the
+/// upgrade (manifests of format 4 naming the model only): the time its indexer takes to embed it
+/// again, with hybrid questions asked all along, how many were answered and how fast.
+async fn re_embedding(config: &LibraryConfig, files: &[PathBuf], scratch: &Path) -> anyhow::Result<()> {
+    let mut config = config.clone();
+    config.home = scratch.join("re-embedding");
+    let library = Library::open(config.clone())?;
+    library.add(files, DEFAULT_FOLDER)?;
+    library.run_indexer(RunMode::UntilIdle).await?;
+    let docs = library.documents(None, false)?;
+    for doc in &docs {
+        let path = config
+            .home
+            .join("indexes")
+            .join(doc.id.to_string())
+            .join("manifest.json");
+        let text = std::fs::read_to_string(&path).map_err(Error::io(&path))?;
+        let mut manifest: serde_json::Value = serde_json::from_str(&text)?;
+        manifest["format_version"] = serde_json::json!(4);
+        manifest["embedder"] = serde_json::json!("all-MiniLM-L6-v2");
+        std::fs::write(&path, manifest.to_string()).map_err(Error::io(&path))?;
+    }
+    drop(library);
+    let library = Library::open(config)?;
+    let chunks: u64 = docs.iter().filter_map(|d| d.chunk_count).sum();
+    let start = Instant::now();
+    let indexer = {
+        let library = library.clone();
+        tokio::spawn(async move { library.run_indexer(RunMode::UntilIdle).await })
+    };
+    let questions = [
+        "how is the text laid out on the page",
+        "fonts and encodings",
+        "what is a PDF file",
+    ];
+    let (mut asked, mut answered, mut latencies) = (0usize, 0usize, Vec::new());
+    while !indexer.is_finished() {
+        let request = SearchRequest {
+            query: questions[asked % questions.len()].into(),
+            scope: Scope::default(),
+            k: 5,
+            mode: SearchMode::Hybrid,
+        };
+        let asked_at = Instant::now();
+        let results = library.search(&request).await?;
+        latencies.push(asked_at.elapsed().as_secs_f64() * 1000.0);
+        asked += 1;
+        answered += usize::from(!results.hits.is_empty());
+    }
+    indexer.await??;
+    let seconds = start.elapsed().as_secs_f64();
+    latencies.sort_by(f64::total_cmp);
+    let p50 = latencies.get(latencies.len() / 2).copied().unwrap_or(0.0);
+    header("embedding again after a change of model, questions asked meanwhile", "");
+    row(
+        "seconds to embed the library again",
+        format!("{seconds:.1}"),
+        format!("{} docs, {chunks} chunks", docs.len()),
+        None,
+    );
+    row(
+        "the same for 100 such documents",
+        format!("{:.0}", seconds * 100.0 / docs.len().max(1) as f64),
+        "(in proportion)".into(),
+        None,
+    );
+    row(
+        "questions answered meanwhile",
+        format!("{answered} of {asked}"),
+        format!("p50 {p50:.0} ms"),
+        None,
+    );
+    println!();
+    Ok(())
+}
+
 /// A `lectern index` process embedding `big` is killed two thirds of the way; the time the next
 /// run takes to finish, beside the time of a whole run (`whole`, seconds).
 async fn resume(config: &LibraryConfig, big: &Path, whole: f64, scratch: &Path) -> anyhow::Result<()> {
@@ -264,29 +342,28 @@ fn lectern_index(config: &LibraryConfig, home: &Path) -> anyhow::Result<std::pro
         .map_err(Error::io("lectern index"))?)
 }
 
-/// Peak resident memory of a `lectern index` process indexing the 429-page file alone.
+/// Peak resident memory of a `lectern index` process indexing the 429-page file alone, read from
+/// its own `VmHWM` while it runs: the `ru_maxrss` that `wait4` reports for a child starts from
+/// the parent's resident set at the spawn, which is this benchmark's, models and all.
 fn peak_memory(config: &LibraryConfig, big: &Path, scratch: &Path) -> anyhow::Result<()> {
     let home = scratch.join("peak-memory");
     let mut child_config = config.clone();
     child_config.home = home.clone();
     Library::open(child_config)?.add(&[big.to_path_buf()], DEFAULT_FOLDER)?;
-    let child = lectern_index(config, &home)?;
-    let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waiting for our own child process, with valid pointers to locals.
-    let waited = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    header(&format!("memory while indexing {BIG_FILE}"), "");
-    if waited > 0 {
-        row(
-            "peak RSS",
-            format!("{} MB", usage.ru_maxrss / 1024),
-            String::new(),
-            None,
-        );
-    } else {
-        row("peak RSS", "not measured".into(), String::new(), None);
+    let mut child = lectern_index(config, &home)?;
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
+    while child.try_wait().map_err(Error::io("lectern index"))?.is_none() {
+        let hwm = std::fs::read_to_string(&status).ok().and_then(|s| {
+            s.lines()
+                .find_map(|line| line.strip_prefix("VmHWM:"))
+                .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        });
+        peak_kb = peak_kb.max(hwm.unwrap_or(0));
+        std::thread::sleep(Duration::from_millis(20));
     }
+    header(&format!("memory while indexing {BIG_FILE}"), "");
+    row("peak RSS", format!("{} MB", peak_kb / 1024), String::new(), None);
     println!();
     Ok(())
 }

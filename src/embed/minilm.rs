@@ -63,14 +63,12 @@ pub struct Parallelism {
 }
 
 impl Parallelism {
-    /// A session for each of `workers` documents indexed at once, the machine's cores shared
-    /// among them: more threads than cores run every session many times slower.
-    pub fn for_workers(workers: usize) -> Parallelism {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let sessions = workers.max(1);
+    /// One session on every core of the machine: as fast as a session per core (the benchmark's
+    /// layouts), with one copy of the weights.
+    pub fn whole_machine() -> Parallelism {
         Parallelism {
-            sessions,
-            threads: (cores / sessions).max(1),
+            sessions: 1,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
 }

@@ -46,7 +46,7 @@ impl Engine {
         let embedder: Arc<dyn Embedder> = match &config.embedder {
             EmbedderConfig::MiniLm => Arc::new(MiniLm::load(
                 &config.models_dir.join(MINILM_DIR),
-                Parallelism::for_workers(config.workers),
+                Parallelism::whole_machine(),
             )?),
             EmbedderConfig::Http {
                 api,
