@@ -86,6 +86,12 @@ fn print_results(results: &SearchResults) {
             println!("  {:.4}  {} (p. {})", s.best_score, s.document_name, pages.join(", "));
         }
     }
+    if results.keyword_only > 0 && results.mode != SearchMode::Keyword {
+        println!(
+            "{} document(s) searched by keyword only: their vectors are still being made",
+            results.keyword_only
+        );
+    }
     for s in &results.skipped {
         println!(
             "skipped {}: {}{}",
