@@ -194,7 +194,12 @@ fn reset_peak_memory() {
 
 /// This process's peak resident set since the last reset, in bytes.
 fn peak_memory() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+    peak_memory_of("/proc/self/status")
+}
+
+/// The peak resident set (`VmHWM`) a `/proc/<pid>/status` file states, in bytes; 0 if it is gone.
+pub fn peak_memory_of(status: impl AsRef<std::path::Path>) -> u64 {
+    std::fs::read_to_string(status)
         .ok()
         .and_then(|status| {
             status

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::args::IndexBenchArgs;
 use crate::embedding;
+use crate::hostile::peak_memory_of;
 use lectern::catalog::{Scope, DEFAULT_FOLDER};
 use lectern::jobs::{next_event, IndexEvent, RunMode};
 use lectern::pdf::{Extracted, PdfReader};
@@ -352,18 +353,13 @@ fn peak_memory(config: &LibraryConfig, big: &Path, scratch: &Path) -> anyhow::Re
     Library::open(child_config)?.add(&[big.to_path_buf()], DEFAULT_FOLDER)?;
     let mut child = lectern_index(config, &home)?;
     let status = format!("/proc/{}/status", child.id());
-    let mut peak_kb = 0u64;
+    let mut peak = 0u64;
     while child.try_wait().map_err(Error::io("lectern index"))?.is_none() {
-        let hwm = std::fs::read_to_string(&status).ok().and_then(|s| {
-            s.lines()
-                .find_map(|line| line.strip_prefix("VmHWM:"))
-                .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        });
-        peak_kb = peak_kb.max(hwm.unwrap_or(0));
+        peak = peak.max(peak_memory_of(&status));
         std::thread::sleep(Duration::from_millis(20));
     }
     header(&format!("memory while indexing {BIG_FILE}"), "");
-    row("peak RSS", format!("{} MB", peak_kb / 1024), String::new(), None);
+    row("peak RSS", format!("{} MB", peak >> 20), String::new(), None);
     println!();
     Ok(())
 }

@@ -150,35 +150,33 @@ fn embed(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool)
     Ok(())
 }
 
-/// A ready document with the same content whose index is in place.
-fn twin_with_index(engine: &Engine, doc: &Document) -> Result<Option<DocumentId>, Error> {
-    // One with the vectors of the library's model is best: nothing is left to do.
-    let embedder = engine.embedder_id().ok();
-    let mut candidates: Vec<(DocumentId, Manifest)> = engine
+/// The ready documents with the same content as `doc` whose index is in place, with its manifest.
+fn indexed_twins(engine: &Engine, doc: &Document) -> Result<Vec<(DocumentId, Manifest)>, Error> {
+    Ok(engine
         .catalog()
         .documents_with_hash(&doc.content_hash)?
         .into_iter()
         .filter(|d| d.id != doc.id && d.status == DocumentStatus::Ready)
         .filter_map(|d| Some((d.id, engine.dirs().manifest(d.id)?)))
         .filter(|(_, m)| m.content_hash == doc.content_hash)
-        .collect();
-    candidates.sort_by_key(|(_, m)| m.embedder.is_none() || m.embedder != embedder);
-    Ok(candidates.first().map(|(id, _)| *id))
+        .collect())
+}
+
+/// A ready document with the same content whose index is in place; one with the vectors of the
+/// library's model is best: nothing is left to do.
+fn twin_with_index(engine: &Engine, doc: &Document) -> Result<Option<DocumentId>, Error> {
+    let embedder = engine.embedder_id().ok();
+    let mut twins = indexed_twins(engine, doc)?;
+    twins.sort_by_key(|(_, m)| m.embedder.is_none() || m.embedder != embedder);
+    Ok(twins.first().map(|(id, _)| *id))
 }
 
 /// A ready document with the same content whose index holds the vectors of `embedder`.
 fn twin_with_vectors(engine: &Engine, doc: &Document, embedder: &str) -> Result<Option<DocumentId>, Error> {
-    let twins = engine.catalog().documents_with_hash(&doc.content_hash)?;
-    Ok(twins
+    Ok(indexed_twins(engine, doc)?
         .into_iter()
-        .filter(|d| d.id != doc.id && d.status == DocumentStatus::Ready)
-        .find(|d| {
-            engine
-                .dirs()
-                .manifest(d.id)
-                .is_some_and(|m| m.content_hash == doc.content_hash && m.embedder.as_deref() == Some(embedder))
-        })
-        .map(|d| d.id))
+        .find(|(_, m)| m.embedder.as_deref() == Some(embedder))
+        .map(|(id, _)| id))
 }
 
 /// Records a published index; if the document was deleted meanwhile, removes the index instead.
