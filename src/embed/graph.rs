@@ -1,90 +1,152 @@
-//! The model's ONNX graph, rewritten before ONNX Runtime loads it. PyTorch exports attention with
-//! its softmax wrapped in `Where(IsNaN(p), 0, p)`, for rows whose every key is masked; a text always
-//! has its own tokens to attend to, so no row is, and the two nodes only cost time (a seventh of
-//! it, measured). The rewrite removes them and changes nothing else: every field it does not read
-//! is carried through as the bytes it was read from.
+//! The model's ONNX graph, rewritten before ONNX Runtime loads it, in two ways:
+//!
+//! - PyTorch exports attention with its softmax wrapped in `Where(IsNaN(p), 0, p)`, for rows whose
+//!   every key is masked; a text always has its own tokens to attend to, so no row is, and the two
+//!   nodes only cost time (a seventh of it, measured). They are removed.
+//! - The export's int8 weights are replaced by the f32 ones they were rounded from (`weights.rs`).
+//!
+//! Nothing else changes: every field the rewrites do not read is carried through as the bytes it
+//! was read from.
 
 use std::collections::{HashMap, HashSet};
 
 use prost::Message;
+use thiserror::Error;
+
+use super::weights;
+
+/// Why the model's files could not be made into the graph that runs.
+#[derive(Debug, Error)]
+pub enum GraphError {
+    #[error("model.onnx is not an ONNX model: {0}")]
+    NotOnnx(#[from] prost::DecodeError),
+    #[error("model.safetensors is not a safetensors file: {0}")]
+    NotSafetensors(String),
+    #[error(
+        "model.safetensors holds no weight that {weight} of model.onnx was rounded from: the two files are not of the same model"
+    )]
+    NoOriginal { weight: String },
+    #[error("model.onnx holds a weight, {weight}, that is not what its use says ({reason})")]
+    Malformed { weight: String, reason: String },
+}
+
+/// The graph that runs: `exported` (an ONNX file's bytes) without the masked-softmax guards, and
+/// with its int8 weights replaced by their f32 originals from `originals` (a safetensors file's
+/// bytes).
+pub fn prepare(exported: &[u8], originals: &[u8]) -> Result<Vec<u8>, GraphError> {
+    let mut model = Model::decode(exported)?;
+    if let Some(graph) = model.graph.as_mut() {
+        remove_softmax_guards(graph);
+        weights::restore_originals(graph, originals)?;
+    }
+    Ok(model.encode_to_vec())
+}
 
 /// `ModelProto` of onnx.proto: the graph decoded, every other field kept as it was.
 #[derive(Clone, PartialEq, Message)]
-struct Model {
+pub(super) struct Model {
     #[prost(int64, tag = "1")]
-    ir_version: i64,
+    pub(super) ir_version: i64,
     #[prost(string, tag = "2")]
-    producer_name: String,
+    pub(super) producer_name: String,
     #[prost(string, tag = "3")]
-    producer_version: String,
+    pub(super) producer_version: String,
     #[prost(string, tag = "4")]
-    domain: String,
+    pub(super) domain: String,
     #[prost(int64, tag = "5")]
-    model_version: i64,
+    pub(super) model_version: i64,
     #[prost(string, tag = "6")]
-    doc_string: String,
+    pub(super) doc_string: String,
     #[prost(message, optional, tag = "7")]
-    graph: Option<Graph>,
+    pub(super) graph: Option<Graph>,
     #[prost(bytes = "vec", repeated, tag = "8")]
-    opset_import: Vec<Vec<u8>>,
+    pub(super) opset_import: Vec<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "14")]
-    metadata_props: Vec<Vec<u8>>,
+    pub(super) metadata_props: Vec<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "20")]
-    training_info: Vec<Vec<u8>>,
+    pub(super) training_info: Vec<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "25")]
-    functions: Vec<Vec<u8>>,
+    pub(super) functions: Vec<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "26")]
-    configuration: Vec<Vec<u8>>,
+    pub(super) configuration: Vec<Vec<u8>>,
 }
 
 /// `GraphProto`: the nodes decoded, the rest kept as bytes.
 #[derive(Clone, PartialEq, Message)]
-struct Graph {
+pub(super) struct Graph {
     #[prost(message, repeated, tag = "1")]
-    node: Vec<Node>,
+    pub(super) node: Vec<Node>,
     #[prost(string, tag = "2")]
-    name: String,
+    pub(super) name: String,
+    /// `TensorProto`s, decoded where a rewrite reads them ([`Tensor`]).
     #[prost(bytes = "vec", repeated, tag = "5")]
-    initializer: Vec<Vec<u8>>,
+    pub(super) initializer: Vec<Vec<u8>>,
     #[prost(string, tag = "10")]
-    doc_string: String,
+    pub(super) doc_string: String,
     #[prost(bytes = "vec", repeated, tag = "11")]
-    input: Vec<Vec<u8>>,
+    pub(super) input: Vec<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "12")]
-    output: Vec<Vec<u8>>,
+    pub(super) output: Vec<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "13")]
-    value_info: Vec<Vec<u8>>,
+    pub(super) value_info: Vec<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "14")]
-    quantization_annotation: Vec<Vec<u8>>,
+    pub(super) quantization_annotation: Vec<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "15")]
-    sparse_initializer: Vec<Vec<u8>>,
+    pub(super) sparse_initializer: Vec<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "16")]
-    metadata_props: Vec<Vec<u8>>,
+    pub(super) metadata_props: Vec<Vec<u8>>,
 }
 
 /// `NodeProto`: inputs, outputs and operator decoded, attributes kept as bytes.
 #[derive(Clone, PartialEq, Message)]
-struct Node {
+pub(super) struct Node {
     #[prost(string, repeated, tag = "1")]
-    input: Vec<String>,
+    pub(super) input: Vec<String>,
     #[prost(string, repeated, tag = "2")]
-    output: Vec<String>,
+    pub(super) output: Vec<String>,
     #[prost(string, tag = "3")]
-    name: String,
+    pub(super) name: String,
     #[prost(string, tag = "4")]
-    op_type: String,
+    pub(super) op_type: String,
     #[prost(bytes = "vec", repeated, tag = "5")]
-    attribute: Vec<Vec<u8>>,
+    pub(super) attribute: Vec<Vec<u8>>,
     #[prost(string, tag = "6")]
-    doc_string: String,
+    pub(super) doc_string: String,
     #[prost(string, tag = "7")]
-    domain: String,
+    pub(super) domain: String,
     #[prost(string, tag = "8")]
-    overload: String,
+    pub(super) overload: String,
     #[prost(bytes = "vec", repeated, tag = "9")]
-    metadata_props: Vec<Vec<u8>>,
+    pub(super) metadata_props: Vec<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "10")]
-    device_configurations: Vec<Vec<u8>>,
+    pub(super) device_configurations: Vec<Vec<u8>>,
+}
+
+/// `TensorProto`: what the weight rewrite reads and writes of an initializer.
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct Tensor {
+    #[prost(int64, repeated, tag = "1")]
+    pub(super) dims: Vec<i64>,
+    #[prost(int32, tag = "2")]
+    pub(super) data_type: i32,
+    #[prost(float, repeated, tag = "4")]
+    pub(super) float_data: Vec<f32>,
+    #[prost(int32, repeated, tag = "5")]
+    pub(super) int32_data: Vec<i32>,
+    #[prost(string, tag = "8")]
+    pub(super) name: String,
+    #[prost(bytes = "vec", tag = "9")]
+    pub(super) raw_data: Vec<u8>,
+    /// 1 when the data is in another file, which a weight read here never is.
+    #[prost(int32, tag = "14")]
+    pub(super) data_location: i32,
+}
+
+/// A `TensorProto` read for its name only, its data skipped.
+#[derive(Clone, PartialEq, Message)]
+pub(super) struct TensorName {
+    #[prost(string, tag = "8")]
+    pub(super) name: String,
 }
 
 /// `ValueInfoProto`, for its name only.
@@ -94,23 +156,39 @@ struct ValueInfo {
     name: String,
 }
 
-/// The graph of `model` (an ONNX file's bytes) without the masked-softmax guards; the model as it
-/// was if it has none.
-pub fn without_softmax_guards(model: &[u8]) -> Result<Vec<u8>, prost::DecodeError> {
-    let mut decoded = Model::decode(model)?;
-    let Some(graph) = decoded.graph.as_mut() else {
-        return Ok(model.to_vec());
-    };
-    let producer: HashMap<&str, usize> = graph
-        .node
-        .iter()
-        .enumerate()
-        .flat_map(|(i, n)| n.output.iter().map(move |o| (o.as_str(), i)))
-        .collect();
-    let mut uses: HashMap<&str, usize> = HashMap::new();
-    for name in graph.node.iter().flat_map(|n| &n.input) {
-        *uses.entry(name.as_str()).or_default() += 1;
+impl Graph {
+    /// The position of the node that writes each value.
+    pub(super) fn producers(&self) -> HashMap<&str, usize> {
+        self.node
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| n.output.iter().map(move |o| (o.as_str(), i)))
+            .collect()
     }
+
+    /// How many times nodes read each value.
+    pub(super) fn readers(&self) -> HashMap<&str, usize> {
+        let mut uses: HashMap<&str, usize> = HashMap::new();
+        for name in self.node.iter().flat_map(|n| &n.input) {
+            *uses.entry(name.as_str()).or_default() += 1;
+        }
+        uses
+    }
+
+    /// Removes the nodes at `positions`.
+    pub(super) fn remove_nodes(&mut self, positions: &HashSet<usize>) {
+        let mut index = 0;
+        self.node.retain(|_| {
+            index += 1;
+            !positions.contains(&(index - 1))
+        });
+    }
+}
+
+/// Removes the masked-softmax guards of `graph`.
+fn remove_softmax_guards(graph: &mut Graph) {
+    let producer = graph.producers();
+    let uses = graph.readers();
     let graph_outputs: HashSet<String> = graph
         .output
         .iter()
@@ -142,32 +220,34 @@ pub fn without_softmax_guards(model: &[u8]) -> Result<Vec<u8>, prost::DecodeErro
         }
     }
     if dropped.is_empty() {
-        return Ok(model.to_vec());
+        return;
     }
-    let mut index = 0;
-    graph.node.retain(|_| {
-        index += 1;
-        !dropped.contains(&(index - 1))
-    });
+    graph.remove_nodes(&dropped);
     for input in graph.node.iter_mut().flat_map(|n| n.input.iter_mut()) {
         if let Some(kept) = replaced.get(input) {
             *input = kept.clone();
         }
     }
-    Ok(decoded.encode_to_vec())
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn node(op: &str, input: &[&str], output: &str) -> Node {
+    /// A node of operator `op` reading `input` and writing `output`.
+    pub(in crate::embed) fn node(op: &str, input: &[&str], output: &str) -> Node {
         Node {
             op_type: op.into(),
             input: input.iter().map(|s| s.to_string()).collect(),
             output: vec![output.into()],
             ..Node::default()
         }
+    }
+
+    fn without_softmax_guards(model: &[u8]) -> Vec<u8> {
+        let mut decoded = Model::decode(model).unwrap();
+        remove_softmax_guards(decoded.graph.as_mut().unwrap());
+        decoded.encode_to_vec()
     }
 
     fn model(nodes: Vec<Node>) -> Vec<u8> {
@@ -193,7 +273,7 @@ mod tests {
             node("Where", &["nan", "zero", "p"], "guarded"),
             node("MatMul", &["guarded", "v"], "out"),
         ]);
-        let after = Model::decode(without_softmax_guards(&before).unwrap().as_slice()).unwrap();
+        let after = Model::decode(without_softmax_guards(&before).as_slice()).unwrap();
         let graph = after.graph.unwrap();
         let ops: Vec<&str> = graph.node.iter().map(|n| n.op_type.as_str()).collect();
         assert_eq!(ops, ["Softmax", "MatMul"]);
@@ -212,17 +292,17 @@ mod tests {
             node("IsNaN", &["q"], "nan"),
             node("Where", &["nan", "zero", "p"], "guarded"),
         ]);
-        assert_eq!(without_softmax_guards(&other_value).unwrap(), other_value);
+        assert_eq!(without_softmax_guards(&other_value), other_value);
         let read_twice = model(vec![
             node("IsNaN", &["p"], "nan"),
             node("Where", &["nan", "zero", "p"], "guarded"),
             node("Not", &["nan"], "seen"),
         ]);
-        assert_eq!(without_softmax_guards(&read_twice).unwrap(), read_twice);
+        assert_eq!(without_softmax_guards(&read_twice), read_twice);
         let an_output = model(vec![
             node("IsNaN", &["p"], "nan"),
             node("Where", &["nan", "zero", "p"], "out"),
         ]);
-        assert_eq!(without_softmax_guards(&an_output).unwrap(), an_output);
+        assert_eq!(without_softmax_guards(&an_output), an_output);
     }
 }

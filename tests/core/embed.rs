@@ -1,4 +1,4 @@
-//! Embedders: the in-process int8 model agrees with sentence-transformers' f32 one, and the HTTP clients speak the
+//! Embedders: the in-process model agrees with sentence-transformers, and the HTTP clients speak the
 //! Ollama and OpenAI wire formats (against a local server), with errors a person can act on.
 
 use std::io::Write;
@@ -32,7 +32,7 @@ fn minilm() -> MiniLm {
 }
 
 #[test]
-fn minilm_int8_agrees_with_the_f32_model_of_sentence_transformers() {
+fn minilm_agrees_with_the_f32_model_of_sentence_transformers() {
     let reference: Reference =
         serde_json::from_str(include_str!("minilm-reference.json")).expect("the reference vectors are JSON");
     let model = minilm();
@@ -44,7 +44,7 @@ fn minilm_int8_agrees_with_the_f32_model_of_sentence_transformers() {
         assert!((cosine(vector, vector) - 1.0).abs() < 1e-4, "not normalised");
         let agreement = cosine(vector, expected);
         assert!(
-            agreement >= 0.99,
+            agreement >= 0.9999,
             "{agreement} against {} for {text:?}",
             reference.runtime
         );

@@ -180,7 +180,7 @@ fn an_index_holds_every_chunk_with_its_page_and_character_range() {
     assert!(manifest
         .embedder
         .as_deref()
-        .is_some_and(|e| e.starts_with("all-MiniLM-L6-v2/int8/")));
+        .is_some_and(|e| e.starts_with("all-MiniLM-L6-v2/f32/")));
     assert_eq!(manifest.dimension, Some(384));
     assert_eq!(doc.embedded_with, manifest.embedder);
     assert_eq!(Some(manifest.chunk_count), doc.chunk_count);

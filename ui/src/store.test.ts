@@ -18,7 +18,7 @@ const doc = (id: string, folder: number, file_name: string, extra: Partial<Libra
   reason: null,
   progress_done: 0,
   progress_total: 0,
-  embedded_with: "all-MiniLM-L6-v2/int8/0123456789abcdef",
+  embedded_with: "all-MiniLM-L6-v2/f32/0123456789abcdef",
   embed_done: 0,
   embed_total: 0,
   ...extra,
