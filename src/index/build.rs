@@ -14,7 +14,7 @@ use super::IndexError;
 use crate::catalog::{now_millis, DocumentId, PdfMetadata};
 use crate::chunk::{Chunker, Sections};
 use crate::embed::EmbedError;
-use crate::pdf::{Extracted, PageContent, PdfError, PdfReader, TextQuality};
+use crate::pdf::{is_usable, Extracted, OcrSettings, PageContent, PdfError, PdfReader, TextQuality};
 
 /// Everything one build needs.
 pub struct BuildInput<'a> {
@@ -26,6 +26,8 @@ pub struct BuildInput<'a> {
     pub content_hash: &'a str,
     pub chunker: &'a Chunker,
     pub reader: &'a PdfReader,
+    /// How pages without text are read by OCR; `None` leaves them unread.
+    pub ocr: Option<&'a OcrSettings>,
     pub cancel: &'a AtomicBool,
 }
 
@@ -89,6 +91,7 @@ fn build_in(
     let mut meta = PdfMetadata::default();
     let mut sections = Sections::new(input.file_name, None);
     let mut quality = TextQuality::default();
+    let mut ocr = Ocr::default();
     let mut progress = BuildProgress {
         pages_done: 0,
         pages_total: 0,
@@ -105,20 +108,31 @@ fn build_in(
                 meta = m;
                 on_progress(progress);
             }
+            Extracted::Recognised { number, .. } => {
+                return Err(PdfError::Crashed(format!("the reader sent page {number} read by OCR unasked")).into())
+            }
             Extracted::Page {
                 number,
-                text,
+                mut text,
                 headings,
                 has_text_layer,
                 has_images,
                 unmapped_fonts,
             } => {
+                let mut from_ocr = false;
+                if let Some(settings) = input.ocr.filter(|_| !is_usable(&text) && ocr.is_available()) {
+                    if let Some(read) = ocr.read(input, settings, number)? {
+                        text = read;
+                        from_ocr = true;
+                    }
+                }
                 quality.add(PageContent {
                     number,
                     text: &text,
                     has_text_layer,
                     has_images,
                     unmapped_fonts: &unmapped_fonts,
+                    ocr: from_ocr,
                 });
                 chars += text.chars().count() as u64;
                 let mut chunks = input.chunker.chunk_page(input.content_hash, number, &text);
@@ -132,10 +146,11 @@ fn build_in(
     }
     on_progress(progress);
     if !quality.is_usable() {
-        return Ok(Built::NoText {
-            meta,
-            reason: quality.no_text_reason(),
-        });
+        let reason = match &ocr.unavailable {
+            Some(why) => format!("{}; {why}", quality.no_text_reason()),
+            None => quality.no_text_reason(),
+        };
+        return Ok(Built::NoText { meta, reason });
     }
     keywords.finish()?;
     let manifest = Manifest {
@@ -148,6 +163,7 @@ fn build_in(
         chunk_count,
         char_count: chars,
         pages_needing_ocr: quality.pages_needing_ocr(),
+        pages_from_ocr: quality.pages_from_ocr().to_vec(),
         title: meta.title,
         author: meta.author,
         pdf_created: meta.created,
@@ -155,4 +171,40 @@ fn build_in(
     };
     manifest.write(temp)?;
     Ok(Built::Ready(manifest))
+}
+
+/// The OCR of a document's pages without text, as they come: each page in a worker of its own,
+/// so a page that exhausts a limit or crashes the reader fails alone.
+#[derive(Default)]
+struct Ocr {
+    /// Why OCR cannot run on this machine, once a worker has said so.
+    unavailable: Option<String>,
+}
+
+impl Ocr {
+    fn is_available(&self) -> bool {
+        self.unavailable.is_none()
+    }
+
+    /// The text OCR reads on page `number`; `None` when it cannot run here. A page it fails on
+    /// reads as empty, and stays among the pages that need OCR.
+    fn read(
+        &mut self,
+        input: &BuildInput<'_>,
+        settings: &OcrSettings,
+        number: u32,
+    ) -> Result<Option<String>, BuildError> {
+        let mut worker = input
+            .reader
+            .recognise(input.pdf, input.password.clone(), number, settings);
+        match worker.next_step() {
+            Some(Ok(Extracted::Recognised { text, .. })) => Ok(Some(text)),
+            Some(Err(PdfError::OcrUnavailable(why))) => {
+                self.unavailable = Some(PdfError::OcrUnavailable(why).to_string());
+                Ok(None)
+            }
+            Some(Err(e @ (PdfError::NeedsPassword | PdfError::WrongPassword))) => Err(e.into()),
+            _ => Ok(Some(String::new())),
+        }
+    }
 }

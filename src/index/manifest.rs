@@ -39,6 +39,9 @@ pub struct Manifest {
     /// Pages without readable text (scans, fonts without Unicode), not indexed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pages_needing_ocr: Vec<u32>,
+    /// Pages whose text was read by OCR.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages_from_ocr: Vec<u32>,
     pub title: Option<String>,
     pub author: Option<String>,
     pub pdf_created: Option<String>,

@@ -63,6 +63,7 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
     };
     let pdf = engine.files().path(&doc.content_hash)?;
     let chunker = engine.chunker()?;
+    let ocr = engine.config().ocr_settings();
     let mut last_write: Option<Instant> = None;
     let mut on_progress = |p: index::BuildProgress| {
         engine.emit(IndexEvent::Progress {
@@ -84,6 +85,7 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
         content_hash: &doc.content_hash,
         chunker: &chunker,
         reader: &engine.config().reader,
+        ocr: ocr.as_ref(),
         cancel,
     };
     match index::build(engine.dirs(), input, &mut on_progress) {
@@ -187,7 +189,7 @@ fn finish_ready(
     reused_from: Option<DocumentId>,
 ) -> Result<(), Error> {
     let meta: PdfMetadata = manifest.metadata();
-    let note = ocr_note(&manifest.pages_needing_ocr);
+    let note = ocr_note(&manifest.pages_needing_ocr, &manifest.pages_from_ocr);
     let recorded = engine.catalog().set_ready(
         id,
         &Readied {

@@ -41,6 +41,10 @@ pub enum PdfError {
     WorkerStart(String),
     #[error("the file could not be read: {0}")]
     Io(String),
+    #[error("OCR is not available: {0}")]
+    OcrUnavailable(String),
+    #[error("page {page} could not be read by OCR: {reason}")]
+    OcrFailed { page: u32, reason: String },
 }
 
 impl From<std::io::Error> for PdfError {

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::ocr::OcrSettings;
 use super::read::Extracted;
-use super::worker::{Reply, Request, WORKER_ARG};
+use super::worker::{Reply, Request, Task, WORKER_ARG};
 use super::PdfError;
 
 /// What a worker says, line by line, as the thread that reads it passes it on.
@@ -73,11 +74,29 @@ impl Default for PdfReader {
 impl PdfReader {
     /// Starts extracting `path` (with `password` for an encrypted file) in a worker.
     pub fn extract(&self, path: &Path, password: Option<String>) -> Extraction {
-        let request = Request {
+        self.start(Request {
             path: path.to_path_buf(),
             password,
             limits: self.limits,
-        };
+            task: Task::Text,
+        })
+    }
+
+    /// Starts reading page `page` of `path` by OCR in a worker of its own, so that a page that
+    /// exhausts a limit fails alone.
+    pub fn recognise(&self, path: &Path, password: Option<String>, page: u32, settings: &OcrSettings) -> Extraction {
+        self.start(Request {
+            path: path.to_path_buf(),
+            password,
+            limits: self.limits,
+            task: Task::Recognise {
+                page,
+                settings: settings.clone(),
+            },
+        })
+    }
+
+    fn start(&self, request: Request) -> Extraction {
         let (worker, rx) = match Worker::spawn(&self.program, &request) {
             Ok((worker, rx)) => (Some(worker), rx),
             Err(e) => {
@@ -168,6 +187,8 @@ impl Worker {
         line.push(b'\n');
         let mut child = Command::new(program)
             .arg(WORKER_ARG)
+            // Tesseract's OpenMP threads: one, as the indexer runs pages side by side.
+            .env("OMP_THREAD_LIMIT", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

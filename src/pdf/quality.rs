@@ -16,6 +16,13 @@ pub struct PageContent<'a> {
     pub has_text_layer: bool,
     pub has_images: bool,
     pub unmapped_fonts: &'a [String],
+    /// The text was read by OCR (the page had none of its own).
+    pub ocr: bool,
+}
+
+/// Whether a page's text is worth indexing; a page without such text is read by OCR.
+pub fn is_usable(text: &str) -> bool {
+    CharCounts::of(text).is_usable()
 }
 
 /// Running judgement over a document's pages.
@@ -25,6 +32,7 @@ pub struct TextQuality {
     pages: u32,
     scanned: Vec<u32>,
     unreadable: Vec<u32>,
+    from_ocr: Vec<u32>,
     unmapped_fonts: BTreeSet<String>,
 }
 
@@ -60,6 +68,9 @@ impl TextQuality {
         self.counts.other += counts.other;
         self.pages += 1;
         if counts.is_usable() {
+            if page.ocr {
+                self.from_ocr.push(page.number);
+            }
             return;
         }
         if !page.unmapped_fonts.is_empty() {
@@ -82,6 +93,11 @@ impl TextQuality {
         pages
     }
 
+    /// Pages whose text OCR read, ascending.
+    pub fn pages_from_ocr(&self) -> &[u32] {
+        &self.from_ocr
+    }
+
     /// Why a document without usable text is `needs_ocr`, in words a person understands.
     pub fn no_text_reason(&self) -> String {
         if !self.unmapped_fonts.is_empty() {
@@ -98,8 +114,27 @@ impl TextQuality {
     }
 }
 
-/// The note kept with a ready document some of whose pages need OCR, or `None` if none do.
-pub fn ocr_note(pages: &[u32]) -> Option<String> {
+/// The note kept with a ready document some of whose pages were read by OCR (`from_ocr`) or
+/// still need it (`needing`), or `None` if none were or do.
+pub fn ocr_note(needing: &[u32], from_ocr: &[u32]) -> Option<String> {
+    let read = page_list(from_ocr).map(|(noun, list)| {
+        let verb = if from_ocr.len() == 1 { "was" } else { "were" };
+        format!("{noun} {list} {verb} read by OCR")
+    });
+    let unread = page_list(needing).map(|(noun, list)| {
+        let verb = if needing.len() == 1 { "has" } else { "have" };
+        format!(
+            "{noun} {list} {verb} no readable text (scanned, or fonts without text) and cannot be searched until OCR"
+        )
+    });
+    match (read, unread) {
+        (Some(read), Some(unread)) => Some(format!("{read}; {unread}")),
+        (read, unread) => read.or(unread),
+    }
+}
+
+/// "page" or "pages", and `pages` as ranges ("1, 4-5"); `None` for no pages.
+fn page_list(pages: &[u32]) -> Option<(&'static str, String)> {
     let (&first, rest) = pages.split_first()?;
     let mut ranges: Vec<(u32, u32)> = vec![(first, first)];
     for &page in rest {
@@ -112,15 +147,8 @@ pub fn ocr_note(pages: &[u32]) -> Option<String> {
         .iter()
         .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
         .collect();
-    let (noun, verb) = if pages.len() == 1 {
-        ("page", "has")
-    } else {
-        ("pages", "have")
-    };
-    Some(format!(
-        "{noun} {} {verb} no readable text (scanned, or fonts without text) and cannot be searched until OCR",
-        list.join(", ")
-    ))
+    let noun = if pages.len() == 1 { "page" } else { "pages" };
+    Some((noun, list.join(", ")))
 }
 
 #[cfg(test)]
@@ -134,6 +162,7 @@ mod tests {
             has_text_layer: layer,
             has_images: images,
             unmapped_fonts: unmapped,
+            ocr: false,
         }
     }
 
@@ -170,11 +199,31 @@ mod tests {
         assert!(q.is_usable());
         assert_eq!(q.pages_needing_ocr(), vec![1, 4, 5]);
         assert_eq!(
-            ocr_note(&q.pages_needing_ocr()).unwrap(),
+            ocr_note(&q.pages_needing_ocr(), &[]).unwrap(),
             "pages 1, 4-5 have no readable text (scanned, or fonts without text) and cannot be searched until OCR"
         );
-        assert!(ocr_note(&[]).is_none());
-        assert!(ocr_note(&[7]).unwrap().starts_with("page 7 has"));
+        assert!(ocr_note(&[], &[]).is_none());
+        assert!(ocr_note(&[7], &[]).unwrap().starts_with("page 7 has"));
+    }
+
+    #[test]
+    fn pages_read_by_ocr_are_named() {
+        let mut q = TextQuality::default();
+        q.add(PageContent {
+            ocr: true,
+            ..page(1, "Recognised words", false, true, &[])
+        });
+        q.add(page(2, "", false, true, &[]));
+        q.add(PageContent {
+            ocr: true,
+            ..page(3, "", false, true, &[])
+        });
+        assert!(q.is_usable());
+        assert_eq!(q.pages_from_ocr(), [1]);
+        assert_eq!(
+            ocr_note(&q.pages_needing_ocr(), q.pages_from_ocr()).unwrap(),
+            "page 1 was read by OCR; pages 2-3 have no readable text (scanned, or fonts without text) and cannot be searched until OCR"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::info::read_info;
+use super::ocr::{self, OcrSettings};
 use super::{Limits, PdfError};
 use crate::catalog::PdfMetadata;
 
@@ -29,6 +30,15 @@ pub enum Extracted {
         has_images: bool,
         /// Fonts of the page whose glyphs map to no Unicode text (base font names).
         unmapped_fonts: Vec<String>,
+    },
+    /// The text of one page (1-based) as OCR read it, normalised.
+    Recognised {
+        number: u32,
+        text: String,
+        /// How far the page was turned clockwise to be read upright (0, 90, 180 or 270).
+        rotation: u32,
+        /// OCR's mean confidence in the page's words (0-100).
+        confidence: f32,
     },
 }
 
@@ -103,6 +113,24 @@ fn open(path: &Path, password: Option<&str>, limits: &Limits) -> Result<Document
         OpenError::WrongPassword => PdfError::WrongPassword,
         OpenError::Parse(e) => PdfError::Parse(e.to_string()),
     })
+}
+
+/// Reads page `number` by OCR and hands it to `emit`.
+pub fn recognise(
+    path: &Path,
+    password: Option<&str>,
+    number: u32,
+    settings: &OcrSettings,
+    emit: &mut dyn FnMut(Extracted) -> bool,
+) -> Result<(), PdfError> {
+    let page = ocr::recognise(path, password, number, settings)?;
+    emit(Extracted::Recognised {
+        number,
+        text: normalise(&page.text),
+        rotation: page.rotation,
+        confidence: page.confidence,
+    });
+    Ok(())
 }
 
 /// NFKC (ligatures become letters), control characters become spaces, runs of spaces collapse,

@@ -13,7 +13,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::read::{read, Extracted};
+use super::ocr::OcrSettings;
+use super::read::{read, recognise, Extracted};
 use super::{Limits, PdfError};
 
 /// The first argument that turns a program into a PDF worker.
@@ -28,6 +29,16 @@ pub(super) struct Request {
     pub path: PathBuf,
     pub password: Option<String>,
     pub limits: Limits,
+    pub task: Task,
+}
+
+/// What a worker does with the file.
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) enum Task {
+    /// Reads its metadata and the text of every page.
+    Text,
+    /// Reads one page by OCR.
+    Recognise { page: u32, settings: OcrSettings },
 }
 
 /// One line of a worker's answer.
@@ -60,12 +71,12 @@ fn serve() -> i32 {
         serde_json::to_writer(&mut out, reply).is_ok() && out.write_all(b"\n").is_ok() && out.flush().is_ok()
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        read(
-            &request.path,
-            request.password.as_deref(),
-            &request.limits,
-            &mut |step| send(&Reply::Step(step)),
-        )
+        let (path, password) = (&request.path, request.password.as_deref());
+        let mut emit = |step| send(&Reply::Step(step));
+        match &request.task {
+            Task::Text => read(path, password, &request.limits, &mut emit),
+            Task::Recognise { page, settings } => recognise(path, password, *page, settings, &mut emit),
+        }
     }));
     let last = match outcome {
         Ok(Ok(())) => Reply::Done,

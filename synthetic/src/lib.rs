@@ -52,6 +52,7 @@ pub async fn publish(
             .map(|c| u64::from(c.char_end.saturating_sub(c.char_start)))
             .sum(),
         pages_needing_ocr: Vec::new(),
+        pages_from_ocr: Vec::new(),
         title: m.title.clone(),
         author: m.author.clone(),
         pdf_created: m.created.clone(),

@@ -14,6 +14,7 @@ mod hostile;
 mod import;
 mod index;
 mod models;
+mod ocr;
 mod search;
 mod secrets;
 mod watch;

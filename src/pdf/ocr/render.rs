@@ -1,0 +1,152 @@
+//! Pages rendered to grey images by PDFium (`pdfium-render`, bound at run time to the
+//! `libpdfium.so` the setup installs from the `pypdfium2` wheel). Only the worker process renders,
+//! under its memory and time limits.
+
+use std::path::Path;
+
+use pdfium_render::prelude::{PdfRenderConfig, Pdfium, PdfiumError};
+
+use super::tesseract::Grey;
+
+/// The resolution pages are read at: what Tesseract reads best.
+pub const DPI: f32 = 300.0;
+/// The most pixels a rendered page may have (an A3 page at 300 dpi has 17 million); a larger
+/// page is rendered at a lower resolution, so memory stays bounded whatever its size.
+const MAX_PIXELS: f32 = 24e6;
+
+/// A page rendered in grey, and the resolution it was rendered at.
+pub struct Rendered {
+    pub pixels: Vec<u8>,
+    pub width: usize,
+    pub height: usize,
+    pub stride: usize,
+    pub dpi: u32,
+}
+
+impl Rendered {
+    pub fn grey(&self) -> Grey<'_> {
+        Grey {
+            pixels: &self.pixels,
+            width: self.width,
+            height: self.height,
+            stride: self.stride,
+        }
+    }
+}
+
+/// PDFium, bound to its library.
+pub struct Renderer {
+    pdfium: Pdfium,
+}
+
+impl Renderer {
+    pub fn load(library: &Path) -> Result<Renderer, String> {
+        let bindings = Pdfium::bind_to_library(library).map_err(|e| {
+            format!(
+                "PDFium could not be loaded from {} ({e}); run `scripts/setup-models.sh` to install it",
+                library.display()
+            )
+        })?;
+        Ok(Renderer {
+            pdfium: Pdfium::new(bindings),
+        })
+    }
+
+    /// Page `number` (1-based) of the PDF at `path`, rendered for OCR.
+    pub fn render(&self, path: &Path, password: Option<&str>, number: u32) -> Result<Rendered, String> {
+        let document = self.pdfium.load_pdf_from_file(path, password).map_err(describe)?;
+        let index = number.checked_sub(1).ok_or("pages are numbered from 1")?;
+        let page = document
+            .pages()
+            .get(index.try_into().map_err(|_| "no such page")?)
+            .map_err(describe)?;
+        let (width, height) = (page.width().value.max(1.0), page.height().value.max(1.0));
+        let pixels_at_dpi = (width * DPI / 72.0) * (height * DPI / 72.0);
+        let dpi = if pixels_at_dpi > MAX_PIXELS {
+            DPI * (MAX_PIXELS / pixels_at_dpi).sqrt()
+        } else {
+            DPI
+        };
+        let config = PdfRenderConfig::new()
+            .scale_page_by_factor(dpi / 72.0)
+            .render_form_data(true)
+            .render_annotations(true);
+        let bitmap = page.render_with_config(&config).map_err(describe)?;
+        let (width, height) = (bitmap.width().max(0) as usize, bitmap.height().max(0) as usize);
+        // Four bytes a pixel, blue first; grey is their luminance.
+        let colour = bitmap.as_raw_bytes();
+        let stride = colour.len() / height.max(1);
+        if width == 0 || height == 0 || stride < width * 4 {
+            return Err(format!("PDFium rendered the page as a {width} x {height} image"));
+        }
+        let mut pixels = Vec::with_capacity(width * height);
+        for row in colour.chunks_exact(stride) {
+            pixels.extend(
+                row[..width * 4]
+                    .chunks_exact(4)
+                    .map(|p| ((u32::from(p[0]) * 29 + u32::from(p[1]) * 150 + u32::from(p[2]) * 77) >> 8) as u8),
+            );
+        }
+        Ok(Rendered {
+            pixels,
+            width,
+            height,
+            stride: width,
+            dpi: dpi.round() as u32,
+        })
+    }
+}
+
+fn describe(e: PdfiumError) -> String {
+    format!("PDFium could not render the page: {e}")
+}
+
+/// `image` turned clockwise by `degrees` (a multiple of 90).
+pub fn rotated(image: &Rendered, degrees: u32) -> Rendered {
+    let (w, h) = (image.width, image.height);
+    let turned = degrees % 180 == 90;
+    let (width, height) = if turned { (h, w) } else { (w, h) };
+    let mut pixels = vec![0u8; width * height];
+    for y in 0..h {
+        let row = &image.pixels[y * image.stride..y * image.stride + w];
+        for (x, &value) in row.iter().enumerate() {
+            let (nx, ny) = match degrees % 360 {
+                90 => (h - 1 - y, x),
+                180 => (w - 1 - x, h - 1 - y),
+                270 => (y, w - 1 - x),
+                _ => (x, y),
+            };
+            pixels[ny * width + nx] = value;
+        }
+    }
+    Rendered {
+        pixels,
+        width,
+        height,
+        stride: width,
+        dpi: image.dpi,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quarter_turn_clockwise_moves_the_top_left_to_the_top_right() {
+        // 3 x 2, with a padded stride of 4.
+        let image = Rendered {
+            pixels: vec![1, 2, 3, 0, 4, 5, 6, 0],
+            width: 3,
+            height: 2,
+            stride: 4,
+            dpi: 300,
+        };
+        let turned = rotated(&image, 90);
+        assert_eq!((turned.width, turned.height), (2, 3));
+        assert_eq!(turned.pixels, [4, 1, 5, 2, 6, 3]);
+        assert_eq!(rotated(&image, 180).pixels, [6, 5, 4, 3, 2, 1]);
+        assert_eq!(rotated(&image, 270).pixels, [3, 6, 2, 5, 1, 4]);
+        assert_eq!(rotated(&image, 0).pixels, [1, 2, 3, 4, 5, 6]);
+    }
+}
