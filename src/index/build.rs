@@ -199,8 +199,8 @@ impl Ocr {
             .recognise(input.pdf, input.password.clone(), number, settings);
         match worker.next_step() {
             Some(Ok(Extracted::Recognised { text, .. })) => Ok(Some(text)),
-            Some(Err(PdfError::OcrUnavailable(why))) => {
-                self.unavailable = Some(PdfError::OcrUnavailable(why).to_string());
+            Some(Err(e @ PdfError::OcrUnavailable(_))) => {
+                self.unavailable = Some(e.to_string());
                 Ok(None)
             }
             Some(Err(e @ (PdfError::NeedsPassword | PdfError::WrongPassword))) => Err(e.into()),

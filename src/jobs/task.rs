@@ -18,6 +18,21 @@ use crate::pdf::{ocr_note, PdfError};
 /// How often progress is written to the catalog (events go out on every page and batch).
 const PROGRESS_WRITE_INTERVAL: Duration = Duration::from_millis(250);
 
+/// Says when progress is next written to the catalog: at the first report, then at most once
+/// every [`PROGRESS_WRITE_INTERVAL`].
+#[derive(Default)]
+struct Throttle(Option<Instant>);
+
+impl Throttle {
+    fn due(&mut self) -> bool {
+        let due = self.0.is_none_or(|t| t.elapsed() >= PROGRESS_WRITE_INTERVAL);
+        if due {
+            self.0 = Some(Instant::now());
+        }
+        due
+    }
+}
+
 /// The two steps of indexing a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Step {
@@ -64,15 +79,14 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
     let pdf = engine.files().path(&doc.content_hash)?;
     let chunker = engine.chunker()?;
     let ocr = engine.config().ocr_settings();
-    let mut last_write: Option<Instant> = None;
+    let mut writes = Throttle::default();
     let mut on_progress = |p: index::BuildProgress| {
         engine.emit(IndexEvent::Progress {
             document: doc.id,
             pages_done: p.pages_done,
             pages_total: p.pages_total,
         });
-        if last_write.is_none_or(|t| t.elapsed() >= PROGRESS_WRITE_INTERVAL) {
-            last_write = Some(Instant::now());
+        if writes.due() {
             // Progress is advisory; a failed write must not fail the document.
             let _ = engine.catalog().set_progress(doc.id, p.pages_done, p.pages_total);
         }
@@ -116,7 +130,7 @@ fn embed(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool)
     let published = match twin {
         Some(twin) => engine.dirs().clone_index(twin, doc.id)?,
         None => {
-            let mut last_write: Option<Instant> = None;
+            let mut writes = Throttle::default();
             let mut on_progress = |p: index::EmbedProgress| {
                 engine.emit(IndexEvent::Embedding {
                     document: doc.id,
@@ -124,8 +138,7 @@ fn embed(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool)
                     chunks_total: p.chunks_total,
                     resumed_from: p.resumed_from,
                 });
-                if last_write.is_none_or(|t| t.elapsed() >= PROGRESS_WRITE_INTERVAL) {
-                    last_write = Some(Instant::now());
+                if writes.due() {
                     let _ = engine
                         .catalog()
                         .set_embed_progress(doc.id, p.chunks_done, p.chunks_total);

@@ -37,8 +37,6 @@ pub enum Extracted {
         text: String,
         /// How far the page was turned clockwise to be read upright (0, 90, 180 or 270).
         rotation: u32,
-        /// OCR's mean confidence in the page's words (0-100).
-        confidence: f32,
     },
 }
 
@@ -128,7 +126,6 @@ pub fn recognise(
         number,
         text: normalise(&page.text),
         rotation: page.rotation,
-        confidence: page.confidence,
     });
     Ok(())
 }

@@ -28,8 +28,6 @@ pub struct Recognised {
     pub text: String,
     /// How far the page was turned clockwise to be read upright (0, 90, 180 or 270).
     pub rotation: u32,
-    /// Tesseract's mean confidence in the words (0-100); 0 when it read none.
-    pub confidence: f32,
 }
 
 /// Reads page `number` of the PDF at `path` by OCR.
@@ -44,16 +42,14 @@ pub fn recognise(
     let page = renderer
         .render(path, password, number)
         .map_err(|reason| PdfError::OcrFailed { page: number, reason })?;
-    let rotation = tesseract.upright_rotation(&page.grey(), page.dpi).unwrap_or(0);
+    let rotation = tesseract.upright_rotation(&page).unwrap_or(0);
     let page = if rotation == 0 { page } else { rotated(&page, rotation) };
     let words = tesseract
-        .words(&page.grey(), page.dpi)
+        .words(&page)
         .map_err(|reason| PdfError::OcrFailed { page: number, reason })?;
-    let confidence = words.iter().map(|w| w.confidence).sum::<f32>() / words.len().max(1) as f32;
     Ok(Recognised {
         text: text_of(&words),
         rotation,
-        confidence,
     })
 }
 
@@ -82,7 +78,6 @@ mod tests {
     fn word(text: &str, starts_paragraph: bool, starts_line: bool) -> Word {
         Word {
             text: text.into(),
-            confidence: 90.0,
             starts_paragraph,
             starts_line,
         }

@@ -6,32 +6,18 @@ use std::path::Path;
 
 use pdfium_render::prelude::{PdfRenderConfig, Pdfium, PdfiumError};
 
-use super::tesseract::Grey;
-
 /// The resolution pages are read at: what Tesseract reads best.
 pub const DPI: f32 = 300.0;
 /// The most pixels a rendered page may have (an A3 page at 300 dpi has 17 million); a larger
 /// page is rendered at a lower resolution, so memory stays bounded whatever its size.
 const MAX_PIXELS: f32 = 24e6;
 
-/// A page rendered in grey, and the resolution it was rendered at.
-pub struct Rendered {
+/// A page rendered in grey, a byte a pixel, row after row, and the resolution it was rendered at.
+pub struct Grey {
     pub pixels: Vec<u8>,
     pub width: usize,
     pub height: usize,
-    pub stride: usize,
     pub dpi: u32,
-}
-
-impl Rendered {
-    pub fn grey(&self) -> Grey<'_> {
-        Grey {
-            pixels: &self.pixels,
-            width: self.width,
-            height: self.height,
-            stride: self.stride,
-        }
-    }
 }
 
 /// PDFium, bound to its library.
@@ -53,7 +39,7 @@ impl Renderer {
     }
 
     /// Page `number` (1-based) of the PDF at `path`, rendered for OCR.
-    pub fn render(&self, path: &Path, password: Option<&str>, number: u32) -> Result<Rendered, String> {
+    pub fn render(&self, path: &Path, password: Option<&str>, number: u32) -> Result<Grey, String> {
         let document = self.pdfium.load_pdf_from_file(path, password).map_err(describe)?;
         let index = number.checked_sub(1).ok_or("pages are numbered from 1")?;
         let page = document
@@ -87,11 +73,10 @@ impl Renderer {
                     .map(|p| ((u32::from(p[0]) * 29 + u32::from(p[1]) * 150 + u32::from(p[2]) * 77) >> 8) as u8),
             );
         }
-        Ok(Rendered {
+        Ok(Grey {
             pixels,
             width,
             height,
-            stride: width,
             dpi: dpi.round() as u32,
         })
     }
@@ -102,13 +87,12 @@ fn describe(e: PdfiumError) -> String {
 }
 
 /// `image` turned clockwise by `degrees` (a multiple of 90).
-pub fn rotated(image: &Rendered, degrees: u32) -> Rendered {
+pub fn rotated(image: &Grey, degrees: u32) -> Grey {
     let (w, h) = (image.width, image.height);
     let turned = degrees % 180 == 90;
     let (width, height) = if turned { (h, w) } else { (w, h) };
     let mut pixels = vec![0u8; width * height];
-    for y in 0..h {
-        let row = &image.pixels[y * image.stride..y * image.stride + w];
+    for (y, row) in image.pixels.chunks_exact(w.max(1)).enumerate() {
         for (x, &value) in row.iter().enumerate() {
             let (nx, ny) = match degrees % 360 {
                 90 => (h - 1 - y, x),
@@ -119,11 +103,10 @@ pub fn rotated(image: &Rendered, degrees: u32) -> Rendered {
             pixels[ny * width + nx] = value;
         }
     }
-    Rendered {
+    Grey {
         pixels,
         width,
         height,
-        stride: width,
         dpi: image.dpi,
     }
 }
@@ -134,12 +117,11 @@ mod tests {
 
     #[test]
     fn a_quarter_turn_clockwise_moves_the_top_left_to_the_top_right() {
-        // 3 x 2, with a padded stride of 4.
-        let image = Rendered {
-            pixels: vec![1, 2, 3, 0, 4, 5, 6, 0],
+        // 3 x 2.
+        let image = Grey {
+            pixels: vec![1, 2, 3, 4, 5, 6],
             width: 3,
             height: 2,
-            stride: 4,
             dpi: 300,
         };
         let turned = rotated(&image, 90);

@@ -7,6 +7,8 @@ use std::ptr;
 
 use libloading::Library;
 
+use super::render::Grey;
+
 /// The shared library Debian's `libtesseract5` installs.
 const LIBRARY: &str = "libtesseract.so.5";
 
@@ -17,6 +19,9 @@ const WORD: c_int = 3;
 /// Page segmentation modes of the C API.
 const PSM_OSD_ONLY: c_int = 0;
 const PSM_AUTO: c_int = 3;
+
+/// How sure the orientation engine must be before a page is turned (Tesseract's own scale).
+const MIN_ORIENTATION_CONFIDENCE: c_float = 2.0;
 
 type Handle = *mut c_void;
 type Iterator = *mut c_void;
@@ -37,28 +42,18 @@ struct Api {
     iterator_delete: unsafe extern "C" fn(Iterator),
     iterator_next: unsafe extern "C" fn(Iterator, c_int) -> c_int,
     iterator_text: unsafe extern "C" fn(Iterator, c_int) -> *mut c_char,
-    iterator_confidence: unsafe extern "C" fn(Iterator, c_int) -> c_float,
     iterator_page: unsafe extern "C" fn(Iterator) -> *const c_void,
     page_is_at_beginning_of: unsafe extern "C" fn(*const c_void, c_int) -> c_int,
     delete_text: unsafe extern "C" fn(*mut c_char),
 }
 
-/// One recognised word: its text and Tesseract's confidence in it (0-100).
+/// One recognised word.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Word {
     pub text: String,
-    pub confidence: f32,
     /// The word begins a paragraph, or a line.
     pub starts_paragraph: bool,
     pub starts_line: bool,
-}
-
-/// An 8-bit grey image, rows `stride` bytes apart.
-pub struct Grey<'a> {
-    pub pixels: &'a [u8],
-    pub width: usize,
-    pub height: usize,
-    pub stride: usize,
 }
 
 /// Tesseract loaded, with an engine for the text's languages and one for orientation.
@@ -94,9 +89,9 @@ impl Tesseract {
 
     /// The clockwise rotation, in degrees (0, 90, 180 or 270), that makes `image` upright, when
     /// Tesseract can tell.
-    pub fn upright_rotation(&self, image: &Grey<'_>, dpi: u32) -> Option<u32> {
+    pub fn upright_rotation(&self, image: &Grey) -> Option<u32> {
         let handle = self.orientation?;
-        self.set_image(handle, image, PSM_OSD_ONLY, dpi);
+        self.set_image(handle, image, PSM_OSD_ONLY);
         let (mut degrees, mut confidence, mut script, mut script_confidence) = (0, 0.0, ptr::null(), 0.0);
         // SAFETY: `handle` is a started engine holding the image; the out-pointers are valid.
         let found = unsafe {
@@ -109,12 +104,12 @@ impl Tesseract {
             )
         };
         // Tesseract gives the rotation the image has undergone; undoing it makes the page upright.
-        (found != 0 && confidence >= 2.0).then(|| (360 - degrees.rem_euclid(360) as u32) % 360)
+        (found != 0 && confidence >= MIN_ORIENTATION_CONFIDENCE).then(|| (360 - degrees.rem_euclid(360) as u32) % 360)
     }
 
     /// The words of `image` in reading order (column by column, line by line) at `dpi`.
-    pub fn words(&self, image: &Grey<'_>, dpi: u32) -> Result<Vec<Word>, String> {
-        self.set_image(self.text, image, PSM_AUTO, dpi);
+    pub fn words(&self, image: &Grey) -> Result<Vec<Word>, String> {
+        self.set_image(self.text, image, PSM_AUTO);
         // SAFETY: `self.text` is a started engine holding the image; no progress monitor is passed.
         if unsafe { (self.api.recognize)(self.text, ptr::null_mut()) } != 0 {
             return Err("Tesseract could not recognise the page".into());
@@ -158,8 +153,6 @@ impl Tesseract {
         Some(Word {
             text,
             // SAFETY: as above.
-            confidence: unsafe { (self.api.iterator_confidence)(iterator, WORD) },
-            // SAFETY: as above.
             starts_paragraph: unsafe { (self.api.page_is_at_beginning_of)(page, PARAGRAPH) } != 0,
             // SAFETY: as above.
             starts_line: unsafe { (self.api.page_is_at_beginning_of)(page, LINE) } != 0,
@@ -167,9 +160,9 @@ impl Tesseract {
         .filter(|w| !w.text.is_empty())
     }
 
-    fn set_image(&self, handle: Handle, image: &Grey<'_>, mode: c_int, dpi: u32) {
+    fn set_image(&self, handle: Handle, image: &Grey, mode: c_int) {
         // SAFETY: `handle` is a started engine; Tesseract copies the image, whose buffer holds
-        // `height` rows of `stride` bytes (checked where the image is made).
+        // `height` rows of `width` bytes (as it is made).
         unsafe {
             (self.api.set_page_seg_mode)(handle, mode);
             (self.api.set_image)(
@@ -178,9 +171,9 @@ impl Tesseract {
                 image.width as c_int,
                 image.height as c_int,
                 1,
-                image.stride as c_int,
+                image.width as c_int,
             );
-            (self.api.set_source_resolution)(handle, dpi as c_int);
+            (self.api.set_source_resolution)(handle, image.dpi as c_int);
         }
     }
 }
@@ -239,7 +232,6 @@ impl Api {
             iterator_delete: symbol!("TessResultIteratorDelete"),
             iterator_next: symbol!("TessResultIteratorNext"),
             iterator_text: symbol!("TessResultIteratorGetUTF8Text"),
-            iterator_confidence: symbol!("TessResultIteratorConfidence"),
             iterator_page: symbol!("TessResultIteratorGetPageIteratorConst"),
             page_is_at_beginning_of: symbol!("TessPageIteratorIsAtBeginningOf"),
             delete_text: symbol!("TessDeleteText"),
