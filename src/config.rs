@@ -68,6 +68,9 @@ pub struct LibraryConfig {
     /// Read pages without text by OCR (`LECTERN_OCR=off`: leave them), in Tesseract's languages
     /// (`LECTERN_OCR_LANGUAGES`, `eng` by default, `+` between several).
     pub ocr: Option<String>,
+    /// Pages of a document read by OCR at once, each by a worker on one core
+    /// (`LECTERN_OCR_WORKERS`); the cores, at most four, by default.
+    pub ocr_workers: usize,
 }
 
 impl LibraryConfig {
@@ -86,6 +89,7 @@ impl LibraryConfig {
             package_index: DEFAULT_INDEX.to_string(),
             keyring: true,
             ocr: Some(DEFAULT_OCR_LANGUAGES.to_string()),
+            ocr_workers: workers,
         }
     }
 
@@ -99,8 +103,8 @@ impl LibraryConfig {
     }
 
     /// The configuration of a program's library, from the environment: `LECTERN_WORKERS`,
-    /// `LECTERN_TIMEOUT_SECS`, `LECTERN_PDF_MEMORY_MB`, `LECTERN_KEYRING`, `LECTERN_OCR` and
-    /// `LECTERN_OCR_LANGUAGES`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
+    /// `LECTERN_TIMEOUT_SECS`, `LECTERN_PDF_MEMORY_MB`, `LECTERN_KEYRING`, `LECTERN_OCR`,
+    /// `LECTERN_OCR_LANGUAGES` and `LECTERN_OCR_WORKERS`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
     /// with `LECTERN_EMBED_URL` and `LECTERN_EMBED_API_KEY`, the package index,
     /// [`BackendDefaults`] and `LECTERN_RELEVANCE_FLOOR`.
     ///
@@ -129,6 +133,9 @@ impl LibraryConfig {
         config.models_dir = var("LECTERN_MODELS").map_or_else(|| user_home.join("models"), PathBuf::from);
         if let Some(workers) = var("LECTERN_WORKERS") {
             config.workers = parse_number("LECTERN_WORKERS", &workers)?.max(1) as usize;
+        }
+        if let Some(ocr_workers) = var("LECTERN_OCR_WORKERS") {
+            config.ocr_workers = parse_number("LECTERN_OCR_WORKERS", &ocr_workers)?.max(1) as usize;
         }
         if let Some(secs) = var("LECTERN_TIMEOUT_SECS") {
             config.reader.limits.timeout = Duration::from_secs(parse_number("LECTERN_TIMEOUT_SECS", &secs)?);

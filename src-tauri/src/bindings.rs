@@ -9,6 +9,7 @@ use lectern::answer::{Answer, AnswerEvent};
 use lectern::catalog::{AnswerKind, Chat, ChatMessage, Citation, Link, Scope, ScopeFilters};
 use lectern::jobs::IndexEvent;
 use lectern::llm::{ConnectionCheck, Finish, Role};
+use lectern::pdf::WordBox;
 use lectern::search::{Hit, ScoreComponents, SearchMode, SearchResults, Skipped, Source};
 use lectern::{
     AskOutcome, BackendKind, Document, DocumentId, DocumentStatus, ErrorCode, ErrorPayload, Folder, FolderId, Hint,
@@ -37,7 +38,7 @@ fn typescript() -> String {
         SyncReport, FolderDeletion, Scope, ScopeFilters, Citation, AnswerKind, Answer, Finish, AnswerEvent, Role, Chat,
         ChatMessage, ChatView, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
         AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,
-        ErrorPayload,
+        ErrorPayload, WordBox,
     ];
     let commands: Vec<String> = COMMANDS.iter().map(|c| format!("  {c:?},")).collect();
     format!(

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use lectern::answer::AnswerEvent;
 use lectern::catalog::{Chat, ChatMessage, Link, Scope};
 use lectern::llm::ConnectionCheck;
+use lectern::pdf::WordBox;
 use lectern::{
     AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
     Library, SecretPlace, Settings, SyncReport,
@@ -296,6 +297,16 @@ pub async fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Respo
         let path = library.document_file(document_id(library, &id)?)?;
         let bytes = std::fs::read(&path).map_err(Error::io(&path))?;
         Ok(Response::new(bytes))
+    })
+    .await
+}
+
+/// The words OCR read on a page of a document, with their boxes: how the viewer highlights a
+/// passage on a page that has no text of its own.
+#[tauri::command]
+pub async fn page_words(state: State<'_, AppState>, id: String, page: u32) -> Reply<Vec<WordBox>> {
+    blocking(&state, "reading the page's words", move |library| {
+        library.page_words(document_id(library, &id)?, page)
     })
     .await
 }

@@ -24,7 +24,7 @@ pub struct Interrupted {
 
 const COLUMNS: &str = "id, folder_id, file_name, title, author, pdf_created, page_count, byte_size, char_count, \
      chunk_count, content_hash, added_at, status, reason, progress_done, progress_total, \
-     embedded_with, embed_done, embed_total";
+     embedded_with, embed_done, embed_total, progress_ocr_page";
 
 /// What import knows about a document before it is indexed.
 #[derive(Debug, Clone)]
@@ -81,6 +81,7 @@ fn read_document(r: &Row<'_>) -> rusqlite::Result<Document> {
         embedded_with: r.get(16)?,
         embed_done: r.get(17)?,
         embed_total: r.get(18)?,
+        progress_ocr_page: r.get(19)?,
     })
 }
 
@@ -191,7 +192,8 @@ impl Catalog {
         let reset = matches!(status, DocumentStatus::Queued);
         self.conn.execute(
             "UPDATE documents SET status = ?1, reason = ?2, interrupted = 0,
-                 progress_done = CASE WHEN ?3 THEN 0 ELSE progress_done END
+                 progress_done = CASE WHEN ?3 THEN 0 ELSE progress_done END,
+                 progress_ocr_page = NULL
              WHERE id = ?4",
             params![status.as_str(), reason, reset, id.to_string()],
         )?;
@@ -208,10 +210,16 @@ impl Catalog {
     }
 
     /// Records indexing progress in pages.
-    pub fn set_progress(&self, id: DocumentId, done: u64, total: u64) -> Result<(), CatalogError> {
+    pub fn set_progress(
+        &self,
+        id: DocumentId,
+        done: u64,
+        total: u64,
+        ocr_page: Option<u32>,
+    ) -> Result<(), CatalogError> {
         self.conn.execute(
-            "UPDATE documents SET progress_done = ?1, progress_total = ?2 WHERE id = ?3",
-            params![done, total, id.to_string()],
+            "UPDATE documents SET progress_done = ?1, progress_total = ?2, progress_ocr_page = ?3 WHERE id = ?4",
+            params![done, total, ocr_page, id.to_string()],
         )?;
         Ok(())
     }

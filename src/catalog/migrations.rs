@@ -126,6 +126,10 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE documents ADD COLUMN embed_done INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE documents ADD COLUMN embed_total INTEGER NOT NULL DEFAULT 0;
     "#,
+    // 11: the page being read by OCR while a document is read.
+    r#"
+    ALTER TABLE documents ADD COLUMN progress_ocr_page INTEGER;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -113,6 +113,8 @@ pub struct Document {
     /// Pages indexed so far, of `progress_total`.
     pub progress_done: u64,
     pub progress_total: u64,
+    /// The page being read by OCR while the document is read, if one is.
+    pub progress_ocr_page: Option<u32>,
     /// The model whose vectors the document's index holds (see [`crate::Embedder::id`]); `None`
     /// while a ready document is searchable by keyword only.
     pub embedded_with: Option<String>,

@@ -164,11 +164,15 @@ impl Bars {
             IndexEvent::Progress {
                 pages_done,
                 pages_total,
+                ocr_page,
                 ..
             } => {
                 bar.set_length(*pages_total);
                 bar.set_position(*pages_done);
-                bar.set_message("pages read");
+                match ocr_page {
+                    Some(page) => bar.set_message(format!("OCR page {page} of {pages_total}")),
+                    None => bar.set_message("pages read"),
+                }
             }
             IndexEvent::Finished {
                 status: DocumentStatus::Ready,

@@ -126,12 +126,13 @@ impl Engine {
         Ok(doc)
     }
 
-    /// Removes what a document deleted from the catalog leaves: its index, and its stored file
-    /// unless another document shares it, and its password. (A process killed before this
-    /// leaves them to the next indexer's start, which sweeps all three.)
+    /// Removes what a document deleted from the catalog leaves: its index and pages read by OCR,
+    /// its stored file unless another document shares it, and its password. (A process killed
+    /// before this leaves them to the next indexer's start, which sweeps them all.)
     pub fn clear_after(&self, doc: &Document) -> Result<(), Error> {
         self.cancel(doc.id);
         self.forget_index(doc.id)?;
+        self.dirs().remove_ocr_pages(doc.id)?;
         self.remove_file_if_unreferenced(&doc.content_hash)
     }
 

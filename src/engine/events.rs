@@ -15,11 +15,12 @@ pub enum IndexEvent {
     Queued { document: DocumentId },
     /// Indexing of the document began.
     Started { document: DocumentId },
-    /// Pages read so far.
+    /// Pages read so far, and the page being read by OCR, if one is.
     Progress {
         document: DocumentId,
         pages_done: u64,
         pages_total: u64,
+        ocr_page: Option<u32>,
     },
     /// Reading the document reached an end state (`ready`: searchable, by keyword until it is
     /// embedded); `reused_from` names the document whose index was reused because it has the

@@ -11,6 +11,7 @@ mod documents;
 mod embedding;
 mod events;
 mod import;
+mod ocr;
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;

@@ -2,19 +2,24 @@
 //! in a temporary directory, then publish it atomically. The document is searchable by keyword
 //! from then on; its vectors are added after (`embedding.rs`).
 
-use std::path::Path;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
 
 use thiserror::Error;
 
 use super::dirs::IndexDirs;
 use super::keywords::KeywordWriter;
 use super::manifest::{Manifest, FORMAT_VERSION};
+use super::ocr_pages::OcrPages;
 use super::IndexError;
 use crate::catalog::{now_millis, DocumentId, PdfMetadata};
 use crate::chunk::{Chunker, Sections};
 use crate::embed::EmbedError;
-use crate::pdf::{is_usable, Extracted, OcrSettings, PageContent, PdfError, PdfReader, TextQuality};
+use crate::pdf::{
+    is_usable, Extracted, OcrFailure, OcrPage, OcrSettings, PageContent, PdfError, PdfReader, TextQuality,
+};
 
 /// Everything one build needs.
 pub struct BuildInput<'a> {
@@ -28,6 +33,8 @@ pub struct BuildInput<'a> {
     pub reader: &'a PdfReader,
     /// How pages without text are read by OCR; `None` leaves them unread.
     pub ocr: Option<&'a OcrSettings>,
+    /// Pages read by OCR at once, each by a worker on one core.
+    pub ocr_workers: usize,
     pub cancel: &'a AtomicBool,
 }
 
@@ -36,6 +43,8 @@ pub struct BuildInput<'a> {
 pub struct BuildProgress {
     pub pages_done: u64,
     pub pages_total: u64,
+    /// The page being read by OCR, the last started if several are.
+    pub ocr_page: Option<u32>,
 }
 
 /// How a build ended when nothing failed.
@@ -68,7 +77,7 @@ pub fn build(
     on_progress: &mut dyn FnMut(BuildProgress),
 ) -> Result<Built, BuildError> {
     let temp = dirs.begin(input.id)?;
-    let result = build_in(&temp, &input, on_progress);
+    let result = build_in(dirs, &temp, &input, on_progress);
     match result {
         Ok(Built::Ready(manifest)) => {
             dirs.commit(input.id, &temp)?;
@@ -82,21 +91,30 @@ pub fn build(
 }
 
 fn build_in(
+    dirs: &IndexDirs,
     temp: &Path,
     input: &BuildInput<'_>,
     on_progress: &mut dyn FnMut(BuildProgress),
 ) -> Result<Built, BuildError> {
-    let mut keywords = KeywordWriter::create(&temp.join("keywords"))?;
+    let mut pages = Pages {
+        keywords: KeywordWriter::create(&temp.join("keywords"))?,
+        sections: Sections::new(input.file_name, None),
+        quality: TextQuality::default(),
+        chars: 0,
+        chunks: 0,
+    };
     let mut extraction = input.reader.extract(input.pdf, input.password.clone());
     let mut meta = PdfMetadata::default();
-    let mut sections = Sections::new(input.file_name, None);
-    let mut quality = TextQuality::default();
-    let mut ocr = Ocr::default();
+    let mut ocr = match input.ocr {
+        Some(ocr) => Some(Ocr::new(dirs, input, ocr)?),
+        None => None,
+    };
+    let mut waiting: VecDeque<Waiting> = VecDeque::new();
     let mut progress = BuildProgress {
         pages_done: 0,
         pages_total: 0,
+        ocr_page: None,
     };
-    let (mut chars, mut chunk_count) = (0u64, 0u64);
     while let Some(step) = extraction.next_step() {
         if input.cancel.load(Ordering::Relaxed) {
             return Err(BuildError::Cancelled);
@@ -104,7 +122,7 @@ fn build_in(
         match step? {
             Extracted::Opened(m) => {
                 progress.pages_total = m.page_count;
-                sections = Sections::new(input.file_name, m.title.as_deref());
+                pages.sections = Sections::new(input.file_name, m.title.as_deref());
                 meta = m;
                 on_progress(progress);
             }
@@ -113,46 +131,66 @@ fn build_in(
             }
             Extracted::Page {
                 number,
-                mut text,
+                text,
                 headings,
                 has_text_layer,
                 has_images,
                 unmapped_fonts,
             } => {
-                let mut from_ocr = false;
-                if let Some(settings) = input.ocr.filter(|_| !is_usable(&text) && ocr.is_available()) {
-                    if let Some(read) = ocr.read(input, settings, number)? {
-                        text = read;
-                        from_ocr = true;
-                    }
+                let reading = match ocr.as_mut() {
+                    Some(ocr) if !is_usable(&text) => ocr.start(number),
+                    _ => None,
+                };
+                if matches!(reading, Some(Reading::Running(_))) {
+                    progress.ocr_page = Some(number);
+                    on_progress(progress);
                 }
-                quality.add(PageContent {
+                waiting.push_back(Waiting {
                     number,
-                    text: &text,
+                    text,
+                    headings,
                     has_text_layer,
                     has_images,
-                    unmapped_fonts: &unmapped_fonts,
-                    ocr: from_ocr,
+                    unmapped_fonts,
+                    reading,
                 });
-                chars += text.chars().count() as u64;
-                let mut chunks = input.chunker.chunk_page(input.content_hash, number, &text);
-                sections.place(&text, &headings, &mut chunks);
-                keywords.add(&chunks)?;
-                chunk_count += chunks.len() as u64;
-                progress.pages_done = u64::from(number);
+            }
+        }
+        // Pages go into the index in order, each once its OCR (if any) is done; no more pages
+        // are read by OCR at once than the build may run.
+        while waiting
+            .front()
+            .is_some_and(|next| next.is_done() || running(&waiting) >= input.ocr_workers.max(1))
+        {
+            if let Some(page) = waiting.pop_front() {
+                pages.add(input, page, ocr.as_mut(), &mut progress)?;
                 on_progress(progress);
             }
         }
     }
+    while let Some(page) = waiting.pop_front() {
+        if input.cancel.load(Ordering::Relaxed) {
+            return Err(BuildError::Cancelled);
+        }
+        pages.add(input, page, ocr.as_mut(), &mut progress)?;
+        on_progress(progress);
+    }
+    progress.ocr_page = None;
     on_progress(progress);
-    if !quality.is_usable() {
-        let reason = match &ocr.unavailable {
-            Some(why) => format!("{}; {why}", quality.no_text_reason()),
-            None => quality.no_text_reason(),
-        };
+    let (failures, unavailable) = ocr
+        .as_ref()
+        .map_or((Vec::new(), None), |o| (o.failures.clone(), o.unavailable.clone()));
+    if !pages.quality.is_usable() {
+        let mut reason = pages.quality.no_text_reason();
+        if let Some(why) = unavailable.or_else(|| failures.first().map(|f| f.to_string())) {
+            reason = format!("{reason}; {why}");
+        }
         return Ok(Built::NoText { meta, reason });
     }
-    keywords.finish()?;
+    pages.keywords.finish()?;
+    if let Some(ocr) = ocr {
+        ocr.pages.publish(temp)?;
+    }
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
         content_hash: input.content_hash.to_string(),
@@ -160,10 +198,11 @@ fn build_in(
         dimension: None,
         chunker: input.chunker.settings(),
         page_count: meta.page_count,
-        chunk_count,
-        char_count: chars,
-        pages_needing_ocr: quality.pages_needing_ocr(),
-        pages_from_ocr: quality.pages_from_ocr().to_vec(),
+        chunk_count: pages.chunks,
+        char_count: pages.chars,
+        pages_needing_ocr: pages.quality.pages_needing_ocr(),
+        pages_from_ocr: pages.quality.pages_from_ocr().to_vec(),
+        ocr_failures: failures,
         title: meta.title,
         author: meta.author,
         pdf_created: meta.created,
@@ -173,38 +212,163 @@ fn build_in(
     Ok(Built::Ready(manifest))
 }
 
-/// The OCR of a document's pages without text, as they come: each page in a worker of its own,
-/// so a page that exhausts a limit or crashes the reader fails alone.
-#[derive(Default)]
+/// What the pages add up to, as they go into the index in order.
+struct Pages {
+    keywords: KeywordWriter,
+    sections: Sections,
+    quality: TextQuality,
+    chars: u64,
+    chunks: u64,
+}
+
+impl Pages {
+    /// Takes `page` into the index, with its text read by OCR once that is done.
+    fn add(
+        &mut self,
+        input: &BuildInput<'_>,
+        page: Waiting,
+        ocr: Option<&mut Ocr>,
+        progress: &mut BuildProgress,
+    ) -> Result<(), BuildError> {
+        let number = page.number;
+        let recognised = match (page.reading, ocr) {
+            (Some(reading), Some(ocr)) => ocr.finish(number, reading)?,
+            _ => None,
+        };
+        let text = recognised.as_ref().map_or(page.text, |r| r.text.clone());
+        self.quality.add(PageContent {
+            number,
+            text: &text,
+            has_text_layer: page.has_text_layer,
+            has_images: page.has_images,
+            unmapped_fonts: &page.unmapped_fonts,
+            ocr: recognised.is_some(),
+        });
+        self.chars += text.chars().count() as u64;
+        let mut chunks = input.chunker.chunk_page(input.content_hash, number, &text);
+        self.sections.place(&text, &page.headings, &mut chunks);
+        self.keywords.add(&chunks)?;
+        self.chunks += chunks.len() as u64;
+        progress.pages_done = u64::from(number);
+        if progress.ocr_page == Some(number) {
+            progress.ocr_page = None;
+        }
+        Ok(())
+    }
+}
+
+/// A page read, waiting for its OCR (if it needs one) before it goes into the index.
+struct Waiting {
+    number: u32,
+    text: String,
+    headings: Vec<String>,
+    has_text_layer: bool,
+    has_images: bool,
+    unmapped_fonts: Vec<String>,
+    reading: Option<Reading>,
+}
+
+impl Waiting {
+    fn is_done(&self) -> bool {
+        match &self.reading {
+            Some(Reading::Running(thread)) => thread.is_finished(),
+            _ => true,
+        }
+    }
+}
+
+/// How many of the `waiting` pages are being read by OCR.
+fn running(waiting: &VecDeque<Waiting>) -> usize {
+    waiting
+        .iter()
+        .filter(|w| matches!(w.reading, Some(Reading::Running(_))))
+        .count()
+}
+
+/// The OCR of one page.
+enum Reading {
+    /// Read by an earlier build.
+    Kept(OcrPage),
+    /// Being read, in a worker of its own.
+    Running(JoinHandle<Option<Result<Extracted, PdfError>>>),
+}
+
+/// The OCR of a document's pages without text: each page in a worker of its own, so a page
+/// that exhausts a limit or crashes the reader fails alone, and each page read is kept, so a
+/// build that stops goes on from there.
 struct Ocr {
+    reader: PdfReader,
+    pdf: PathBuf,
+    password: Option<String>,
+    settings: OcrSettings,
+    pages: OcrPages,
     /// Why OCR cannot run on this machine, once a worker has said so.
     unavailable: Option<String>,
+    /// The pages OCR failed on, and why.
+    failures: Vec<OcrFailure>,
 }
 
 impl Ocr {
-    fn is_available(&self) -> bool {
-        self.unavailable.is_none()
+    fn new(dirs: &IndexDirs, input: &BuildInput<'_>, settings: &OcrSettings) -> Result<Ocr, BuildError> {
+        let dir = dirs.ocr_pages(input.id);
+        Ok(Ocr {
+            reader: input.reader.clone(),
+            pdf: input.pdf.to_path_buf(),
+            password: input.password.clone(),
+            settings: settings.clone(),
+            pages: OcrPages::open(&dir, input.content_hash, &settings.languages)?,
+            unavailable: None,
+            failures: Vec::new(),
+        })
     }
 
-    /// The text OCR reads on page `number`; `None` when it cannot run here. A page it fails on
-    /// reads as empty, and stays among the pages that need OCR.
-    fn read(
-        &mut self,
-        input: &BuildInput<'_>,
-        settings: &OcrSettings,
-        number: u32,
-    ) -> Result<Option<String>, BuildError> {
-        let mut worker = input
-            .reader
-            .recognise(input.pdf, input.password.clone(), number, settings);
-        match worker.next_step() {
-            Some(Ok(Extracted::Recognised { text, .. })) => Ok(Some(text)),
+    /// Starts reading page `number`, unless OCR cannot run here; a page an earlier build read is
+    /// not read again.
+    fn start(&mut self, number: u32) -> Option<Reading> {
+        if self.unavailable.is_some() {
+            return None;
+        }
+        if let Some(page) = self.pages.get(number) {
+            return Some(Reading::Kept(page));
+        }
+        let (reader, path, password, settings) = (
+            self.reader.clone(),
+            self.pdf.clone(),
+            self.password.clone(),
+            self.settings.clone(),
+        );
+        Some(Reading::Running(std::thread::spawn(move || {
+            reader.recognise(&path, password, number, &settings).next_step()
+        })))
+    }
+
+    /// Page `number` as read; `None` when OCR cannot run here or failed on the page, which then
+    /// reads as empty and stays among the pages that need OCR.
+    fn finish(&mut self, number: u32, reading: Reading) -> Result<Option<OcrPage>, BuildError> {
+        let outcome = match reading {
+            Reading::Kept(page) => return Ok(Some(page)),
+            Reading::Running(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| Some(Err(PdfError::Crashed(crate::panic::message(panic.as_ref()))))),
+        };
+        let failure = match outcome {
+            Some(Ok(Extracted::Recognised { page, .. })) => {
+                self.pages.put(number, &page)?;
+                return Ok(Some(page));
+            }
             Some(Err(e @ PdfError::OcrUnavailable(_))) => {
                 self.unavailable = Some(e.to_string());
-                Ok(None)
+                return Ok(None);
             }
-            Some(Err(e @ (PdfError::NeedsPassword | PdfError::WrongPassword))) => Err(e.into()),
-            _ => Ok(Some(String::new())),
-        }
+            Some(Err(e @ (PdfError::NeedsPassword | PdfError::WrongPassword))) => return Err(e.into()),
+            Some(Err(PdfError::OcrFailed { reason, .. })) => reason,
+            Some(Err(e)) => e.to_string(),
+            Some(Ok(_)) | None => "the reader sent no text for the page".to_string(),
+        };
+        self.failures.push(OcrFailure {
+            page: number,
+            reason: failure,
+        });
+        Ok(None)
     }
 }

@@ -2,7 +2,7 @@
 //! renamed into place (or exchanged with the index it replaces), removed by renaming it away
 //! first. Whatever instant a process dies at, a directory named after a document id is either
 //! complete or absent. Beside them, `.embed-<id>` keeps the vectors of a document made so far,
-//! so that a restart goes on from there.
+//! and `.ocr-<id>` its pages read by OCR so far, so that a restart goes on from there.
 
 use std::collections::HashSet;
 use std::fs;
@@ -16,6 +16,7 @@ use crate::catalog::DocumentId;
 const TEMP_PREFIX: &str = ".tmp-";
 const TRASH_PREFIX: &str = ".trash-";
 const SCRATCH_PREFIX: &str = ".embed-";
+const OCR_PREFIX: &str = ".ocr-";
 
 /// What a start-up sweep removed.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -100,6 +101,20 @@ impl IndexDirs {
         self.root.join(format!("{SCRATCH_PREFIX}{id}"))
     }
 
+    /// Where the pages of `id` read by OCR so far are kept.
+    pub fn ocr_pages(&self, id: DocumentId) -> PathBuf {
+        self.root.join(format!("{OCR_PREFIX}{id}"))
+    }
+
+    /// Removes the pages of `id` read by OCR so far, if any: for a document that is gone.
+    pub fn remove_ocr_pages(&self, id: DocumentId) -> Result<(), IndexError> {
+        let dir = self.ocr_pages(id);
+        if !dir.exists() {
+            return Ok(());
+        }
+        remove_any(&dir)
+    }
+
     /// Removes the index of `id`, if any: renamed away first, so it is never seen half-deleted.
     pub fn remove(&self, id: DocumentId) -> Result<(), IndexError> {
         let dir = self.dir(id);
@@ -143,6 +158,11 @@ impl IndexDirs {
                     .parse::<DocumentId>()
                     .is_ok_and(|id| known.contains(&id) && scratch_is_wanted(&path, &self.dir(id)));
                 if !wanted {
+                    remove_any(&path)?;
+                    sweep.temporary += 1;
+                }
+            } else if let Some(id) = name.strip_prefix(OCR_PREFIX) {
+                if !id.parse::<DocumentId>().is_ok_and(|id| known.contains(&id)) {
                     remove_any(&path)?;
                     sweep.temporary += 1;
                 }

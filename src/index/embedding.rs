@@ -17,6 +17,7 @@ use super::build::BuildError;
 use super::dirs::{link_tree, IndexDirs};
 use super::keywords::StoredChunks;
 use super::manifest::Manifest;
+use super::ocr_pages::OCR_DIR;
 use super::vectors::VectorWriter;
 use super::IndexError;
 use crate::catalog::DocumentId;
@@ -129,6 +130,12 @@ fn write_vectors(
     let keywords = temp.join("keywords");
     fs::create_dir_all(&keywords).map_err(IndexError::io(&keywords))?;
     link_tree(&published.join("keywords"), &keywords)?;
+    let ocr = published.join(OCR_DIR);
+    if ocr.exists() {
+        let target = temp.join(OCR_DIR);
+        fs::create_dir_all(&target).map_err(IndexError::io(&target))?;
+        link_tree(&ocr, &target)?;
+    }
     let dimension = scratch.about.dimension;
     let mut table = runtime.block_on(VectorWriter::create(&temp.join("vectors"), dimension))?;
     for start in (0..chunks.len()).step_by(BATCH) {

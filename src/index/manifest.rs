@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::IndexError;
 use crate::catalog::PdfMetadata;
 use crate::chunk::ChunkerSettings;
+use crate::pdf::OcrFailure;
 
 /// The on-disk format version of an index directory. 2: keyword positions are fast fields and
 /// `vectors.block` is written with every index. 3: a table's rows are read as lines (the text
@@ -42,6 +43,9 @@ pub struct Manifest {
     /// Pages whose text was read by OCR.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pages_from_ocr: Vec<u32>,
+    /// Pages OCR could not read, and why (they are among the pages needing OCR).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ocr_failures: Vec<OcrFailure>,
     pub title: Option<String>,
     pub author: Option<String>,
     pub pdf_created: Option<String>,

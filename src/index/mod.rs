@@ -1,6 +1,7 @@
 //! Per-document indexes on disk: `indexes/<doc-id>/` holds `manifest.json`, a tantivy index
 //! (`keywords/`) of the document's chunks and, once they are embedded, a LanceDB table
-//! (`vectors/`) of the same chunks and `vectors.block`, the vectors laid out for the query path.
+//! (`vectors/`) of the same chunks and `vectors.block`, the vectors laid out for the query path,
+//! and, for pages read by OCR, `ocr/` with each word's box (`ocr_pages.rs`).
 //! An index is published twice: keyword-searchable as soon as the PDF is read (`build.rs`), then
 //! with its vectors (`embedding.rs`). The format is written here (`manifest.rs`, `vectors.rs`,
 //! `keywords.rs`, `block.rs`) and read here: `reader.rs` opens one document's index
@@ -17,6 +18,7 @@ mod error;
 mod keyword_reader;
 pub mod keywords;
 mod manifest;
+mod ocr_pages;
 mod reader;
 pub mod vectors;
 
@@ -30,6 +32,7 @@ pub use embedding::{embed, EmbedInput, EmbedProgress};
 pub use error::IndexError;
 pub use keyword_reader::{Fields, KeywordReader, Located};
 pub use manifest::{Manifest, FORMAT_VERSION, MANIFEST_FILE};
+pub use ocr_pages::page_words;
 pub use reader::{DocIndex, Vectors};
 
 /// Checks that the index in `dir` is complete and whole: a readable manifest, a keyword index

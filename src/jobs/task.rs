@@ -78,17 +78,20 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
     };
     let pdf = engine.files().path(&doc.content_hash)?;
     let chunker = engine.chunker()?;
-    let ocr = engine.config().ocr_settings();
+    let ocr = engine.ocr_settings()?;
     let mut writes = Throttle::default();
     let mut on_progress = |p: index::BuildProgress| {
         engine.emit(IndexEvent::Progress {
             document: doc.id,
             pages_done: p.pages_done,
             pages_total: p.pages_total,
+            ocr_page: p.ocr_page,
         });
         if writes.due() {
             // Progress is advisory; a failed write must not fail the document.
-            let _ = engine.catalog().set_progress(doc.id, p.pages_done, p.pages_total);
+            let _ = engine
+                .catalog()
+                .set_progress(doc.id, p.pages_done, p.pages_total, p.ocr_page);
         }
     };
     let input = BuildInput {
@@ -100,6 +103,7 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
         chunker: &chunker,
         reader: &engine.config().reader,
         ocr: ocr.as_ref(),
+        ocr_workers: engine.config().ocr_workers,
         cancel,
     };
     match index::build(engine.dirs(), input, &mut on_progress) {
@@ -202,7 +206,11 @@ fn finish_ready(
     reused_from: Option<DocumentId>,
 ) -> Result<(), Error> {
     let meta: PdfMetadata = manifest.metadata();
-    let note = ocr_note(&manifest.pages_needing_ocr, &manifest.pages_from_ocr);
+    let note = ocr_note(
+        &manifest.pages_needing_ocr,
+        &manifest.pages_from_ocr,
+        &manifest.ocr_failures,
+    );
     let recorded = engine.catalog().set_ready(
         id,
         &Readied {

@@ -6,6 +6,8 @@ use super::Library;
 use crate::catalog::{CatalogError, Document, DocumentId};
 pub use crate::engine::{ImportFailure, ImportReport};
 use crate::error::Error;
+use crate::index;
+use crate::pdf::WordBox;
 
 impl Library {
     /// Copies the PDFs at `paths` (files, or directories searched recursively) into the library
@@ -56,6 +58,13 @@ impl Library {
             return Err(Error::NotFound(path));
         }
         Ok(path)
+    }
+
+    /// The words OCR read on page `page` of a document, with their boxes; none for a page that
+    /// has its own text (a viewer highlights those through the page's text layer).
+    pub fn page_words(&self, id: DocumentId, page: u32) -> Result<Vec<WordBox>, Error> {
+        self.engine.catalog().document(id)?;
+        Ok(index::page_words(&self.engine.dirs().dir(id), page).unwrap_or_default())
     }
 
     /// Moves a document to the folder at `folder`: one catalog row changes, nothing on disk.

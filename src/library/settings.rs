@@ -1,5 +1,6 @@
 //! [`Settings`]: how questions are answered (the language model backend with its model, URL and
-//! key) and how passages are retrieved (mode and k), kept in the library's catalog.
+//! key), how passages are retrieved (mode and k) and whether pages without text are read by OCR,
+//! kept in the library's catalog.
 
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +32,8 @@ pub struct Settings {
     pub mode: SearchMode,
     /// How many passages a question retrieves.
     pub k: usize,
+    /// Pages without text are read by OCR (switched off, they are left out of the index).
+    pub ocr: bool,
 }
 
 impl Default for Settings {
@@ -42,6 +45,7 @@ impl Default for Settings {
             api_key: None,
             mode: SearchMode::default(),
             k: 10,
+            ocr: true,
         }
     }
 }
@@ -117,7 +121,9 @@ impl Library {
     /// The stored settings; the defaults when none were saved, or when what was saved cannot be
     /// read (a newer build's format).
     pub fn settings(&self) -> Result<Settings, Error> {
-        Ok(self.saved_settings()?.unwrap_or_default())
+        let mut settings = self.saved_settings()?.unwrap_or_default();
+        settings.ocr = self.engine.ocr_on()?;
+        Ok(settings)
     }
 
     /// The stored settings, if the user saved any that this build can read, with the API key from
@@ -167,7 +173,8 @@ impl Library {
         Ok(())
     }
 
-    /// Checks and stores `settings`; the API key goes to the keyring where one answers.
+    /// Checks and stores `settings`; the API key goes to the keyring where one answers. OCR
+    /// switched on queues the documents with pages that need it.
     pub fn save_settings(&self, settings: &Settings) -> Result<(), Error> {
         settings.validate(self.engine.config())?;
         let mut stored = settings.clone();
@@ -188,7 +195,7 @@ impl Library {
             catalog.set_setting(KEY, &json)?;
             catalog.set_setting(KEY_IN_KEYRING, if in_keyring { "true" } else { "false" })
         })?;
-        Ok(())
+        self.engine.switch_ocr(settings.ocr)
     }
 
     /// Where this library keeps its secrets: the system's keyring, or (none answered) its catalog.

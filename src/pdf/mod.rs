@@ -13,8 +13,8 @@ mod write;
 
 pub use error::PdfError;
 pub use extract::{Extraction, Limits, PdfReader};
-pub use ocr::OcrSettings;
-pub use quality::{is_usable, ocr_note, PageContent, TextQuality};
+pub use ocr::{OcrPage, OcrSettings, WordBox};
+pub use quality::{is_usable, ocr_note, OcrFailure, PageContent, TextQuality};
 pub use read::Extracted;
 pub use sniff::{check_pdf, has_pdf_header};
 pub use worker::serve_if_asked;

@@ -8,6 +8,8 @@
 
 use std::collections::BTreeSet;
 
+use serde::{Deserialize, Serialize};
+
 /// What one extracted page held, as the quality judgement needs it.
 #[derive(Debug, Clone, Copy)]
 pub struct PageContent<'a> {
@@ -114,23 +116,46 @@ impl TextQuality {
     }
 }
 
-/// The note kept with a ready document some of whose pages were read by OCR (`from_ocr`) or
-/// still need it (`needing`), or `None` if none were or do.
-pub fn ocr_note(needing: &[u32], from_ocr: &[u32]) -> Option<String> {
+/// A page OCR could not read, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OcrFailure {
+    pub page: u32,
+    pub reason: String,
+}
+
+impl std::fmt::Display for OcrFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "page {} could not be read by OCR: {}", self.page, self.reason)
+    }
+}
+
+/// The note kept with a ready document some of whose pages were read by OCR (`from_ocr`), could
+/// not be (`failed`), or still need it (`needing`, the failed ones among them), or `None` if
+/// there are none.
+pub fn ocr_note(needing: &[u32], from_ocr: &[u32], failed: &[OcrFailure]) -> Option<String> {
     let read = page_list(from_ocr).map(|(noun, list)| {
         let verb = if from_ocr.len() == 1 { "was" } else { "were" };
         format!("{noun} {list} {verb} read by OCR")
     });
-    let unread = page_list(needing).map(|(noun, list)| {
-        let verb = if needing.len() == 1 { "has" } else { "have" };
+    let failed_pages: Vec<u32> = failed.iter().map(|f| f.page).collect();
+    let unreadable = failed.first().map(|first| match failed {
+        [_] => first.to_string(),
+        _ => format!(
+            "pages {} could not be read by OCR (page {}: {})",
+            page_list(&failed_pages).map_or_else(String::new, |(_, list)| list),
+            first.page,
+            first.reason
+        ),
+    });
+    let waiting: Vec<u32> = needing.iter().copied().filter(|p| !failed_pages.contains(p)).collect();
+    let unread = page_list(&waiting).map(|(noun, list)| {
+        let verb = if waiting.len() == 1 { "has" } else { "have" };
         format!(
             "{noun} {list} {verb} no readable text (scanned, or fonts without text) and cannot be searched until OCR"
         )
     });
-    match (read, unread) {
-        (Some(read), Some(unread)) => Some(format!("{read}; {unread}")),
-        (read, unread) => read.or(unread),
-    }
+    let parts: Vec<String> = [read, unreadable, unread].into_iter().flatten().collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// "page" or "pages", and `pages` as ranges ("1, 4-5"); `None` for no pages.
@@ -199,11 +224,11 @@ mod tests {
         assert!(q.is_usable());
         assert_eq!(q.pages_needing_ocr(), vec![1, 4, 5]);
         assert_eq!(
-            ocr_note(&q.pages_needing_ocr(), &[]).unwrap(),
+            ocr_note(&q.pages_needing_ocr(), &[], &[]).unwrap(),
             "pages 1, 4-5 have no readable text (scanned, or fonts without text) and cannot be searched until OCR"
         );
-        assert!(ocr_note(&[], &[]).is_none());
-        assert!(ocr_note(&[7], &[]).unwrap().starts_with("page 7 has"));
+        assert!(ocr_note(&[], &[], &[]).is_none());
+        assert!(ocr_note(&[7], &[], &[]).unwrap().starts_with("page 7 has"));
     }
 
     #[test]
@@ -221,8 +246,25 @@ mod tests {
         assert!(q.is_usable());
         assert_eq!(q.pages_from_ocr(), [1]);
         assert_eq!(
-            ocr_note(&q.pages_needing_ocr(), q.pages_from_ocr()).unwrap(),
+            ocr_note(&q.pages_needing_ocr(), q.pages_from_ocr(), &[]).unwrap(),
             "page 1 was read by OCR; pages 2-3 have no readable text (scanned, or fonts without text) and cannot be searched until OCR"
+        );
+    }
+
+    #[test]
+    fn pages_ocr_failed_on_say_why() {
+        let failure = |page| OcrFailure {
+            page,
+            reason: "PDFium could not render the page".into(),
+        };
+        assert_eq!(
+            ocr_note(&[2, 3], &[1], &[failure(3)]).unwrap(),
+            "page 1 was read by OCR; page 3 could not be read by OCR: PDFium could not render the page; \
+             page 2 has no readable text (scanned, or fonts without text) and cannot be searched until OCR"
+        );
+        assert_eq!(
+            ocr_note(&[2, 3], &[], &[failure(2), failure(3)]).unwrap(),
+            "pages 2-3 could not be read by OCR (page 2: PDFium could not render the page)"
         );
     }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::info::read_info;
-use super::ocr::{self, OcrSettings};
+use super::ocr::{self, OcrPage, OcrSettings};
 use super::{Limits, PdfError};
 use crate::catalog::PdfMetadata;
 
@@ -31,13 +31,8 @@ pub enum Extracted {
         /// Fonts of the page whose glyphs map to no Unicode text (base font names).
         unmapped_fonts: Vec<String>,
     },
-    /// The text of one page (1-based) as OCR read it, normalised.
-    Recognised {
-        number: u32,
-        text: String,
-        /// How far the page was turned clockwise to be read upright (0, 90, 180 or 270).
-        rotation: u32,
-    },
+    /// One page (1-based) as OCR read it.
+    Recognised { number: u32, page: OcrPage },
 }
 
 /// Opens the document and hands its steps to `emit`, stopping early when `emit` says so (false).
@@ -122,17 +117,13 @@ pub fn recognise(
     emit: &mut dyn FnMut(Extracted) -> bool,
 ) -> Result<(), PdfError> {
     let page = ocr::recognise(path, password, number, settings)?;
-    emit(Extracted::Recognised {
-        number,
-        text: normalise(&page.text),
-        rotation: page.rotation,
-    });
+    emit(Extracted::Recognised { number, page });
     Ok(())
 }
 
 /// NFKC (ligatures become letters), control characters become spaces, runs of spaces collapse,
 /// and lines are trimmed. Offsets of chunks refer to this normalised text.
-fn normalise(raw: &str) -> String {
+pub(super) fn normalise(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     for line in raw.nfkc().collect::<String>().lines() {
         let mut last_space = true;

@@ -53,6 +53,7 @@ pub async fn publish(
             .sum(),
         pages_needing_ocr: Vec::new(),
         pages_from_ocr: Vec::new(),
+        ocr_failures: Vec::new(),
         title: m.title.clone(),
         author: m.author.clone(),
         pdf_created: m.created.clone(),

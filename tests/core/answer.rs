@@ -670,6 +670,7 @@ fn settings_persist_are_checked_and_name_the_backend_with_its_key() {
         api_key: Some("sk-saved".into()),
         mode: SearchMode::Keyword,
         k: 7,
+        ocr: false,
     };
     t.save_settings(&settings).unwrap();
     let crate::common::TestLibrary { library, home } = t;

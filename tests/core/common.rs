@@ -39,6 +39,8 @@ pub fn config(home: &std::path::Path) -> LibraryConfig {
     let mut config = LibraryConfig::new(home.to_path_buf());
     config.models_dir = models_dir();
     config.workers = 2;
+    // Each document reads one page by OCR at a time: two documents already fill two cores.
+    config.ocr_workers = 1;
     config.reader.program = PathBuf::from(env!("CARGO_BIN_EXE_lectern"));
     // The user's keyring is not the tests' to write in (`tests/core/secrets.rs` brings its own).
     config.keyring = false;

@@ -46,6 +46,10 @@ reason: string | null,
  */
 progress_done: number, progress_total: number, 
 /**
+ * The page being read by OCR while the document is read, if one is.
+ */
+progress_ocr_page: number | null, 
+/**
  * The model whose vectors the document's index holds (see [`crate::Embedder::id`]); `None`
  * while a ready document is searchable by keyword only.
  */
@@ -390,7 +394,7 @@ results: SearchResults, };
 /**
  * One thing that happened to a document in the indexing queue.
  */
-export type IndexEvent = { "kind": "queued", document: DocumentId, } | { "kind": "started", document: DocumentId, } | { "kind": "progress", document: DocumentId, pages_done: number, pages_total: number, } | { "kind": "finished", document: DocumentId, status: DocumentStatus, reason: string | null, reused_from: DocumentId | null, } | { "kind": "embedding", document: DocumentId, chunks_done: number, chunks_total: number, resumed_from: number, } | { "kind": "embedded", document: DocumentId, } | { "kind": "embedding_failed", document: DocumentId, reason: string, };
+export type IndexEvent = { "kind": "queued", document: DocumentId, } | { "kind": "started", document: DocumentId, } | { "kind": "progress", document: DocumentId, pages_done: number, pages_total: number, ocr_page: number | null, } | { "kind": "finished", document: DocumentId, status: DocumentStatus, reason: string | null, reused_from: DocumentId | null, } | { "kind": "embedding", document: DocumentId, chunks_done: number, chunks_total: number, resumed_from: number, } | { "kind": "embedded", document: DocumentId, } | { "kind": "embedding_failed", document: DocumentId, reason: string, };
 
 /**
  * Which kind of backend answers.
@@ -418,7 +422,11 @@ api_key: string | null, mode: SearchMode,
 /**
  * How many passages a question retrieves.
  */
-k: number, };
+k: number, 
+/**
+ * Pages without text are read by OCR (switched off, they are left out of the index).
+ */
+ocr: boolean, };
 
 /**
  * Where a library keeps its secrets.
@@ -457,6 +465,20 @@ export type Hint = { "kind": "list_folders" } | { "kind": "list_documents" } | {
  */
 export type ErrorPayload = { code: ErrorCode, message: string, hint: Hint | null, };
 
+/**
+ * A word of a page read by OCR: its characters in the page's text and where it is on the page.
+ */
+export type WordBox = { 
+/**
+ * The word is characters `start..end` of the page's text.
+ */
+start: number, end: number, 
+/**
+ * Its box, left, top, right and bottom, as fractions of the page's width and height as
+ * the page is shown (its own rotation applied, as PDF viewers show it).
+ */
+bounds: [number, number, number, number], };
+
 /** The app's commands, as `src-tauri/src/commands.rs` defines them. */
 export const COMMANDS = [
   "library_state",
@@ -478,6 +500,7 @@ export const COMMANDS = [
   "delete_chat",
   "export_chat",
   "document_pdf",
+  "page_words",
   "get_settings",
   "save_settings",
   "test_connection",

@@ -2,7 +2,7 @@ import { ChatPane } from "./chat";
 import { makeApi } from "./ipc";
 import type { Settings } from "./bindings";
 
-const saved: Settings = { backend: "builtin", model: null, url: null, api_key: null, mode: "keyword", k: 6 };
+const saved: Settings = { backend: "builtin", model: null, url: null, api_key: null, mode: "keyword", k: 6, ocr: true };
 
 /** A chat pane over a fake shell; `replies` answers the commands by name. */
 function pane(replies: Record<string, (args?: Record<string, unknown>) => unknown>) {

@@ -1,7 +1,7 @@
 import { errorMessage, makeApi, type ChannelLike } from "./ipc";
 import type { AnswerEvent, Settings } from "./bindings";
 
-const settings: Settings = { backend: "ollama", model: "llama3.2", url: null, api_key: null, mode: "hybrid", k: 8 };
+const settings: Settings = { backend: "ollama", model: "llama3.2", url: null, api_key: null, mode: "hybrid", k: 8, ocr: true };
 
 describe("ipc", () => {
   it("calls each command with its arguments and streams answer events through a channel", async () => {

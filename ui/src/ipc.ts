@@ -21,6 +21,7 @@ import type {
   Settings,
   SettingsView,
   SyncReport,
+  WordBox,
 } from "./bindings";
 
 export type Invoke = (command: string, args?: Record<string, unknown>) => Promise<unknown>;
@@ -73,6 +74,8 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     deleteChat: (id: string) => call<void>("delete_chat", { id }),
     exportChat: (id: string) => call<string>("export_chat", { id }),
     documentPdf: (id: string) => call<ArrayBuffer>("document_pdf", { id }),
+    /** The words OCR read on a page, with their boxes; none for a page with text of its own. */
+    pageWords: (id: string, page: number) => call<WordBox[]>("page_words", { id, page }),
     cancelAnswer: (answerId: string) => call<void>("cancel_answer", { answerId }),
     getSettings: () => call<SettingsView>("get_settings"),
     saveSettings: (settings: Settings) => call<Settings>("save_settings", { settings }),

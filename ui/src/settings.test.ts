@@ -2,7 +2,7 @@ import { makeApi, type OpenDialog } from "./ipc";
 import { connectionText, fieldsFromSettings, SettingsDialog, settingsFromFields } from "./settings";
 import type { Settings } from "./bindings";
 
-const saved: Settings = { backend: "ollama", model: "llama3.2", url: null, api_key: null, mode: "hybrid", k: 10 };
+const saved: Settings = { backend: "ollama", model: "llama3.2", url: null, api_key: null, mode: "hybrid", k: 10, ocr: true };
 
 /** A settings dialog over a fake shell; `replies` answers the commands by name. */
 function dialog(
@@ -47,12 +47,13 @@ afterEach(() => document.body.replaceChildren());
 describe("settings form", () => {
   it("converts settings to fields and back", () => {
     const fields = fieldsFromSettings(saved);
-    expect(fields).toEqual({ backend: "ollama", model: "llama3.2", url: "", api_key: "", mode: "hybrid", k: "10" });
+    expect(fields).toEqual({ backend: "ollama", model: "llama3.2", url: "", api_key: "", mode: "hybrid", k: "10", ocr: "on" });
     expect(settingsFromFields(fields)).toEqual(saved);
+    expect(settingsFromFields(fieldsFromSettings({ ...saved, ocr: false }))).toEqual({ ...saved, ocr: false });
   });
 
   it("turns empty fields, and those the backend does not use, into null, and k into a number", () => {
-    const fields = { backend: "openai", model: " gpt-4o-mini ", url: "", api_key: "sk-1", mode: "keyword", k: "5" };
+    const fields = { backend: "openai", model: " gpt-4o-mini ", url: "", api_key: "sk-1", mode: "keyword", k: "5", ocr: "on" };
     expect(settingsFromFields(fields)).toEqual({
       backend: "openai",
       model: "gpt-4o-mini",
@@ -60,6 +61,7 @@ describe("settings form", () => {
       api_key: "sk-1",
       mode: "keyword",
       k: 5,
+      ocr: true,
     });
     expect(settingsFromFields({ ...fields, backend: "ollama", url: "http://gpu-box:11434" })).toMatchObject({
       url: "http://gpu-box:11434",
@@ -175,14 +177,15 @@ describe("settings dialog", () => {
     });
     await settings.show();
     get<HTMLInputElement>("input[name=k]").value = "4";
+    get<HTMLSelectElement>("select[name=ocr]").value = "off";
     get<HTMLButtonElement>("button.save").click();
     await vi.waitFor(() => expect(reports).toEqual(["k must be between 1 and 50"]));
     expect(settings.element.open).toBe(true);
     refuse = false;
     get<HTMLButtonElement>("button.save").click();
     await vi.waitFor(() => expect(settings.element.open).toBe(false));
-    expect(calls.at(-1)).toEqual(["save_settings", { settings: { ...saved, k: 4 } }]);
-    expect(saves).toEqual([{ ...saved, k: 4 }]);
+    expect(calls.at(-1)).toEqual(["save_settings", { settings: { ...saved, k: 4, ocr: false } }]);
+    expect(saves).toEqual([{ ...saved, k: 4, ocr: false }]);
   });
 
   it("never shows the saved key, and keeps, replaces or forgets it", async () => {

@@ -1,5 +1,6 @@
 // The settings dialog: which model answers (built in, Ollama, an OpenAI-compatible server, or
-// none: passages only), how passages are searched, a connection test, and the data directory.
+// none: passages only), how passages are searched, a connection test, whether scanned pages are
+// read by OCR, and the data directory.
 // The form's fields and the saved settings convert into each other through pure functions.
 
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
@@ -40,6 +41,7 @@ export function fieldsFromSettings(settings: Settings): SettingsFields {
     api_key: settings.api_key ?? "",
     mode: settings.mode,
     k: String(settings.k),
+    ocr: settings.ocr ? "on" : "off",
   };
 }
 
@@ -58,6 +60,7 @@ export function settingsFromFields(fields: SettingsFields): Settings {
     api_key: text(fields.api_key, uses.apiKey),
     mode: fields.mode as SearchMode,
     k: Number(fields.k),
+    ocr: fields.ocr !== "off",
   };
 }
 
@@ -88,6 +91,7 @@ export class SettingsDialog {
   private keySet = false;
   private readonly mode = document.createElement("select");
   private readonly k = document.createElement("input");
+  private readonly ocr = document.createElement("select");
   private readonly test = document.createElement("button");
   private readonly result = document.createElement("output");
   private readonly dataDir = document.createElement("div");
@@ -118,6 +122,8 @@ export class SettingsDialog {
     this.k.max = "50";
     this.k.step = "1";
     this.k.required = true;
+    this.ocr.name = "ocr";
+    this.ocr.append(new Option("Read by OCR", "on"), new Option("Left out of the index", "off"));
     this.test.type = "button";
     this.test.className = "test-connection";
     this.test.textContent = "Test connection";
@@ -134,7 +140,12 @@ export class SettingsDialog {
       this.test,
       this.result,
     );
-    const search = section("Search", field("Match passages by", this.mode), field("Passages per question", this.k));
+    const search = section(
+      "Search",
+      field("Match passages by", this.mode),
+      field("Passages per question", this.k),
+      field("Scanned pages (no text of their own)", this.ocr),
+    );
     this.dataDir.className = "data-dir";
     const choose = document.createElement("button");
     choose.type = "button";
@@ -196,6 +207,7 @@ export class SettingsDialog {
       api_key: this.apiKey,
       mode: this.mode,
       k: this.k,
+      ocr: this.ocr,
     };
   }
 

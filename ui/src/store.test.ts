@@ -18,6 +18,7 @@ const doc = (id: string, folder: number, file_name: string, extra: Partial<Libra
   reason: null,
   progress_done: 0,
   progress_total: 0,
+  progress_ocr_page: null,
   embedded_with: "all-MiniLM-L6-v2/f32/0123456789abcdef",
   embed_done: 0,
   embed_total: 0,
@@ -94,6 +95,9 @@ describe("stores", () => {
     expect(statusText(doc("a", 1, "a.pdf", { status: "indexing", progress_done: 2, progress_total: 9 }))).toBe(
       "Indexing page 2 of 9",
     );
+    expect(
+      statusText(doc("a", 1, "a.pdf", { status: "indexing", progress_done: 2, progress_total: 9, progress_ocr_page: 3 })),
+    ).toBe("OCR page 3 of 9");
     expect(statusText(doc("a", 1, "a.pdf", { status: "failed", reason: "the file is truncated" }))).toBe(
       "Failed: the file is truncated",
     );

@@ -86,7 +86,9 @@ export function statusText(doc: LibraryDocument): string {
     case "queued":
       return "Waiting to be indexed";
     case "indexing":
-      return doc.progress_total > 0 ? `Indexing page ${doc.progress_done} of ${doc.progress_total}` : "Indexing";
+      if (doc.progress_total === 0) return "Indexing";
+      if (doc.progress_ocr_page !== null) return `OCR page ${doc.progress_ocr_page} of ${doc.progress_total}`;
+      return `Indexing page ${doc.progress_done} of ${doc.progress_total}`;
     case "needs_ocr":
       return `Needs OCR: ${doc.reason ?? "no text layer was found"}`;
     case "needs_password":

@@ -1,4 +1,4 @@
-import { highlightedItems } from "./viewer";
+import { highlightedBoxes, highlightedItems } from "./viewer";
 
 describe("passage highlighting", () => {
   it("marks the page's text items that are part of the cited passage", () => {
@@ -11,5 +11,28 @@ describe("passage highlighting", () => {
       true,
       false,
     ]);
+  });
+});
+
+describe("highlighting on a page read by OCR", () => {
+  // "Call me Ishmael. Some years" over two lines: characters 0-4, 5-7, 8-16 / 17-21, 22-27.
+  const words = [
+    { start: 0, end: 4, bounds: [0.1, 0.1, 0.2, 0.12] },
+    { start: 5, end: 7, bounds: [0.21, 0.101, 0.25, 0.12] },
+    { start: 8, end: 16, bounds: [0.26, 0.1, 0.4, 0.121] },
+    { start: 17, end: 21, bounds: [0.1, 0.13, 0.18, 0.15] },
+    { start: 22, end: 27, bounds: [0.19, 0.13, 0.3, 0.15] },
+  ] as { start: number; end: number; bounds: [number, number, number, number] }[];
+
+  it("covers the cited characters' words, a rectangle per line", () => {
+    expect(highlightedBoxes(words, 5, 21)).toEqual([
+      { left: 0.21, top: 0.1, right: 0.4, bottom: 0.121 },
+      { left: 0.1, top: 0.13, right: 0.18, bottom: 0.15 },
+    ]);
+  });
+
+  it("covers nothing outside the page's words", () => {
+    expect(highlightedBoxes(words, 30, 40)).toEqual([]);
+    expect(highlightedBoxes([], 0, 10)).toEqual([]);
   });
 });

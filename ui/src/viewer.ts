@@ -1,10 +1,11 @@
 // The PDF viewer panel: pdf.js renders the cited page and its text layer, and the cited passage
-// is highlighted. The PDF's bytes come from the `document_pdf` command; the webview reads no file.
+// is highlighted: through the text layer, or on a page read by OCR, from the boxes of its words.
+// The PDF's bytes come from the `document_pdf` command; the webview reads no file.
 
 import * as pdfjs from "pdfjs-dist";
 import type { PDFDocumentProxy } from "pdfjs-dist";
 import type { Api } from "./ipc";
-import type { Citation } from "./bindings";
+import type { Citation, WordBox } from "./bindings";
 
 pdfjs.GlobalWorkerOptions.workerSrc = new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
 
@@ -27,6 +28,36 @@ export function highlightedItems(items: string[], passage: string): boolean[] {
     if (w.length === 1 && w[0].length < 5) return false;
     return joined.includes(` ${w.join(" ")} `);
   });
+}
+
+/** A rectangle on the page, as fractions of its width and height. */
+export interface Rect {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/** The rectangles that cover characters `start..end` of a page read by OCR: the boxes of the
+ *  words in that range, those on one line joined into one. */
+export function highlightedBoxes(words: WordBox[], start: number, end: number): Rect[] {
+  const rects: Rect[] = [];
+  for (const word of words) {
+    if (word.end <= start || word.start >= end) continue;
+    const [left, top, right, bottom] = word.bounds;
+    const last = rects.at(-1);
+    // The same line: the word overlaps the last rectangle vertically by half its height or more.
+    const overlap = last ? Math.min(last.bottom, bottom) - Math.max(last.top, top) : 0;
+    if (last && overlap >= (bottom - top) / 2) {
+      last.left = Math.min(last.left, left);
+      last.right = Math.max(last.right, right);
+      last.top = Math.min(last.top, top);
+      last.bottom = Math.max(last.bottom, bottom);
+    } else {
+      rects.push({ left, top, right, bottom });
+    }
+  }
+  return rects;
 }
 
 export class Viewer {
@@ -84,6 +115,17 @@ export class Viewer {
       citation.quote,
     );
     spans.forEach((span, i) => span.classList.toggle("highlight", marks[i]));
-    spans.find((_, i) => marks[i])?.scrollIntoView({ block: "center" });
+    const words = await this.api.pageWords(citation.document, citation.page);
+    const boxes = highlightedBoxes(words, citation.char_start, citation.char_end).map((rect) => {
+      const box = document.createElement("div");
+      box.className = "ocr-highlight";
+      box.style.left = `${rect.left * 100}%`;
+      box.style.top = `${rect.top * 100}%`;
+      box.style.width = `${(rect.right - rect.left) * 100}%`;
+      box.style.height = `${(rect.bottom - rect.top) * 100}%`;
+      return box;
+    });
+    this.page.append(...boxes);
+    (boxes[0] ?? spans.find((_, i) => marks[i]))?.scrollIntoView({ block: "center" });
   }
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::read::normalise;
 use super::PdfError;
 use render::{rotated, Renderer};
 use tesseract::{Tesseract, Word};
@@ -23,11 +24,26 @@ pub struct OcrSettings {
 }
 
 /// What OCR read on a page.
-pub struct Recognised {
-    /// The words, a line per line and a blank line between paragraphs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OcrPage {
+    /// The words, normalised, a line per line.
     pub text: String,
+    /// Each word's characters in `text` and its box on the page.
+    pub words: Vec<WordBox>,
     /// How far the page was turned clockwise to be read upright (0, 90, 180 or 270).
     pub rotation: u32,
+}
+
+/// A word of a page read by OCR: its characters in the page's text and where it is on the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct WordBox {
+    /// The word is characters `start..end` of the page's text.
+    pub start: u32,
+    pub end: u32,
+    /// Its box, left, top, right and bottom, as fractions of the page's width and height as
+    /// the page is shown (its own rotation applied, as PDF viewers show it).
+    pub bounds: [f32; 4],
 }
 
 /// Reads page `number` of the PDF at `path` by OCR.
@@ -36,7 +52,7 @@ pub fn recognise(
     password: Option<&str>,
     number: u32,
     settings: &OcrSettings,
-) -> Result<Recognised, PdfError> {
+) -> Result<OcrPage, PdfError> {
     let tesseract = Tesseract::load(&settings.languages).map_err(PdfError::OcrUnavailable)?;
     let renderer = Renderer::load(&settings.pdfium).map_err(PdfError::OcrUnavailable)?;
     let page = renderer
@@ -47,51 +63,95 @@ pub fn recognise(
     let words = tesseract
         .words(&page)
         .map_err(|reason| PdfError::OcrFailed { page: number, reason })?;
-    Ok(Recognised {
-        text: text_of(&words),
-        rotation,
-    })
+    Ok(assemble(&words, (page.width, page.height), rotation))
 }
 
-/// The text of `words`, in their order: a line per line, a blank line between paragraphs.
-fn text_of(words: &[Word]) -> String {
+/// The page's text from `words` in their order, a line per line, each word normalised, with
+/// where each word is: its characters, and its box on the page as shown before it was turned by
+/// `rotation` to be read (`size` is the image read, in pixels).
+fn assemble(words: &[Word], size: (usize, usize), rotation: u32) -> OcrPage {
     let mut text = String::new();
+    let mut chars = 0u32;
+    let mut boxes = Vec::with_capacity(words.len());
     for word in words {
-        if !text.is_empty() {
-            text.push_str(if word.starts_paragraph {
-                "\n\n"
-            } else if word.starts_line {
-                "\n"
-            } else {
-                " "
-            });
+        let normalised = normalise(&word.text);
+        if normalised.is_empty() {
+            continue;
         }
-        text.push_str(&word.text);
+        if !text.is_empty() {
+            text.push(if word.starts_line { '\n' } else { ' ' });
+            chars += 1;
+        }
+        let start = chars;
+        chars += normalised.chars().count() as u32;
+        text.push_str(&normalised);
+        boxes.push(WordBox {
+            start,
+            end: chars,
+            bounds: unturned(word.bounds, size, rotation),
+        });
     }
-    text
+    OcrPage {
+        text,
+        words: boxes,
+        rotation,
+    }
+}
+
+/// `bounds` in pixels of an image of `size` that was the page turned clockwise by `rotation`, as
+/// fractions of the page before it was turned.
+fn unturned(bounds: [u32; 4], (width, height): (usize, usize), rotation: u32) -> [f32; 4] {
+    let [left, top, right, bottom] = bounds;
+    let (w, h) = (width.max(1) as f32, height.max(1) as f32);
+    let (l, t, r, b) = (left as f32 / w, top as f32 / h, right as f32 / w, bottom as f32 / h);
+    // Each corner of the turned image goes back to where it was on the page.
+    match rotation % 360 {
+        90 => [t, 1.0 - r, b, 1.0 - l],
+        180 => [1.0 - r, 1.0 - b, 1.0 - l, 1.0 - t],
+        270 => [1.0 - b, l, 1.0 - t, r],
+        _ => [l, t, r, b],
+    }
+    .map(|v| v.clamp(0.0, 1.0))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn word(text: &str, starts_paragraph: bool, starts_line: bool) -> Word {
+    fn word(text: &str, starts_line: bool, bounds: [u32; 4]) -> Word {
         Word {
             text: text.into(),
-            starts_paragraph,
             starts_line,
+            bounds,
         }
     }
 
     #[test]
-    fn words_become_lines_and_paragraphs() {
+    fn words_become_lines_with_their_characters_and_boxes() {
         let words = [
-            word("Call", true, true),
-            word("me", false, false),
-            word("Ishmael.", false, true),
-            word("Some", true, true),
-            word("years", false, false),
+            word("Call", true, [0, 0, 40, 10]),
+            word("\u{FB01}ne", false, [50, 0, 100, 10]),
+            word(" ", false, [0, 0, 1, 1]),
+            word("Ishmael.", true, [0, 20, 100, 30]),
         ];
-        assert_eq!(text_of(&words), "Call me\nIshmael.\n\nSome years");
+        let read = assemble(&words, (100, 40), 0);
+        assert_eq!(read.text, "Call fine\nIshmael.");
+        let spans: Vec<_> = read.words.iter().map(|w| (w.start, w.end)).collect();
+        assert_eq!(spans, [(0, 4), (5, 9), (10, 18)]);
+        assert_eq!(read.words[2].bounds, [0.0, 0.5, 1.0, 0.75]);
+    }
+
+    #[test]
+    fn boxes_go_back_to_where_they_were_before_the_page_was_turned() {
+        // The page is 200 wide and 100 high; turned a quarter clockwise, it reads 100 x 200.
+        // A word at the top right of the page is at the bottom right once turned.
+        let top_right = [0.75, 0.0, 1.0, 0.2];
+        let close = |bounds: [f32; 4]| bounds.iter().zip(top_right).all(|(a, b)| (a - b).abs() < 1e-6);
+        assert!(close(unturned([80, 150, 100, 200], (100, 200), 90)));
+        // Turned half-way, the top right is the bottom left.
+        assert!(close(unturned([0, 80, 50, 100], (200, 100), 180)));
+        // Turned three quarters, the top right is the top left.
+        assert!(close(unturned([0, 0, 20, 50], (100, 200), 270)));
+        assert!(close(unturned([150, 0, 200, 20], (200, 100), 0)));
     }
 }

@@ -13,7 +13,6 @@ use super::render::Grey;
 const LIBRARY: &str = "libtesseract.so.5";
 
 /// Page iterator levels of the C API.
-const PARAGRAPH: c_int = 1;
 const LINE: c_int = 2;
 const WORD: c_int = 3;
 /// Page segmentation modes of the C API.
@@ -44,6 +43,7 @@ struct Api {
     iterator_text: unsafe extern "C" fn(Iterator, c_int) -> *mut c_char,
     iterator_page: unsafe extern "C" fn(Iterator) -> *const c_void,
     page_is_at_beginning_of: unsafe extern "C" fn(*const c_void, c_int) -> c_int,
+    bounding_box: unsafe extern "C" fn(*const c_void, c_int, *mut c_int, *mut c_int, *mut c_int, *mut c_int) -> c_int,
     delete_text: unsafe extern "C" fn(*mut c_char),
 }
 
@@ -51,9 +51,10 @@ struct Api {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Word {
     pub text: String,
-    /// The word begins a paragraph, or a line.
-    pub starts_paragraph: bool,
+    /// The word begins a line.
     pub starts_line: bool,
+    /// Where the word is in the image read, in pixels: left, top, right and bottom.
+    pub bounds: [u32; 4],
 }
 
 /// Tesseract loaded, with an engine for the text's languages and one for orientation.
@@ -150,12 +151,14 @@ impl Tesseract {
         unsafe { (self.api.delete_text)(raw) };
         // SAFETY: the caller's contract; the page iterator lives as long as `iterator`.
         let page = unsafe { (self.api.iterator_page)(iterator) };
+        let [mut left, mut top, mut right, mut bottom] = [0; 4];
+        // SAFETY: as above; the out-pointers are valid.
+        unsafe { (self.api.bounding_box)(page, WORD, &mut left, &mut top, &mut right, &mut bottom) };
         Some(Word {
             text,
             // SAFETY: as above.
-            starts_paragraph: unsafe { (self.api.page_is_at_beginning_of)(page, PARAGRAPH) } != 0,
-            // SAFETY: as above.
             starts_line: unsafe { (self.api.page_is_at_beginning_of)(page, LINE) } != 0,
+            bounds: [left, top, right, bottom].map(|v| v.max(0) as u32),
         })
         .filter(|w| !w.text.is_empty())
     }
@@ -234,6 +237,7 @@ impl Api {
             iterator_text: symbol!("TessResultIteratorGetUTF8Text"),
             iterator_page: symbol!("TessResultIteratorGetPageIteratorConst"),
             page_is_at_beginning_of: symbol!("TessPageIteratorIsAtBeginningOf"),
+            bounding_box: symbol!("TessPageIteratorBoundingBox"),
             delete_text: symbol!("TessDeleteText"),
         })
     }
