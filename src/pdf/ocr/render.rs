@@ -1,16 +1,38 @@
 //! Pages rendered to grey images by PDFium (`pdfium-render`, bound at run time to the
-//! `libpdfium.so` the setup installs from the `pypdfium2` wheel). Only the worker process renders,
-//! under its memory and time limits.
+//! `libpdfium.so` the setup installs from the `pypdfium2` wheel) at a resolution chosen per page.
+//! Only the worker process renders, under its memory and time limits.
 
 use std::path::Path;
 
-use pdfium_render::prelude::{PdfRenderConfig, Pdfium, PdfiumError};
+use pdfium_render::prelude::{PdfPageObjectsCommon, PdfRenderConfig, Pdfium, PdfiumError};
 
-/// The resolution pages are read at: what Tesseract reads best.
-pub const DPI: f32 = 300.0;
+/// The resolution pages are read at, unless their images are sharper: what Tesseract reads best.
+const DPI: f32 = 300.0;
+/// The most pixels a page may have when it is rendered sharper than [`DPI`] to match its images
+/// (a letter page at 360 dpi): a small page scanned finely is read at its scan's resolution,
+/// where at 300 dpi its letters would be a few pixels high.
+const SHARPER_PIXELS: f32 = 12e6;
 /// The most pixels a rendered page may have (an A3 page at 300 dpi has 17 million); a larger
 /// page is rendered at a lower resolution, so memory stays bounded whatever its size.
 const MAX_PIXELS: f32 = 24e6;
+
+/// The resolution a page of `size` (in points) is rendered at for OCR, when the sharpest image
+/// it paints has `sharpest` dpi (0 for none).
+fn resolution((width, height): (f32, f32), sharpest: f32) -> f32 {
+    let pixels_at = |dpi: f32| (width * dpi / 72.0) * (height * dpi / 72.0);
+    let at_most = |dpi: f32, pixels: f32| {
+        if pixels_at(dpi) > pixels {
+            dpi * (pixels / pixels_at(dpi)).sqrt()
+        } else {
+            dpi
+        }
+    };
+    if sharpest > DPI {
+        at_most(sharpest, SHARPER_PIXELS).max(at_most(DPI, MAX_PIXELS))
+    } else {
+        at_most(DPI, MAX_PIXELS)
+    }
+}
 
 /// A page rendered in grey, a byte a pixel, row after row, and the resolution it was rendered at.
 pub struct Grey {
@@ -46,13 +68,13 @@ impl Renderer {
             .pages()
             .get(index.try_into().map_err(|_| "no such page")?)
             .map_err(describe)?;
-        let (width, height) = (page.width().value.max(1.0), page.height().value.max(1.0));
-        let pixels_at_dpi = (width * DPI / 72.0) * (height * DPI / 72.0);
-        let dpi = if pixels_at_dpi > MAX_PIXELS {
-            DPI * (MAX_PIXELS / pixels_at_dpi).sqrt()
-        } else {
-            DPI
-        };
+        let size = (page.width().value.max(1.0), page.height().value.max(1.0));
+        let sharpest = page
+            .objects()
+            .iter()
+            .filter_map(|object| object.as_image_object()?.horizontal_dpi().ok())
+            .fold(0.0, f32::max);
+        let dpi = resolution(size, sharpest);
         let config = PdfRenderConfig::new()
             .scale_page_by_factor(dpi / 72.0)
             .render_form_data(true)
@@ -114,6 +136,21 @@ pub fn rotated(image: &Grey, degrees: u32) -> Grey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_are_read_at_300_dpi_or_their_scans_resolution_within_bounds() {
+        let letter = (612.0, 792.0);
+        assert_eq!(resolution(letter, 0.0), 300.0);
+        assert_eq!(resolution(letter, 200.0), 300.0);
+        // A fine scan of a letter page: sharper, up to 12 million pixels.
+        let fine = resolution(letter, 600.0);
+        assert!((350.0..370.0).contains(&fine), "{fine}");
+        // A small page scanned at 2400 dpi is read at 2400 dpi.
+        assert_eq!(resolution((120.0, 86.0), 2400.0), 2400.0);
+        // A huge page is read at less than 300 dpi, within 24 million pixels.
+        let huge = resolution((8400.0, 8400.0), 72.0);
+        assert!((huge * 8400.0 / 72.0).powi(2) <= 24.01e6, "{huge}");
+    }
 
     #[test]
     fn a_quarter_turn_clockwise_moves_the_top_left_to_the_top_right() {
