@@ -44,14 +44,26 @@ pub enum Command {
     /// built-in backends side by side.
     Ask(AskBenchArgs),
     /// Extraction quality and speed on the corpus, file by file: sample phrases, word-level F1
-    /// against poppler's `pdftotext`, pages per second beside `pdftotext`.
+    /// against poppler's `pdftotext`, pages per second beside `pdftotext`, and how many pages
+    /// without text OCR reads.
     Extract(ExtractBenchArgs),
     /// The adversarial PDFs: each one's outcome, time and peak memory (worker and app), then
     /// all of them imported with the corpus and indexed, with the app's peak memory.
     Hostile(HostileBenchArgs),
+    /// OCR of scanned copies of text PDFs (`scripts/make-scans.py`) at 300 and 200 dpi and
+    /// skewed: word F1 against the originals' text, pages per second and peak memory, beside the
+    /// `tesseract` command on the same page images.
+    Ocr(OcrBenchArgs),
     /// Linked directories: a saved PDF to searchable beside a direct import, the idle watcher's
     /// CPU on a directory of many files, and the cost of a catch-up sync.
     Watch(WatchBenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct OcrBenchArgs {
+    /// The directory `scripts/make-scans.py` wrote: `scans.json`, the scanned copies and their
+    /// page images.
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -1,13 +1,14 @@
 //! `lectern-bench extract`: extraction quality and speed on the repository's corpus, file by file. For
 //! each file: whether the manifest's sample phrase is on its page, word-level F1 against poppler's
 //! `pdftotext` output (a bag of words per page), and pages per second for Lectern and for
-//! `pdftotext` measured in the same run; then F1 averaged by category group and the speed ratio.
+//! `pdftotext` measured in the same run, and how many of its pages without text OCR read; then F1
+//! averaged by category group, the speed ratio, and the pages OCR read.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use lectern::pdf::{Extracted, PdfReader};
+use lectern::pdf::{is_usable, Extracted, OcrSettings, PdfReader};
 use lectern::Error;
 use lectern_text::score::{contains_phrase, reference_pages, WordCounts};
 use serde::Deserialize;
@@ -33,6 +34,10 @@ struct Row {
     pages: usize,
     ours: Duration,
     poppler: Option<Duration>,
+    /// Pages without usable text, and how many of them OCR read text on, in how long.
+    needing_ocr: usize,
+    read_by_ocr: usize,
+    ocr_time: Duration,
     error: Option<String>,
 }
 
@@ -56,7 +61,7 @@ const DISAGREEMENTS: &[(&str, &str)] = &[
     ),
 ];
 
-pub fn run(args: &ExtractBenchArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &ExtractBenchArgs, ocr: Option<OcrSettings>) -> anyhow::Result<ExitCode> {
     let corpus = &args.corpus;
     let manifest_path = corpus.join("manifest.json");
     let manifest = std::fs::read_to_string(&manifest_path).map_err(Error::io(&manifest_path))?;
@@ -68,12 +73,12 @@ pub fn run(args: &ExtractBenchArgs) -> anyhow::Result<ExitCode> {
         corpus.display()
     );
     println!(
-        "  {:<52} {:<11} {:>6} {:>6} {:>7} {:>9} {:>9}  note",
-        "file", "category", "pages", "sample", "F1", "ours p/s", "pdftotext"
+        "  {:<52} {:<11} {:>6} {:>6} {:>7} {:>9} {:>9} {:>7}  note",
+        "file", "category", "pages", "sample", "F1", "ours p/s", "pdftotext", "OCR'd"
     );
     let mut rows = Vec::new();
     for entry in &entries {
-        let row = measure(corpus, entry);
+        let row = measure(corpus, entry, ocr.as_ref());
         print_row(entry, &row);
         rows.push(row);
     }
@@ -86,7 +91,7 @@ fn password(entry: &Entry) -> Option<String> {
     entry.user_password.clone().filter(|p| !p.is_empty())
 }
 
-fn measure(corpus: &Path, entry: &Entry) -> Row {
+fn measure(corpus: &Path, entry: &Entry, ocr: Option<&OcrSettings>) -> Row {
     let pdf = corpus.join("pdfs").join(&entry.file);
     let started = Instant::now();
     let mut extraction = PdfReader::default().extract(&pdf, password(entry));
@@ -100,6 +105,20 @@ fn measure(corpus: &Path, entry: &Entry) -> Row {
         }
     }
     let ours = started.elapsed();
+    let needing: Vec<u32> = (1..=pages.len() as u32)
+        .filter(|&n| !is_usable(&pages[n as usize - 1]))
+        .collect();
+    let started = Instant::now();
+    let read_by_ocr = ocr.map_or(0, |settings| {
+        needing
+            .iter()
+            .filter(|&&n| {
+                let mut worker = PdfReader::default().recognise(&pdf, password(entry), n, settings);
+                matches!(worker.next_step(), Some(Ok(Extracted::Recognised { page, .. })) if is_usable(&page.text))
+            })
+            .count()
+    });
+    let ocr_time = started.elapsed();
     let sample = match (&entry.sample_text, entry.sample_page, entry.expect.as_str()) {
         (Some(phrase), Some(page), "text") => Some(
             page.checked_sub(1)
@@ -124,6 +143,9 @@ fn measure(corpus: &Path, entry: &Entry) -> Row {
         pages: pages.len(),
         ours,
         poppler: time_pdftotext(&pdf, password(entry).as_deref()),
+        needing_ocr: needing.len(),
+        read_by_ocr,
+        ocr_time,
         error,
     }
 }
@@ -168,15 +190,21 @@ fn print_row(entry: &Entry, row: &Row) {
         note = format!("{} of {:?} pages; {note}", row.pages, entry.pages.unwrap_or(0));
     }
     note.truncate(note.floor_char_boundary(70));
+    let ocr = if row.needing_ocr == 0 {
+        "-".to_string()
+    } else {
+        format!("{}/{}", row.read_by_ocr, row.needing_ocr)
+    };
     println!(
-        "  {:<52} {:<11} {:>6} {:>6} {:>7} {:>9} {:>9}  {note}",
+        "  {:<52} {:<11} {:>6} {:>6} {:>7} {:>9} {:>9} {:>7}  {note}",
         entry.file,
         entry.category,
         row.pages,
         sample,
         f1,
         rate(row.pages, row.ours),
-        poppler
+        poppler,
+        ocr
     );
 }
 
@@ -232,5 +260,12 @@ fn print_totals(entries: &[Entry], rows: &[Row]) {
     println!(
         "  speed, text files ({pages} pages)    {ours_rate:.0} pages/s, pdftotext {poppler_rate:.0} pages/s, ratio {:.2}x",
         ours_rate / poppler_rate.max(1e-9)
+    );
+    let needing: usize = rows.iter().map(|r| r.needing_ocr).sum();
+    let read: usize = rows.iter().map(|r| r.read_by_ocr).sum();
+    let time: Duration = rows.iter().map(|r| r.ocr_time).sum();
+    println!(
+        "  pages without text read by OCR   {read} of {needing}, {:.2} pages/s (one at a time)",
+        needing as f64 / time.as_secs_f64().max(1e-9)
     );
 }

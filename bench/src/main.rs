@@ -10,6 +10,7 @@ mod extract;
 mod hostile;
 mod index;
 mod llm;
+mod ocr;
 mod search;
 mod watch;
 
@@ -56,6 +57,10 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .await?
             .map(|()| ExitCode::SUCCESS)?,
         Command::Hostile(args) => hostile::run(config, &args).await?,
-        Command::Extract(args) => tokio::task::spawn_blocking(move || extract::run(&args)).await??,
+        Command::Extract(args) => {
+            let ocr = config.ocr_settings();
+            tokio::task::spawn_blocking(move || extract::run(&args, ocr)).await??
+        }
+        Command::Ocr(args) => tokio::task::spawn_blocking(move || ocr::run(config, &args)).await??,
     })
 }

@@ -8,6 +8,9 @@ use pdfium_render::prelude::{PdfPageObjectsCommon, PdfRenderConfig, Pdfium, Pdfi
 
 /// The resolution pages are read at, unless their images are sharper: what Tesseract reads best.
 const DPI: f32 = 300.0;
+/// A page whose sharpest image has at least this resolution (but less than [`DPI`]) is read at
+/// the image's own: making more pixels of a scan adds time, not detail.
+const MIN_SCAN_DPI: f32 = 200.0;
 /// The most pixels a page may have when it is rendered sharper than [`DPI`] to match its images
 /// (a letter page at 360 dpi): a small page scanned finely is read at its scan's resolution,
 /// where at 300 dpi its letters would be a few pixels high.
@@ -29,6 +32,8 @@ fn resolution((width, height): (f32, f32), sharpest: f32) -> f32 {
     };
     if sharpest > DPI {
         at_most(sharpest, SHARPER_PIXELS).max(at_most(DPI, MAX_PIXELS))
+    } else if sharpest >= MIN_SCAN_DPI {
+        at_most(sharpest, MAX_PIXELS)
     } else {
         at_most(DPI, MAX_PIXELS)
     }
@@ -138,10 +143,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pages_are_read_at_300_dpi_or_their_scans_resolution_within_bounds() {
+    fn pages_are_read_at_their_scans_resolution_or_300_dpi_within_bounds() {
         let letter = (612.0, 792.0);
         assert_eq!(resolution(letter, 0.0), 300.0);
-        assert_eq!(resolution(letter, 200.0), 300.0);
+        assert_eq!(resolution(letter, 150.0), 300.0);
+        // A scan at 200 dpi is read at 200 dpi.
+        assert_eq!(resolution(letter, 200.0), 200.0);
         // A fine scan of a letter page: sharper, up to 12 million pixels.
         let fine = resolution(letter, 600.0);
         assert!((350.0..370.0).contains(&fine), "{fine}");

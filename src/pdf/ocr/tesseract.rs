@@ -2,6 +2,7 @@
 //! `tesseract-ocr`): a machine without it runs everything but OCR, and says how to install it.
 //! Only the worker process calls it, one page at a time.
 
+use std::cell::OnceCell;
 use std::ffi::{c_char, c_float, c_int, c_uchar, c_void, CStr, CString};
 use std::ptr;
 
@@ -41,6 +42,7 @@ struct Api {
     iterator_delete: unsafe extern "C" fn(Iterator),
     iterator_next: unsafe extern "C" fn(Iterator, c_int) -> c_int,
     iterator_text: unsafe extern "C" fn(Iterator, c_int) -> *mut c_char,
+    iterator_confidence: unsafe extern "C" fn(Iterator, c_int) -> c_float,
     iterator_page: unsafe extern "C" fn(Iterator) -> *const c_void,
     page_is_at_beginning_of: unsafe extern "C" fn(*const c_void, c_int) -> c_int,
     bounding_box: unsafe extern "C" fn(*const c_void, c_int, *mut c_int, *mut c_int, *mut c_int, *mut c_int) -> c_int,
@@ -55,19 +57,21 @@ pub struct Word {
     pub starts_line: bool,
     /// Where the word is in the image read, in pixels: left, top, right and bottom.
     pub bounds: [u32; 4],
+    /// How sure Tesseract is of the word, 0 to 100.
+    pub confidence: f32,
 }
 
-/// Tesseract loaded, with an engine for the text's languages and one for orientation.
+/// Tesseract loaded, with an engine for the text's languages and, once asked which way is up,
+/// one for orientation.
 pub struct Tesseract {
     api: Api,
     text: Handle,
-    orientation: Option<Handle>,
+    orientation: OnceCell<Option<Handle>>,
     _library: Library,
 }
 
 impl Tesseract {
-    /// Loads the library and starts an engine for `languages` (Tesseract's `eng+deu` form), and
-    /// one for page orientation if its data (`osd`) is installed.
+    /// Loads the library and starts an engine for `languages` (Tesseract's `eng+deu` form).
     pub fn load(languages: &str) -> Result<Tesseract, String> {
         // SAFETY: loading Tesseract runs its initialisers, which have no preconditions.
         let library = unsafe { Library::new(LIBRARY) }
@@ -79,11 +83,10 @@ impl Tesseract {
                 languages.split('+').next().unwrap_or("eng")
             )
         })?;
-        let orientation = start(&api, "osd");
         Ok(Tesseract {
             api,
             text,
-            orientation,
+            orientation: OnceCell::new(),
             _library: library,
         })
     }
@@ -91,7 +94,8 @@ impl Tesseract {
     /// The clockwise rotation, in degrees (0, 90, 180 or 270), that makes `image` upright, when
     /// Tesseract can tell.
     pub fn upright_rotation(&self, image: &Grey) -> Option<u32> {
-        let handle = self.orientation?;
+        // The orientation engine, if its data (`osd`) is installed.
+        let handle = (*self.orientation.get_or_init(|| start(&self.api, "osd")))?;
         self.set_image(handle, image, PSM_OSD_ONLY);
         let (mut degrees, mut confidence, mut script, mut script_confidence) = (0, 0.0, ptr::null(), 0.0);
         // SAFETY: `handle` is a started engine holding the image; the out-pointers are valid.
@@ -159,6 +163,8 @@ impl Tesseract {
             // SAFETY: as above.
             starts_line: unsafe { (self.api.page_is_at_beginning_of)(page, LINE) } != 0,
             bounds: [left, top, right, bottom].map(|v| v.max(0) as u32),
+            // SAFETY: the caller's contract.
+            confidence: unsafe { (self.api.iterator_confidence)(iterator, WORD) },
         })
         .filter(|w| !w.text.is_empty())
     }
@@ -183,7 +189,8 @@ impl Tesseract {
 
 impl Drop for Tesseract {
     fn drop(&mut self) {
-        for handle in [Some(self.text), self.orientation].into_iter().flatten() {
+        let orientation = self.orientation.get().copied().flatten();
+        for handle in [Some(self.text), orientation].into_iter().flatten() {
             // SAFETY: each handle was created by this API and is not used after this.
             unsafe {
                 (self.api.end)(handle);
@@ -235,6 +242,7 @@ impl Api {
             iterator_delete: symbol!("TessResultIteratorDelete"),
             iterator_next: symbol!("TessResultIteratorNext"),
             iterator_text: symbol!("TessResultIteratorGetUTF8Text"),
+            iterator_confidence: symbol!("TessResultIteratorConfidence"),
             iterator_page: symbol!("TessResultIteratorGetPageIteratorConst"),
             page_is_at_beginning_of: symbol!("TessPageIteratorIsAtBeginningOf"),
             bounding_box: symbol!("TessPageIteratorBoundingBox"),
