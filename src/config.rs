@@ -97,9 +97,22 @@ impl LibraryConfig {
     /// models, and the languages.
     pub fn ocr_settings(&self) -> Option<OcrSettings> {
         Some(OcrSettings {
-            pdfium: self.models_dir.join(PDFIUM_LIBRARY),
+            pdfium: self.pdfium(),
             languages: self.ocr.clone()?,
         })
+    }
+
+    /// How documents are read: [`LibraryConfig::reader`], with the PDFium the setup installed
+    /// among the models as the second reader of files lopdf cannot open.
+    pub fn pdf_reader(&self) -> PdfReader {
+        PdfReader {
+            pdfium: Some(self.pdfium()),
+            ..self.reader.clone()
+        }
+    }
+
+    fn pdfium(&self) -> PathBuf {
+        self.models_dir.join(PDFIUM_LIBRARY)
     }
 
     /// The configuration of a program's library, from the environment: `LECTERN_WORKERS`,

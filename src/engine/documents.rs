@@ -75,7 +75,7 @@ impl Engine {
             return Err(Error::NotLocked(id.to_string()));
         }
         let path = self.files().path(&doc.content_hash)?;
-        let mut probe = self.config().reader.extract(&path, Some(password.to_string()));
+        let mut probe = self.config().pdf_reader().extract(&path, Some(password.to_string()));
         match probe.next_step() {
             Some(Ok(Extracted::Opened(_) | Extracted::Page { .. } | Extracted::Recognised { .. })) | None => {}
             Some(Err(e)) => return Err(e.into()),

@@ -78,6 +78,7 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
     };
     let pdf = engine.files().path(&doc.content_hash)?;
     let chunker = engine.chunker()?;
+    let reader = engine.config().pdf_reader();
     let ocr = engine.ocr_settings()?;
     let mut writes = Throttle::default();
     let mut on_progress = |p: index::BuildProgress| {
@@ -101,7 +102,7 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
         password,
         content_hash: &doc.content_hash,
         chunker: &chunker,
-        reader: &engine.config().reader,
+        reader: &reader,
         ocr: ocr.as_ref(),
         ocr_workers: engine.config().ocr_workers,
         cancel,

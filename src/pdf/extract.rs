@@ -59,6 +59,9 @@ pub struct PdfReader {
     /// A program that calls [`super::serve_if_asked`] first thing: this one, by default.
     pub program: PathBuf,
     pub limits: Limits,
+    /// PDFium (`libpdfium.so`), the second reader of the files lopdf cannot open; none: no
+    /// second reader.
+    pub pdfium: Option<PathBuf>,
 }
 
 impl Default for PdfReader {
@@ -67,6 +70,7 @@ impl Default for PdfReader {
             // A program that cannot name itself fails each extraction with `WorkerStart`.
             program: std::env::current_exe().unwrap_or_default(),
             limits: Limits::default(),
+            pdfium: None,
         }
     }
 }
@@ -78,7 +82,9 @@ impl PdfReader {
             path: path.to_path_buf(),
             password,
             limits: self.limits,
-            task: Task::Text,
+            task: Task::Text {
+                pdfium: self.pdfium.clone(),
+            },
         })
     }
 

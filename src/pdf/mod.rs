@@ -5,6 +5,7 @@ mod error;
 mod extract;
 mod info;
 mod ocr;
+mod pdfium_text;
 mod quality;
 mod read;
 mod sniff;

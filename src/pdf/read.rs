@@ -10,6 +10,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::info::read_info;
 use super::ocr::{self, OcrPage, OcrSettings};
+use super::pdfium_text;
 use super::{Limits, PdfError};
 use crate::catalog::PdfMetadata;
 
@@ -36,10 +37,12 @@ pub enum Extracted {
 }
 
 /// Opens the document and hands its steps to `emit`, stopping early when `emit` says so (false).
+/// A file lopdf cannot open, or finds no pages in, is read by the PDFium at `second`, if given.
 pub fn read(
     path: &Path,
     password: Option<&str>,
     limits: &Limits,
+    second: Option<&Path>,
     emit: &mut dyn FnMut(Extracted) -> bool,
 ) -> Result<(), PdfError> {
     let size = std::fs::metadata(path)?.len();
@@ -49,11 +52,18 @@ pub fn read(
             limit: limits.max_bytes,
         });
     }
-    let doc = open(path, password, limits)?;
-    let pages = doc.get_pages();
-    if pages.is_empty() {
-        return Err(PdfError::NoPages);
-    }
+    let first = open(path, password, limits).and_then(|doc| match doc.get_pages() {
+        pages if pages.is_empty() => Err(PdfError::NoPages),
+        pages => Ok((doc, pages)),
+    });
+    let (doc, pages) = match (first, second) {
+        (Ok(read), _) => read,
+        // What PDFium cannot read either fails as lopdf said.
+        (Err(e @ (PdfError::Parse(_) | PdfError::NoPages)), Some(pdfium)) => {
+            return pdfium_text::read(pdfium, path, password, limits, emit).map_err(|_| e)
+        }
+        (Err(e), _) => return Err(e),
+    };
     if pages.len() as u64 > limits.max_pages {
         return Err(PdfError::TooManyPages {
             pages: pages.len() as u64,

@@ -35,8 +35,9 @@ pub(super) struct Request {
 /// What a worker does with the file.
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) enum Task {
-    /// Reads its metadata and the text of every page.
-    Text,
+    /// Reads its metadata and the text of every page, with PDFium (the library at `pdfium`) as
+    /// the second reader if given.
+    Text { pdfium: Option<PathBuf> },
     /// Reads one page by OCR.
     Recognise { page: u32, settings: OcrSettings },
 }
@@ -74,7 +75,7 @@ fn serve() -> i32 {
         let (path, password) = (&request.path, request.password.as_deref());
         let mut emit = |step| send(&Reply::Step(step));
         match &request.task {
-            Task::Text => read(path, password, &request.limits, &mut emit),
+            Task::Text { pdfium } => read(path, password, &request.limits, pdfium.as_deref(), &mut emit),
             Task::Recognise { page, settings } => recognise(path, password, *page, settings, &mut emit),
         }
     }));

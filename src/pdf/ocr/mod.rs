@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::read::normalise;
 use super::PdfError;
+pub(super) use render::bind_pdfium;
 use render::{rotated, Renderer};
 use tesseract::{Tesseract, Word};
 

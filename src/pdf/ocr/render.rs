@@ -47,6 +47,17 @@ pub struct Grey {
     pub dpi: u32,
 }
 
+/// PDFium, bound to the library at `library`; once per process.
+pub fn bind_pdfium(library: &Path) -> Result<Pdfium, String> {
+    let bindings = Pdfium::bind_to_library(library).map_err(|e| {
+        format!(
+            "PDFium could not be loaded from {} ({e}); run `scripts/setup-models.sh` to install it",
+            library.display()
+        )
+    })?;
+    Ok(Pdfium::new(bindings))
+}
+
 /// PDFium, bound to its library.
 pub struct Renderer {
     pdfium: Pdfium,
@@ -54,14 +65,8 @@ pub struct Renderer {
 
 impl Renderer {
     pub fn load(library: &Path) -> Result<Renderer, String> {
-        let bindings = Pdfium::bind_to_library(library).map_err(|e| {
-            format!(
-                "PDFium could not be loaded from {} ({e}); run `scripts/setup-models.sh` to install it",
-                library.display()
-            )
-        })?;
         Ok(Renderer {
-            pdfium: Pdfium::new(bindings),
+            pdfium: bind_pdfium(library)?,
         })
     }
 
