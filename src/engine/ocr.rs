@@ -18,7 +18,10 @@ impl Engine {
 
     /// How pages without text are read by OCR, or `None` when it is off here or everywhere.
     pub fn ocr_settings(&self) -> Result<Option<OcrSettings>, Error> {
-        Ok(self.config().ocr_settings().filter(|_| self.ocr_on().unwrap_or(true)))
+        if !self.ocr_on()? {
+            return Ok(None);
+        }
+        Ok(self.config().ocr_settings())
     }
 
     /// Switches OCR on or off for this library. Switched on, the documents with pages it could
