@@ -158,14 +158,13 @@ fn build_in(
         }
         // Pages go into the index in order, each once its OCR (if any) is done; no more pages
         // are read by OCR at once than the build may run.
-        while waiting
-            .front()
-            .is_some_and(|next| next.is_done() || running(&waiting) >= input.ocr_workers.max(1))
-        {
-            if let Some(page) = waiting.pop_front() {
-                pages.add(input, page, ocr.as_mut(), &mut progress)?;
-                on_progress(progress);
-            }
+        loop {
+            let full = running(&waiting) >= input.ocr_workers.max(1);
+            let Some(page) = waiting.pop_front_if(|next| full || next.is_done()) else {
+                break;
+            };
+            pages.add(input, page, ocr.as_mut(), &mut progress)?;
+            on_progress(progress);
         }
     }
     while let Some(page) = waiting.pop_front() {
@@ -177,9 +176,10 @@ fn build_in(
     }
     progress.ocr_page = None;
     on_progress(progress);
-    let (failures, unavailable) = ocr
-        .as_ref()
-        .map_or((Vec::new(), None), |o| (o.failures.clone(), o.unavailable.clone()));
+    let (kept, failures, unavailable) = match ocr {
+        Some(ocr) => (Some(ocr.pages), ocr.failures, ocr.unavailable),
+        None => (None, Vec::new(), None),
+    };
     if !pages.quality.is_usable() {
         let mut reason = pages.quality.no_text_reason();
         if let Some(why) = unavailable.or_else(|| failures.first().map(|f| f.to_string())) {
@@ -188,8 +188,8 @@ fn build_in(
         return Ok(Built::NoText { meta, reason });
     }
     pages.keywords.finish()?;
-    if let Some(ocr) = ocr {
-        ocr.pages.publish(temp)?;
+    if let Some(kept) = kept {
+        kept.publish(temp)?;
     }
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
