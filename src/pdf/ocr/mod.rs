@@ -1,8 +1,10 @@
 //! OCR of one page, in the worker process: PDFium renders it in grey at a resolution chosen for
-//! the page (`render.rs`), Tesseract reads its words in reading order, a column at a time
-//! (`tesseract.rs`); when those words are doubtful, Tesseract tells which way is up, and the page
-//! is turned upright and read again. Each word keeps its box on the page as shown.
+//! the page (`render.rs`), its leader dots are erased (`leaders.rs`), and Tesseract reads its
+//! words in reading order, a column at a time (`tesseract.rs`); when those words are doubtful,
+//! Tesseract tells which way is up, and the page is turned upright and read again. Each word
+//! keeps its box on the page as shown.
 
+mod leaders;
 mod render;
 mod tesseract;
 
@@ -12,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::read::normalise;
 use super::PdfError;
+use leaders::erase_leaders;
 pub(super) use render::bind_pdfium;
 use render::{rotated, Renderer};
 use tesseract::{Tesseract, Word};
@@ -57,9 +60,10 @@ pub fn recognise(
 ) -> Result<OcrPage, PdfError> {
     let tesseract = Tesseract::load(&settings.languages).map_err(PdfError::OcrUnavailable)?;
     let renderer = Renderer::load(&settings.pdfium).map_err(PdfError::OcrUnavailable)?;
-    let page = renderer
+    let mut page = renderer
         .render(path, password, number)
         .map_err(|reason| PdfError::OcrFailed { page: number, reason })?;
+    erase_leaders(&mut page);
     let failed = |reason| PdfError::OcrFailed { page: number, reason };
     // Most pages are upright: read as they are, they are done unless the words read are doubtful,
     // and only then does the orientation engine (a third of the time of a read) say which way
@@ -70,7 +74,8 @@ pub fn recognise(
     }
     match tesseract.upright_rotation(&page) {
         Some(rotation) if rotation != 0 => {
-            let page = rotated(&page, rotation);
+            let mut page = rotated(&page, rotation);
+            erase_leaders(&mut page);
             let words = tesseract.words(&page).map_err(failed)?;
             Ok(assemble(&words, (page.width, page.height), rotation))
         }

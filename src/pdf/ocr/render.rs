@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use pdfium_render::prelude::{PdfPageObjectsCommon, PdfRenderConfig, Pdfium, PdfiumError};
+use pdfium_render::prelude::{PdfBitmapFormat, PdfPageObjectsCommon, PdfRenderConfig, Pdfium, PdfiumError};
 
 /// The resolution pages are read at, unless their images are sharper: what Tesseract reads best.
 const DPI: f32 = 300.0;
@@ -39,11 +39,13 @@ fn resolution((width, height): (f32, f32), sharpest: f32) -> f32 {
     }
 }
 
-/// A page rendered in grey, a byte a pixel, row after row, and the resolution it was rendered at.
+/// A page rendered in grey, a byte a pixel, row after row (each `stride` bytes, at least
+/// `width`), and the resolution it was rendered at.
 pub struct Grey {
     pub pixels: Vec<u8>,
     pub width: usize,
     pub height: usize,
+    pub stride: usize,
     pub dpi: u32,
 }
 
@@ -87,28 +89,22 @@ impl Renderer {
         let dpi = resolution(size, sharpest);
         let config = PdfRenderConfig::new()
             .scale_page_by_factor(dpi / 72.0)
+            .set_format(PdfBitmapFormat::Gray)
+            .set_reverse_byte_order(false)
             .render_form_data(true)
             .render_annotations(true);
         let bitmap = page.render_with_config(&config).map_err(describe)?;
         let (width, height) = (bitmap.width().max(0) as usize, bitmap.height().max(0) as usize);
-        // Four bytes a pixel, blue first; grey is their luminance.
-        let colour = bitmap.as_raw_bytes();
-        let stride = colour.len() / height.max(1);
-        if width == 0 || height == 0 || stride < width * 4 {
+        let grey = bitmap.as_raw_bytes();
+        let stride = grey.len() / height.max(1);
+        if width == 0 || height == 0 || stride < width {
             return Err(format!("PDFium rendered the page as a {width} x {height} image"));
         }
-        let mut pixels = Vec::with_capacity(width * height);
-        for row in colour.chunks_exact(stride) {
-            pixels.extend(
-                row[..width * 4]
-                    .chunks_exact(4)
-                    .map(|p| ((u32::from(p[0]) * 29 + u32::from(p[1]) * 150 + u32::from(p[2]) * 77) >> 8) as u8),
-            );
-        }
         Ok(Grey {
-            pixels,
+            pixels: grey,
             width,
             height,
+            stride,
             dpi: dpi.round() as u32,
         })
     }
@@ -124,8 +120,8 @@ pub fn rotated(image: &Grey, degrees: u32) -> Grey {
     let turned = degrees % 180 == 90;
     let (width, height) = if turned { (h, w) } else { (w, h) };
     let mut pixels = vec![0u8; width * height];
-    for (y, row) in image.pixels.chunks_exact(w.max(1)).enumerate() {
-        for (x, &value) in row.iter().enumerate() {
+    for (y, row) in image.pixels.chunks_exact(image.stride.max(1)).enumerate() {
+        for (x, &value) in row[..w].iter().enumerate() {
             let (nx, ny) = match degrees % 360 {
                 90 => (h - 1 - y, x),
                 180 => (w - 1 - x, h - 1 - y),
@@ -139,6 +135,7 @@ pub fn rotated(image: &Grey, degrees: u32) -> Grey {
         pixels,
         width,
         height,
+        stride: width,
         dpi: image.dpi,
     }
 }
@@ -171,6 +168,7 @@ mod tests {
             pixels: vec![1, 2, 3, 4, 5, 6],
             width: 3,
             height: 2,
+            stride: 3,
             dpi: 300,
         };
         let turned = rotated(&image, 90);
@@ -179,5 +177,12 @@ mod tests {
         assert_eq!(rotated(&image, 180).pixels, [6, 5, 4, 3, 2, 1]);
         assert_eq!(rotated(&image, 270).pixels, [3, 6, 2, 5, 1, 4]);
         assert_eq!(rotated(&image, 0).pixels, [1, 2, 3, 4, 5, 6]);
+        // Rows padded to four bytes, as PDFium makes them.
+        let padded = Grey {
+            pixels: vec![1, 2, 3, 0, 4, 5, 6, 0],
+            stride: 4,
+            ..image
+        };
+        assert_eq!(rotated(&padded, 90).pixels, [4, 1, 5, 2, 6, 3]);
     }
 }

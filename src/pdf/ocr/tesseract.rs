@@ -171,7 +171,7 @@ impl Tesseract {
 
     fn set_image(&self, handle: Handle, image: &Grey, mode: c_int) {
         // SAFETY: `handle` is a started engine; Tesseract copies the image, whose buffer holds
-        // `height` rows of `width` bytes (as it is made).
+        // `height` rows of `stride` bytes (as it is made).
         unsafe {
             (self.api.set_page_seg_mode)(handle, mode);
             (self.api.set_image)(
@@ -180,7 +180,7 @@ impl Tesseract {
                 image.width as c_int,
                 image.height as c_int,
                 1,
-                image.width as c_int,
+                image.stride as c_int,
             );
             (self.api.set_source_resolution)(handle, image.dpi as c_int);
         }
