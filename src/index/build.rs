@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
+use std::time::Duration;
 
 use thiserror::Error;
 
@@ -18,8 +18,11 @@ use crate::catalog::{now_millis, DocumentId, PdfMetadata};
 use crate::chunk::{Chunker, Sections};
 use crate::embed::EmbedError;
 use crate::pdf::{
-    is_usable, Extracted, OcrFailure, OcrPage, OcrSettings, PageContent, PdfError, PdfReader, TextQuality,
+    is_usable, Extracted, Extraction, OcrFailure, OcrPage, OcrSettings, PageContent, PdfError, PdfReader, TextQuality,
 };
+
+/// How often a build waiting for a page's OCR looks whether it was cancelled.
+const CANCEL_CHECK: Duration = Duration::from_millis(100);
 
 /// Everything one build needs.
 pub struct BuildInput<'a> {
@@ -232,7 +235,7 @@ impl Pages {
     ) -> Result<(), BuildError> {
         let number = page.number;
         let recognised = match (page.reading, ocr) {
-            (Some(reading), Some(ocr)) => ocr.finish(number, reading)?,
+            (Some(reading), Some(ocr)) => ocr.finish(number, reading, input.cancel)?,
             _ => None,
         };
         let text = recognised.as_ref().map_or(page.text, |r| r.text.clone());
@@ -269,9 +272,9 @@ struct Waiting {
 }
 
 impl Waiting {
-    fn is_done(&self) -> bool {
-        match &self.reading {
-            Some(Reading::Running(thread)) => thread.is_finished(),
+    fn is_done(&mut self) -> bool {
+        match &mut self.reading {
+            Some(Reading::Running(worker)) => worker.wait_for_step(Duration::ZERO),
             _ => true,
         }
     }
@@ -289,8 +292,8 @@ fn running(waiting: &VecDeque<Waiting>) -> usize {
 enum Reading {
     /// Read by an earlier build.
     Kept(OcrPage),
-    /// Being read, in a worker of its own.
-    Running(JoinHandle<Option<Result<Extracted, PdfError>>>),
+    /// Being read, in a worker of its own (dropping it ends the worker).
+    Running(Extraction),
 }
 
 /// The OCR of a document's pages without text: each page in a worker of its own, so a page
@@ -331,26 +334,28 @@ impl Ocr {
         if let Some(page) = self.pages.get(number) {
             return Some(Reading::Kept(page));
         }
-        let (reader, path, password, settings) = (
-            self.reader.clone(),
-            self.pdf.clone(),
+        Some(Reading::Running(self.reader.recognise(
+            &self.pdf,
             self.password.clone(),
-            self.settings.clone(),
-        );
-        Some(Reading::Running(std::thread::spawn(move || {
-            reader.recognise(&path, password, number, &settings).next_step()
-        })))
+            number,
+            &self.settings,
+        )))
     }
 
     /// Page `number` as read; `None` when OCR cannot run here or failed on the page, which then
     /// reads as empty and stays among the pages that need OCR.
-    fn finish(&mut self, number: u32, reading: Reading) -> Result<Option<OcrPage>, BuildError> {
-        let outcome = match reading {
+    /// Waiting for it ends when the build is cancelled.
+    fn finish(&mut self, number: u32, reading: Reading, cancel: &AtomicBool) -> Result<Option<OcrPage>, BuildError> {
+        let mut worker = match reading {
             Reading::Kept(page) => return Ok(Some(page)),
-            Reading::Running(thread) => thread
-                .join()
-                .unwrap_or_else(|panic| Some(Err(PdfError::Crashed(crate::panic::message(panic.as_ref()))))),
+            Reading::Running(worker) => worker,
         };
+        while !worker.wait_for_step(CANCEL_CHECK) {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(BuildError::Cancelled);
+            }
+        }
+        let outcome = worker.next_step();
         let failure = match outcome {
             Some(Ok(Extracted::Recognised { page, .. })) => {
                 self.pages.put(number, &page)?;

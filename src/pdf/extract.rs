@@ -116,6 +116,7 @@ impl PdfReader {
             worker,
             limits: self.limits,
             waited: Duration::ZERO,
+            received: None,
             finished: false,
             peak_memory: None,
         }
@@ -129,6 +130,8 @@ pub struct Extraction {
     limits: Limits,
     /// Time spent waiting for the worker: its reading time.
     waited: Duration,
+    /// What the worker said while [`Extraction::wait_for_step`] waited, not yet taken.
+    received: Option<Result<Result<Reply, PdfError>, RecvTimeoutError>>,
     finished: bool,
     peak_memory: Option<u64>,
 }
@@ -139,9 +142,10 @@ impl Extraction {
         if self.finished {
             return None;
         }
-        let began = Instant::now();
-        let received = self.rx.recv_timeout(self.limits.timeout.saturating_sub(self.waited));
-        self.waited += began.elapsed();
+        let received = match self.received.take() {
+            Some(received) => received,
+            None => self.receive(self.limits.timeout),
+        };
         let last = match received {
             Ok(Ok(Reply::Step(step))) => return Some(Ok(step)),
             Ok(Ok(Reply::Done)) => None,
@@ -159,6 +163,32 @@ impl Extraction {
         self.finished = true;
         self.end(true);
         last
+    }
+
+    /// Waits up to `wait` for the worker's next word; whether [`Extraction::next_step`] now
+    /// returns at once. Lets a caller that reads several workers side by side stop waiting
+    /// (dropping the extraction ends its worker).
+    pub fn wait_for_step(&mut self, wait: Duration) -> bool {
+        if self.finished || self.received.is_some() {
+            return true;
+        }
+        match self.receive(wait) {
+            Err(RecvTimeoutError::Timeout) if self.waited < self.limits.timeout => false,
+            received => {
+                self.received = Some(received);
+                true
+            }
+        }
+    }
+
+    /// What the worker says within `wait`, and no later than its reading time allows.
+    fn receive(&mut self, wait: Duration) -> Result<Result<Reply, PdfError>, RecvTimeoutError> {
+        let began = Instant::now();
+        let received = self
+            .rx
+            .recv_timeout(wait.min(self.limits.timeout.saturating_sub(self.waited)));
+        self.waited += began.elapsed();
+        received
     }
 
     /// The most memory the worker held (its peak resident set), once it has ended.
