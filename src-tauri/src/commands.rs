@@ -11,6 +11,7 @@ use lectern::answer::AnswerEvent;
 use lectern::catalog::{Chat, ChatMessage, Link, Scope};
 use lectern::llm::ConnectionCheck;
 use lectern::pdf::WordBox;
+use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{
     AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
     Library, SecretPlace, Settings, SyncReport,
@@ -299,6 +300,30 @@ pub async fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Respo
         Ok(Response::new(bytes))
     })
     .await
+}
+
+/// Why the indexer stopped, if it did (also sent as the `indexer-stopped` event): documents
+/// then wait, and the window says why instead of leaving them at "Waiting to be indexed".
+#[tauri::command]
+pub fn indexer_problem(state: State<'_, AppState>) -> Option<ErrorPayload> {
+    state.indexer_stopped.lock().ok().and_then(|stopped| stopped.clone())
+}
+
+/// The most passages instant search shows.
+const QUICK_SEARCH_MAX: usize = 50;
+
+/// Instant search (Ctrl+K): the passages of the whole library that have the words of `query`,
+/// best first, by keyword only: it needs no model, so it answers as the user types, and it is the
+/// trail a user can check an answer against.
+#[tauri::command]
+pub async fn quick_search(state: State<'_, AppState>, query: String, k: usize) -> Reply<SearchResults> {
+    let request = SearchRequest {
+        query,
+        scope: Scope::default(),
+        k: k.clamp(1, QUICK_SEARCH_MAX),
+        mode: SearchMode::Keyword,
+    };
+    state.library.search(&request).await.map_err(fail)
 }
 
 /// The words OCR read on a page of a document, with their boxes: how the viewer highlights a

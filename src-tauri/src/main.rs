@@ -34,7 +34,17 @@ fn main() {
             });
             // For the app's lifetime; another process (a `lectern add`) may be the indexer for a
             // while, and this one takes over when it stops.
-            tauri::async_runtime::spawn(async move { library.run_indexer(lectern::jobs::RunMode::Forever).await });
+            // An indexer that stops leaves documents waiting: the window is told why.
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                if let Err(e) = library.run_indexer(lectern::jobs::RunMode::Forever).await {
+                    let problem = e.payload();
+                    if let Ok(mut stopped) = handle.state::<state::AppState>().indexer_stopped.lock() {
+                        *stopped = Some(problem.clone());
+                    }
+                    let _ = handle.emit("indexer-stopped", &problem);
+                }
+            });
             Ok(())
         })
         .invoke_handler(invoke_handler!())

@@ -1,9 +1,11 @@
 //! What the app holds while it runs: the library (which keeps the language model once loaded and
-//! the cancel flag of every answer being generated) and where the app's own configuration lives.
+//! the cancel flag of every answer being generated), where the app's own configuration lives, and
+//! why the indexer stopped, if it did.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 
-use lectern::{Error, Library};
+use lectern::{Error, ErrorPayload, Library};
 
 use crate::app_config;
 
@@ -11,6 +13,8 @@ pub struct AppState {
     pub library: Library,
     /// Where the app's own configuration file lives.
     pub config_dir: PathBuf,
+    /// Why the indexer stopped, if it did: documents then wait, and the window says why.
+    pub indexer_stopped: Mutex<Option<ErrorPayload>>,
 }
 
 impl AppState {
@@ -20,6 +24,7 @@ impl AppState {
         Ok(AppState {
             library: Library::open(app_config::library_config(&config_dir)?)?,
             config_dir,
+            indexer_stopped: Mutex::new(None),
         })
     }
 }

@@ -500,6 +500,8 @@ export const COMMANDS = [
   "delete_chat",
   "export_chat",
   "document_pdf",
+  "indexer_problem",
+  "quick_search",
   "page_words",
   "get_settings",
   "save_settings",

@@ -1,4 +1,4 @@
-import { ChatPane } from "./chat";
+import { ChatPane, previewQuote } from "./chat";
 import { makeApi } from "./ipc";
 import type { Settings } from "./bindings";
 
@@ -100,5 +100,50 @@ describe("chat pane", () => {
     (root.querySelector("textarea") as HTMLTextAreaElement).value = "What is it?";
     await chat.ask();
     expect(root.querySelector(".answer.failed button")).toBeNull();
+  });
+});
+
+describe("footnote previews", () => {
+  it("cut a long passage at a word", () => {
+    const quote = previewQuote(`${"word ".repeat(200)}`);
+    expect(quote.endsWith("word …")).toBe(true);
+    expect(quote.length).toBeLessThanOrEqual(362);
+    expect(previewQuote("  short\n passage ")).toBe("short passage");
+  });
+
+  it("show the quoted passage with its document and page when a footnote is hovered", async () => {
+    const citation = {
+      number: 1,
+      document: "d1",
+      document_name: "report.pdf",
+      chunk_id: "c",
+      page: 4,
+      char_start: 0,
+      char_end: 20,
+      quote: "Revenue grew <b>nine</b> percent.",
+      score: 1,
+    };
+    const { chat, root } = pane({
+      ask: () => ({
+        chat: { id: "c1", title: "Q", scope: { folders: [], documents: [] }, created_at: 0, updated_at: 0, message_count: 2 },
+        answer: { kind: "extractive", body: "It grew.[^1]", citations: [citation], finish: "stop", backend: "extractive" },
+        results: { hits: [], sources: [], skipped: [] },
+      }),
+      list_chats: () => [],
+    });
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
+    await chat.ask();
+    const footnote = root.querySelector(".answer button.footnote") as HTMLButtonElement;
+    const preview = root.querySelector(".footnote-preview") as HTMLElement;
+    expect(preview.hidden).toBe(true);
+    footnote.dispatchEvent(new MouseEvent("mouseenter"));
+    expect(preview.hidden).toBe(false);
+    expect(preview.querySelector(".preview-where")?.textContent).toBe("report.pdf, page 4");
+    expect(preview.querySelector("blockquote")?.textContent).toBe("Revenue grew <b>nine</b> percent.");
+    expect(preview.querySelector("b")).toBeNull();
+    expect(footnote.getAttribute("aria-describedby")).toBe(preview.id);
+    footnote.dispatchEvent(new MouseEvent("mouseleave"));
+    expect(preview.hidden).toBe(true);
   });
 });

@@ -14,6 +14,18 @@ export interface ChatHooks {
   report: (message: string) => void;
 }
 
+/** The most of a quoted passage a footnote's preview shows. */
+const PREVIEW_CHARS = 360;
+
+/** A passage as a footnote's preview quotes it: whitespace collapsed, cut at a word near
+ *  `PREVIEW_CHARS`. */
+export function previewQuote(quote: string): string {
+  const flat = quote.replace(/\s+/g, " ").trim();
+  if (flat.length <= PREVIEW_CHARS) return flat;
+  const cut = flat.lastIndexOf(" ", PREVIEW_CHARS);
+  return `${flat.slice(0, cut > PREVIEW_CHARS / 2 ? cut : PREVIEW_CHARS)} …`;
+}
+
 export class ChatPane {
   private chat: Chat | null = null;
   private settings: Settings | null = null;
@@ -25,6 +37,7 @@ export class ChatPane {
   private readonly input = document.createElement("textarea");
   private readonly send = document.createElement("button");
   private readonly stop = document.createElement("button");
+  private readonly preview = document.createElement("div");
 
   constructor(
     root: HTMLElement,
@@ -88,7 +101,11 @@ export class ChatPane {
       void this.ask();
     });
     form.append(this.input, this.send, this.stop);
-    root.replaceChildren(bar, this.list, form);
+    this.preview.className = "footnote-preview";
+    this.preview.id = "footnote-preview";
+    this.preview.setAttribute("role", "tooltip");
+    this.preview.hidden = true;
+    root.replaceChildren(bar, this.list, form, this.preview);
   }
 
   private button(label: string, action: () => Promise<void>): HTMLButtonElement {
@@ -183,6 +200,16 @@ export class ChatPane {
     const body = document.createElement("div");
     body.className = "body";
     body.append(renderMarkdown(answer.body, open));
+    for (const button of body.querySelectorAll<HTMLButtonElement>("button.footnote")) {
+      const citation = answer.citations.find((c) => String(c.number) === button.dataset.footnote);
+      if (!citation) continue;
+      const show = () => this.showPreview(button, citation);
+      const hide = () => this.hidePreview(button);
+      button.addEventListener("mouseenter", show);
+      button.addEventListener("focus", show);
+      button.addEventListener("mouseleave", hide);
+      button.addEventListener("blur", hide);
+    }
     const sources = document.createElement("div");
     sources.className = "sources";
     for (const group of citationsByDocument(answer.citations)) {
@@ -204,6 +231,31 @@ export class ChatPane {
     }
     node.replaceChildren(body, sources);
     this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  /** Shows what footnote `button` cites beside it: the quoted passage, its document and page. */
+  private showPreview(button: HTMLElement, citation: Citation) {
+    const where = document.createElement("div");
+    where.className = "preview-where";
+    where.textContent = `${citation.document_name}, page ${citation.page}`;
+    const quote = document.createElement("blockquote");
+    quote.textContent = previewQuote(citation.quote);
+    const hint = document.createElement("div");
+    hint.className = "preview-hint";
+    hint.textContent = "Click to open the page";
+    this.preview.replaceChildren(where, quote, hint);
+    this.preview.hidden = false;
+    const at = button.getBoundingClientRect();
+    const width = Math.min(420, window.innerWidth - 16);
+    this.preview.style.width = `${width}px`;
+    this.preview.style.left = `${Math.max(8, Math.min(at.left, window.innerWidth - width - 8))}px`;
+    this.preview.style.top = `${at.bottom + 6}px`;
+    button.setAttribute("aria-describedby", this.preview.id);
+  }
+
+  private hidePreview(button: HTMLElement) {
+    this.preview.hidden = true;
+    button.removeAttribute("aria-describedby");
   }
 
   private selectedScope(): { folders: number[]; documents: string[] } | null {

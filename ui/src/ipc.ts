@@ -18,6 +18,7 @@ import type {
   LibraryDocument,
   LibraryView,
   Link,
+  SearchResults,
   Settings,
   SettingsView,
   SyncReport,
@@ -76,6 +77,10 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     documentPdf: (id: string) => call<ArrayBuffer>("document_pdf", { id }),
     /** The words OCR read on a page, with their boxes; none for a page with text of its own. */
     pageWords: (id: string, page: number) => call<WordBox[]>("page_words", { id, page }),
+    /** Why the indexer stopped, if it did. */
+    indexerProblem: () => call<ErrorPayload | null>("indexer_problem"),
+    /** The library's passages with the words of `query`, by keyword: no model, as fast as typing. */
+    quickSearch: (query: string, k: number) => call<SearchResults>("quick_search", { query, k }),
     cancelAnswer: (answerId: string) => call<void>("cancel_answer", { answerId }),
     getSettings: () => call<SettingsView>("get_settings"),
     saveSettings: (settings: Settings) => call<Settings>("save_settings", { settings }),

@@ -1,20 +1,26 @@
-// The window: wires the IPC layer to the sidebar, the chat, the viewer and the settings dialog,
-// refreshes the sidebar as documents are indexed, and imports PDFs dropped from the file manager
-// onto a folder.
+// The window: wires the IPC layer to the sidebar, the chat, the viewer, instant search (Ctrl+K)
+// and the settings dialog, refreshes the sidebar as documents are indexed, and imports PDFs
+// dropped from the file manager onto a folder.
 
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
+import { showIndexerProblem } from "./banner";
 import { ChatPane } from "./chat";
 import { errorMessage, makeApi } from "./ipc";
+import { QuickSearch } from "./search";
 import { SettingsDialog } from "./settings";
 import { folderAt, importPdfs, renderSidebar, type SidebarHooks } from "./sidebar";
-import type { LibraryView } from "./bindings";
+import type { ErrorPayload, LibraryView } from "./bindings";
 import { Viewer } from "./viewer";
 
 const api = makeApi(invoke, () => new Channel());
 const sidebar = document.getElementById("sidebar") as HTMLElement;
+const banner = document.createElement("div");
+banner.className = "banner";
+banner.hidden = true;
+document.body.prepend(banner);
 const notice = document.createElement("div");
 notice.className = "notice";
 notice.hidden = true;
@@ -38,7 +44,26 @@ const chat = new ChatPane(document.getElementById("chat") as HTMLElement, {
 });
 const settings = new SettingsDialog({ api, open, report, saved: (saved) => chat.useSettings(saved) });
 document.body.append(settings.element);
-const hooks: SidebarHooks = { api, open, refresh, report, openSettings: () => void settings.show() };
+const quickSearch = new QuickSearch({
+  api,
+  open: (citation) => viewer.open(citation).catch((e) => report(errorMessage(e))),
+  report,
+});
+document.body.append(quickSearch.element);
+window.addEventListener("keydown", (event) => {
+  if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
+    event.preventDefault();
+    quickSearch.show();
+  }
+});
+const hooks: SidebarHooks = {
+  api,
+  open,
+  refresh,
+  report,
+  openSettings: () => void settings.show(),
+  openSearch: () => quickSearch.show(),
+};
 
 async function refresh() {
   try {
@@ -50,6 +75,13 @@ async function refresh() {
   renderSidebar(sidebar, library, selected, hooks);
   chat.updateLibrary(library);
 }
+
+const bannerHooks = { openSettings: () => void settings.show() };
+void listen<ErrorPayload>("indexer-stopped", (event) => showIndexerProblem(banner, event.payload, bannerHooks));
+void api.indexerProblem().then(
+  (problem) => showIndexerProblem(banner, problem, bannerHooks),
+  (e) => report(errorMessage(e)),
+);
 
 let pending: number | undefined;
 void listen("index-event", () => {

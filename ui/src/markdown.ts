@@ -72,7 +72,8 @@ export function renderInline(text: string, onFootnote: FootnoteHandler): Documen
       button.className = "footnote";
       button.type = "button";
       button.textContent = String(number);
-      button.title = `Open source ${number}`;
+      button.dataset.footnote = String(number);
+      button.setAttribute("aria-label", `Source ${number}`);
       button.addEventListener("click", () => onFootnote(number));
       const sup = document.createElement("sup");
       sup.append(button);

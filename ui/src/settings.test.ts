@@ -1,6 +1,7 @@
 import { makeApi, type OpenDialog } from "./ipc";
 import { connectionText, fieldsFromSettings, SettingsDialog, settingsFromFields } from "./settings";
 import type { Settings } from "./bindings";
+import { fakeModalDialogs } from "./test-fixtures";
 
 const saved: Settings = { backend: "ollama", model: "llama3.2", url: null, api_key: null, mode: "hybrid", k: 10, ocr: true };
 
@@ -33,14 +34,7 @@ const view = (next: string | null = null) => ({
   next_data_dir: next,
 });
 
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal = function (this: HTMLDialogElement) {
-    this.open = true;
-  };
-  HTMLDialogElement.prototype.close = function (this: HTMLDialogElement) {
-    this.open = false;
-  };
-});
+beforeAll(fakeModalDialogs);
 
 afterEach(() => document.body.replaceChildren());
 

@@ -1,5 +1,6 @@
 import { makeApi, type OpenDialog } from "./ipc";
 import { importPdfs, renderSidebar, type SidebarHooks } from "./sidebar";
+import { doc } from "./test-fixtures";
 
 const library = {
   folders: [
@@ -36,6 +37,7 @@ function hooks(open: OpenDialog = async () => null) {
     refresh: async () => void refreshes++,
     report: (m) => reports.push(m),
     openSettings: () => void settingsOpened++,
+    openSearch: () => undefined,
   };
   return { value, calls, reports, refreshes: () => refreshes, settingsOpened: () => settingsOpened };
 }
@@ -105,13 +107,30 @@ describe("sidebar", () => {
     expect(h.refreshes()).toBe(1);
   });
 
-  it("opens the settings from the header", () => {
+  it("opens search and the settings from the header", () => {
     const h = hooks();
+    let searches = 0;
+    h.value.openSearch = () => void searches++;
     const root = document.createElement("div");
     renderSidebar(root, library, new Set(), h.value);
     const header = root.querySelector("header") as HTMLElement;
-    expect([...header.querySelectorAll("button")].map((b) => b.className)).toEqual(["new-folder", "open-settings"]);
+    expect([...header.querySelectorAll("button")].map((b) => b.className)).toEqual([
+      "open-search",
+      "new-folder",
+      "open-settings",
+    ]);
     (header.querySelector(".open-settings") as HTMLButtonElement).click();
     expect(h.settingsOpened()).toBe(1);
+    (header.querySelector(".open-search") as HTMLButtonElement).click();
+    expect(searches).toBe(1);
+  });
+
+  it("tells a new user what to do when the library is empty", () => {
+    const root = document.createElement("div");
+    renderSidebar(root, library, new Set(), hooks().value);
+    expect(root.querySelector(".empty-library")?.textContent).toContain("Drop PDFs onto a folder");
+    const report = doc("d1", 1, "report.pdf");
+    renderSidebar(root, { ...library, documents: [report] }, new Set(), hooks().value);
+    expect(root.querySelector(".empty-library")).toBeNull();
   });
 });

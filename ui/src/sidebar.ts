@@ -12,6 +12,7 @@ export interface SidebarHooks {
   refresh: () => Promise<void>;
   report: (message: string) => void;
   openSettings: () => void;
+  openSearch: () => void;
 }
 
 const DOC_MIME = "application/x-lectern-documents";
@@ -27,11 +28,20 @@ export function renderSidebar(root: HTMLElement, view: LibraryView, selected: Se
     if (name) await run(hooks, () => hooks.api.createFolder(name));
   });
   const settings = button("Settings", "open-settings", hooks.openSettings);
-  header.append(title, add, settings);
+  const search = button("Search", "open-search", hooks.openSearch);
+  search.title = "Search every document (Ctrl+K)";
+  header.append(title, search, add, settings);
   const tree = document.createElement("ul");
   tree.className = "tree";
   for (const node of buildTree(view)) tree.append(folderItem(node, selected, hooks));
   root.append(header, tree);
+  if (view.documents.length === 0) {
+    const empty = document.createElement("p");
+    empty.className = "empty-library";
+    empty.textContent =
+      "No documents yet. Drop PDFs onto a folder here, or use a folder's “Add PDFs”; each is indexed on this machine.";
+    root.append(empty);
+  }
 }
 
 async function run(hooks: SidebarHooks, action: () => Promise<unknown>) {

@@ -1,29 +1,7 @@
 import { applyAnswerEvent, buildTree, citationsByDocument, errorRemedy, linkText, statusText, Store } from "./store";
-import type { Citation, LibraryDocument, Link } from "./bindings";
+import type { Citation, Link } from "./bindings";
+import { doc } from "./test-fixtures";
 
-const doc = (id: string, folder: number, file_name: string, extra: Partial<LibraryDocument> = {}): LibraryDocument => ({
-  id,
-  folder,
-  file_name,
-  title: null,
-  author: null,
-  pdf_created: null,
-  page_count: 3,
-  byte_size: 1000,
-  char_count: null,
-  chunk_count: null,
-  content_hash: "",
-  added_at: 0,
-  status: "ready",
-  reason: null,
-  progress_done: 0,
-  progress_total: 0,
-  progress_ocr_page: null,
-  embedded_with: "all-MiniLM-L6-v2/f32/0123456789abcdef",
-  embed_done: 0,
-  embed_total: 0,
-  ...extra,
-});
 
 const citation = (number: number, document: string, page: number): Citation => ({
   number,

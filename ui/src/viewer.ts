@@ -76,6 +76,8 @@ export class Viewer {
     close.addEventListener("click", () => (this.root.hidden = true));
     header.append(this.title, close);
     this.page.className = "page";
+    root.tabIndex = -1;
+    root.setAttribute("aria-label", "PDF viewer");
     root.replaceChildren(header, this.page);
   }
 
@@ -88,9 +90,10 @@ export class Viewer {
     return doc;
   }
 
-  /** Opens the cited page with the passage highlighted. */
+  /** Opens the cited page with the passage highlighted, and moves the focus to it. */
   async open(citation: Citation) {
     this.root.hidden = false;
+    this.root.focus({ preventScroll: true });
     this.title.textContent = `${citation.document_name}, page ${citation.page}`;
     this.page.dataset.page = String(citation.page);
     const pdf = await this.load(citation.document);

@@ -1,7 +1,8 @@
 //! The app's figures, each beside its baseline in one run (an ignored test; `scripts/bench-app.sh`
 //! runs it): start to an interactive window and idle memory, empty library against 1,000
-//! documents; the chat box's input latency, idle against while 50 PDFs are indexing and while
-//! 1,000 files are being added (a drop of a large directory).
+//! documents; instant search's keystroke to results on 1,000 documents, against its goal; the
+//! chat box's input latency, idle against while 50 PDFs are indexing and while 1,000 files are
+//! being added (a drop of a large directory).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -9,12 +10,14 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::harness::{corpus_pdf, Desktop};
-use crate::{invoke, start, LONG, SHORT};
+use crate::{invoke, open_quick_search, start, LONG, SHORT};
 
 /// Starts per library: the first is the cold one, the median of all is reported too.
 const STARTS: usize = 3;
 /// What is typed into the chat box, one key per WebDriver command.
 const TYPED: &str = "what did the committee decide about the budget";
+/// What is typed into instant search (Ctrl+K), one key per WebDriver command.
+const SEARCHED: &str = "budget committee decision";
 /// PDFs imported for the latency-under-load figure.
 const INDEXED: usize = 50;
 /// Files added at once for the latency-during-import figure.
@@ -82,11 +85,12 @@ fn memory(home: &Path) -> Memory {
 }
 
 /// Starts the app `STARTS` times on the library at `home`; returns the first start, the median,
-/// and the memory after ten idle seconds.
-fn starts(home: &Path) -> (Duration, Duration, Memory) {
+/// the memory after ten idle seconds, and the instant search latencies of the last start.
+fn starts(home: &Path) -> (Duration, Duration, Memory, Vec<f64>) {
     let desktop = Desktop::start_with(Some(home), &[]);
     let mut times = Vec::new();
     let mut idle = Memory::default();
+    let mut searches = Vec::new();
     for i in 0..STARTS {
         let (session, took) = start(&desktop);
         invoke(&session, "library_state", json!({}));
@@ -94,12 +98,40 @@ fn starts(home: &Path) -> (Duration, Duration, Memory) {
         if i + 1 == STARTS {
             std::thread::sleep(Duration::from_secs(10));
             idle = memory(home);
+            searches = search_latencies(&session);
         }
         session.close().unwrap();
     }
     let first = times[0];
     times.sort();
-    (first, times[times.len() / 2], idle)
+    (first, times[times.len() / 2], idle, searches)
+}
+
+/// Milliseconds from each keystroke in instant search (Ctrl+K) to its results shown, as the
+/// dialog records them, typing [`SEARCHED`] one key per WebDriver command; sorted. Each key
+/// searches the words typed so far over the whole library.
+fn search_latencies(session: &crate::webdriver::Session) -> Vec<f64> {
+    let input = open_quick_search(session);
+    let mut ms = Vec::new();
+    let mut typed = String::new();
+    for key in SEARCHED.chars() {
+        typed.push(key);
+        session.type_text(&input, &key.to_string()).unwrap();
+        if key == ' ' {
+            continue;
+        }
+        let latency = session
+            .wait_until(
+                "the search's results",
+                "const d = document.querySelector('dialog.quick-search');
+                 return d.dataset.searched === arguments[0] && Number(d.dataset.latency);",
+                SHORT,
+            )
+            .unwrap();
+        ms.push(latency.as_f64().unwrap());
+    }
+    ms.sort_by(f64::total_cmp);
+    ms
 }
 
 /// Milliseconds from each key's first `keydown` to the frame after its `input`, typing [`TYPED`]
@@ -227,8 +259,8 @@ fn bench_app() {
         std::env::var_os("LECTERN_BENCH_LIBRARY").expect("LECTERN_BENCH_LIBRARY names a library of 1,000 documents"),
     );
     let empty = tempfile::tempdir().unwrap();
-    let (empty_first, empty_median, empty_idle) = starts(empty.path());
-    let (full_first, full_median, full_idle) = starts(&library);
+    let (empty_first, empty_median, empty_idle, _) = starts(empty.path());
+    let (full_first, full_median, full_idle, searches) = starts(&library);
 
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -317,6 +349,14 @@ fn bench_app() {
                 format!("{load}: {:.1}", percentile(loaded, p))
             );
         }
+    }
+    for (label, p) in [("p50", 0.5), ("p95", 0.95), ("max", 1.0)] {
+        println!(
+            "{:<44} {:>24} {:>28}",
+            format!("Ctrl+K keystroke to results: {label}, ms"),
+            "goal: 100",
+            format!("1,000 docs: {:.1}", percentile(&searches, p))
+        );
     }
     println!(
         "(adding {IMPORTED} files took {:.1} s, {} keys typed meanwhile)",

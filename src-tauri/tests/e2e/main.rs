@@ -1,7 +1,8 @@
 //! End-to-end test of the desktop app: the real `lectern-app` binary in a real WebKitGTK window
 //! under Xvfb, driven through tauri-driver and WebKitWebDriver. One scenario, in the order a person
 //! would go: folders, import, wait for indexing, ask (passages only, the built-in model, a server),
-//! open a citation in the viewer, move a document and see the next answer's scope follow it,
+//! open a citation in the viewer, read a footnote's quote on hover, find a passage with Ctrl+K and
+//! open it, move a document and see the next answer's scope follow it,
 //! restart and reopen the chat. Hostile HTML in a PDF and in a model's answer must stay text.
 //! `bench.rs` measures the app's figures (ignored; `scripts/bench-app.sh`).
 //! Screenshots go to `$LECTERN_E2E_SCREENSHOTS` (else the test's temporary target directory).
@@ -172,6 +173,79 @@ fn open_first_citation(session: &Session) {
     );
 }
 
+/// Hovers the last answer's first footnote: its preview shows the quoted passage with the
+/// document and page it is from.
+fn preview_first_footnote(session: &Session, file_name: &str) {
+    let shown = session
+        .execute(
+            "const button = document.querySelector('.message.answer:last-child .body button.footnote');
+             button.dispatchEvent(new MouseEvent('mouseenter'));
+             const preview = document.querySelector('.footnote-preview');
+             const shown = { hidden: preview.hidden,
+                             where: preview.querySelector('.preview-where').textContent,
+                             quote: preview.querySelector('blockquote').textContent };
+             button.dispatchEvent(new MouseEvent('mouseleave'));
+             return shown;",
+            json!([]),
+        )
+        .unwrap();
+    assert_eq!(shown["hidden"], json!(false), "{shown}");
+    assert!(
+        shown["where"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{file_name}, page ")),
+        "{shown}"
+    );
+    assert!(shown["quote"].as_str().unwrap().len() > 20, "{shown}");
+}
+
+/// Presses Ctrl+K; returns instant search's box, once it is open.
+fn open_quick_search(session: &Session) -> webdriver::Element {
+    session
+        .execute(
+            "window.dispatchEvent(new KeyboardEvent('keydown', { key: 'k', ctrlKey: true, bubbles: true }));",
+            json!([]),
+        )
+        .unwrap();
+    session.wait_for("dialog.quick-search[open] input", SHORT).unwrap()
+}
+
+/// Ctrl+K and words typed: the first passage found is in `file_name`, its words marked. Returns
+/// the search box and the page found.
+fn search(session: &Session, words: &str, file_name: &str) -> (webdriver::Element, Value) {
+    let id = document_id(session, file_name);
+    let input = open_quick_search(session);
+    session.type_text(&input, words).unwrap();
+    let page = session
+        .wait_until(
+            "the passage found",
+            &format!(
+                "const first = document.querySelector('dialog.quick-search li.hit');
+                 return first && first.dataset.document === '{id}' && first.querySelector('mark') && first.dataset.page;"
+            ),
+            SHORT,
+        )
+        .unwrap();
+    (input, page)
+}
+
+/// Enter in the search box: the passage chosen opens in the viewer at `page`, highlighted.
+fn open_found(session: &Session, input: &webdriver::Element, page: &Value) {
+    // WebDriver's Enter key.
+    session.type_text(input, "\u{E007}").unwrap();
+    let shown = session
+        .wait_until(
+            "the page found, highlighted",
+            "const v = document.querySelector('#viewer');
+             return !v.hidden && !document.querySelector('dialog.quick-search').open
+                 && v.querySelectorAll('.textLayer .highlight').length > 0 && v.querySelector('.page').dataset.page;",
+            SHORT,
+        )
+        .unwrap();
+    assert_eq!(&shown, page, "the viewer shows page {shown}, search found page {page}");
+}
+
 fn no_injected_html(session: &Session) {
     let found = session
         .execute(
@@ -222,7 +296,11 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     assert!(text.contains("Andrew Jackson"), "{text}");
     assert!(sources.iter().any(|s| s == LOREM_PDF), "{sources:?}");
     open_first_citation(&session);
+    preview_first_footnote(&session, LOREM_PDF);
     desktop.screenshot(&shots.join("answer.png"));
+    let (input, page) = search(&session, "waived copyright", LOREM_PDF);
+    desktop.screenshot(&shots.join("search.png"));
+    open_found(&session, &input, &page);
 
     // The PDF's markup is quoted as text.
     let (text, _) = ask(
