@@ -14,8 +14,8 @@ if [ ! -f "$data/1000x300/library/library.sqlite" ]; then
   cargo run -p lectern-bench -- search --sizes 1000 --queries 10 --data "$data"
 fi
 npm run --prefix ui build
-# The app runs its indexer over the library it opens, and the synthetic documents have no stored
-# PDF: it would mark them failed. It gets a copy (indexes hard-linked, the catalog copied).
+# The app runs its indexer over the library it opens and writes to its catalog: it gets a copy
+# (indexes and stored PDFs hard-linked, the catalog copied).
 library=$(mktemp -d)
 trap 'rm -rf "$library"' EXIT
 cp -al "$data/1000x300/library/." "$library/"

@@ -38,6 +38,9 @@ struct DataSpec {
     sizes: Vec<usize>,
     chunks: usize,
     texts: PathBuf,
+    /// Whether each document has its stored PDF (data made before they had is made again).
+    #[serde(default)]
+    stored_pdfs: bool,
 }
 
 /// One size's figures, as a probe prints them.
@@ -183,6 +186,7 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> anyhow::Result<
         sizes: sizes.to_vec(),
         chunks: args.chunks,
         texts: args.texts.clone(),
+        stored_pdfs: true,
     };
     let data = data_dir(args, sizes);
     let spec_path = data.join("spec.json");
@@ -190,8 +194,8 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> anyhow::Result<
         .ok()
         .and_then(|t| serde_json::from_str::<DataSpec>(&t).ok())
         .is_some_and(|s| s == spec);
-    // The synthetic documents have no stored PDF: an indexer that ran over this library (the
-    // app's, opened on it) marks them failed, and the library must then be made again.
+    // A library whose documents an indexer set aside (data made before the documents had their
+    // stored PDFs, opened by the app) is made again.
     let all_ready = || {
         Catalog::open(&home(&data).join("library.sqlite"))
             .and_then(|c| c.documents_with_status(DocumentStatus::Ready))
@@ -217,7 +221,17 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> anyhow::Result<
     for (i, &size) in sizes.iter().enumerate() {
         let folder = library.create_folder(&part_name(i))?;
         for doc in made..size {
-            write_document(&catalog, &dirs, folder.id, doc, args.chunks, &texts, &embedder).await?;
+            write_document(
+                &library,
+                &catalog,
+                &dirs,
+                folder.id,
+                doc,
+                args.chunks,
+                &texts,
+                &embedder,
+            )
+            .await?;
             if doc % 100 == 99 {
                 eprintln!(
                     "generated {} documents ({:.0} s)",
@@ -275,7 +289,11 @@ fn topic_centre(topic: u64) -> Vec<f32> {
     v
 }
 
+/// Synthetic document `doc`: its catalog record, its index, and a stored PDF showing the start of
+/// its text (so an indexer opened on the library finds its file, and a viewer can open it).
+#[allow(clippy::too_many_arguments)]
 async fn write_document(
+    library: &Library,
     catalog: &Catalog,
     dirs: &IndexDirs,
     folder: lectern::FolderId,
@@ -285,11 +303,20 @@ async fn write_document(
     embedder: &str,
 ) -> anyhow::Result<()> {
     let (chunk_list, vectors) = synthetic(doc, chunks, texts);
+    let words: Vec<&str> = chunk_list.first().map_or(Vec::new(), |c| c.text.split(' ').collect());
+    let lines: Vec<String> = words.chunks(12).map(|line| line.join(" ")).collect();
+    let pdf = lectern::pdf::text_pdf(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let content_hash = format!("{doc:064x}");
+    let stored = library.stored_file_path(&content_hash)?;
+    if let Some(parent) = stored.parent() {
+        std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
+    }
+    std::fs::write(&stored, &pdf).map_err(Error::io(&stored))?;
     let row = catalog.insert_document(&NewDocument {
         folder,
         file_name: format!("synthetic-{doc:05}.pdf"),
-        byte_size: 0,
-        content_hash: format!("{doc:064x}"),
+        byte_size: pdf.len() as u64,
+        content_hash,
     })?;
     let meta = PdfMetadata {
         page_count: chunk_list.last().map_or(0, |c| u64::from(c.page)),

@@ -326,6 +326,13 @@ pub async fn quick_search(state: State<'_, AppState>, query: String, k: usize) -
     state.library.search(&request).await.map_err(fail)
 }
 
+/// Opens the library's indexes while instant search opens, so its first search does not wait
+/// for them; returns how many are open.
+#[tauri::command]
+pub async fn warm_search(state: State<'_, AppState>) -> Reply<usize> {
+    state.library.open_indexes(&Scope::default()).await.map_err(fail)
+}
+
 /// The words OCR read on a page of a document, with their boxes: how the viewer highlights a
 /// passage on a page that has no text of its own.
 #[tauri::command]

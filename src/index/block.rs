@@ -245,12 +245,7 @@ pub fn read_resident(index_dir: &Path, dimension: usize) -> Result<ResidentBlock
     let mut bytes = vec![0u8; (header.f32_offset() - start) as usize];
     file.read_exact_at(&mut bytes, start).map_err(IndexError::io(&path))?;
     let (scales, codes) = bytes.split_at(header.count * 4);
-    let scales = scales
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    let codes = codes.iter().map(|b| i8::from_le_bytes([*b])).collect();
-    let vectors = QuantizedBlock::from_parts(dimension, scales, codes)
+    let vectors = QuantizedBlock::from_le_bytes(dimension, scales, codes)
         .ok_or_else(|| damaged(&path, "the quantised rows do not match the row count"))?;
     Ok(ResidentBlock {
         stamp: header.stamp,

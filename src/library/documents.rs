@@ -50,10 +50,16 @@ impl Library {
         }
     }
 
+    /// Where the library keeps the PDF with `content_hash`, whether or not it is there yet (the
+    /// search benchmark stores its synthetic documents' PDFs there).
+    pub fn stored_file_path(&self, content_hash: &str) -> Result<PathBuf, Error> {
+        self.engine.files().path(content_hash)
+    }
+
     /// The stored copy of a document's PDF (what a viewer opens).
     pub fn document_file(&self, id: DocumentId) -> Result<PathBuf, Error> {
         let doc = self.engine.catalog().document(id)?;
-        let path = self.engine.files().path(&doc.content_hash)?;
+        let path = self.stored_file_path(&doc.content_hash)?;
         if !path.is_file() {
             return Err(Error::NotFound(path));
         }

@@ -17,6 +17,12 @@ impl Library {
         crate::search::run(&self.engine, request).await
     }
 
+    /// Opens the indexes of the ready documents in `scope` ahead of the queries that will need
+    /// them; returns how many are open.
+    pub async fn open_indexes(&self, scope: &Scope) -> Result<usize, Error> {
+        crate::search::open_indexes(&self.engine, scope).await
+    }
+
     /// Embeds a question with the library's embedder (a search scales it to unit length).
     pub async fn embed_query(&self, text: &str) -> Result<Vec<f32>, Error> {
         crate::search::embed(&self.engine, text).await

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::{DocumentId, FolderId, Scope};
 
 pub use fusion::{KEYWORD_FULL, VECTOR_WEIGHT};
-pub(crate) use run::{embed, run, run_with_vector};
+pub(crate) use run::{embed, open_indexes, run, run_with_vector};
 
 /// How passages are retrieved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -17,7 +17,7 @@ use super::merge::{rank_order, top_k, Ranked};
 use super::scope::Current;
 use super::vector::{fill_vector_scores, vector_list};
 use super::{sources_of, Hit, ScoreComponents, SearchMode, SearchRequest, SearchResults};
-use crate::catalog::ScopedDocument;
+use crate::catalog::{Scope, ScopedDocument};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::index::block::normalize;
@@ -36,6 +36,26 @@ pub async fn run(engine: &Arc<Engine>, request: &SearchRequest) -> Result<Search
         SearchMode::Vector | SearchMode::Hybrid => Some(embed(engine, &request.query).await?),
     };
     run_with_vector(engine, request, vector).await
+}
+
+/// Opens the indexes of the ready documents in `scope` (they stay open for the queries that
+/// follow), so that the first query over them does not wait for them: a search box opening
+/// calls it before the first word is typed. Returns how many are open.
+pub async fn open_indexes(engine: &Arc<Engine>, scope: &Scope) -> Result<usize, Error> {
+    let engine = engine.clone();
+    let scope = scope.clone();
+    tokio::task::spawn_blocking(move || {
+        let docs = engine.catalog().documents_in_scope(&scope)?;
+        let nothing = Wanted {
+            terms: &[],
+            quantized: None,
+            embedder: None,
+            pool: 0,
+        };
+        Ok(open_scope(&engine, &docs, &nothing).opened.len())
+    })
+    .await
+    .map_err(Error::stopped("opening the indexes"))?
 }
 
 /// Embeds a question on a blocking thread.

@@ -574,3 +574,26 @@ fn a_question_naming_the_document_finds_it_though_its_pages_never_say_the_name()
         assert!(!r.hits[0].text.contains("Globex"), "{mode:?}: {:#?}", r.hits[0]);
     }
 }
+
+#[test]
+fn opening_a_scopes_indexes_ahead_keeps_them_open_for_the_queries_that_follow() {
+    let t = library();
+    let papers = t.create_folder("Papers").unwrap().id;
+    let other = t.create_folder("Other").unwrap().id;
+    for d in 0..3u64 {
+        add(&t, simple(&format!("paper{d}.pdf"), papers, &["rivers and lakes"], d));
+    }
+    add(&t, simple("other.pdf", other, &["mountains"], 9));
+    assert_eq!(t.search_cache().usage().0, 0);
+    let rt = runtime();
+    assert_eq!(rt.block_on(t.open_indexes(&folder_scope(&[papers]))).unwrap(), 3);
+    assert_eq!(
+        t.search_cache().usage().0,
+        3,
+        "the folder's indexes, and only those, are open"
+    );
+    assert_eq!(rt.block_on(t.open_indexes(&Scope::default())).unwrap(), 4);
+    assert_eq!(t.search_cache().usage().0, 4);
+    let found = search(&t, "rivers", None, Scope::default(), SearchMode::Keyword);
+    assert_eq!(found.hits.len(), 3);
+}

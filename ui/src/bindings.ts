@@ -502,6 +502,7 @@ export const COMMANDS = [
   "document_pdf",
   "indexer_problem",
   "quick_search",
+  "warm_search",
   "page_words",
   "get_settings",
   "save_settings",

@@ -79,6 +79,8 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     pageWords: (id: string, page: number) => call<WordBox[]>("page_words", { id, page }),
     /** Why the indexer stopped, if it did. */
     indexerProblem: () => call<ErrorPayload | null>("indexer_problem"),
+    /** Opens the library's indexes ahead of instant search's first words. */
+    warmSearch: () => call<number>("warm_search"),
     /** The library's passages with the words of `query`, by keyword: no model, as fast as typing. */
     quickSearch: (query: string, k: number) => call<SearchResults>("quick_search", { query, k }),
     cancelAnswer: (answerId: string) => call<void>("cancel_answer", { answerId }),

@@ -30,6 +30,10 @@ function dialog(reply: (query: string) => Promise<Hit[]> | Hit[]) {
   const reports: string[] = [];
   const api = makeApi(
     async (command, args) => {
+      if (command === "warm_search") {
+        calls.push("(warm)");
+        return 0;
+      }
       expect(command).toBe("quick_search");
       const query = String(args?.query);
       calls.push(query);
@@ -82,7 +86,7 @@ describe("instant search", () => {
     ]);
     type("revenue");
     await vi.waitFor(() => expect(hits()).toHaveLength(2));
-    expect(calls).toEqual(["revenue"]);
+    expect(calls).toEqual(["(warm)", "revenue"]);
     expect(hits()[0].querySelector(".hit-document")?.textContent).toBe("a.pdf");
     expect(hits()[0].querySelector(".hit-page")?.textContent).toBe("p. 3");
     expect([...hits()[1].querySelectorAll("mark")].map((m) => m.textContent)).toEqual(["revenue"]);
@@ -111,7 +115,7 @@ describe("instant search", () => {
   it("says when nothing has the words, and asks nothing for blank input", async () => {
     const { calls, type, hits, search } = dialog(() => []);
     type("   ");
-    expect(calls).toEqual([]);
+    expect(calls).toEqual(["(warm)"]);
     type("zebra");
     await vi.waitFor(() => expect(search.element.textContent).toContain("No passage has these words."));
     expect(hits()).toHaveLength(0);

@@ -105,9 +105,14 @@ export class QuickSearch {
     this.input.addEventListener("keydown", (event) => this.key(event));
   }
 
-  /** Opens the dialog with the words last searched for selected. */
+  /** Opens the dialog with the words last searched for selected; the library's indexes are
+   *  opened meanwhile, so the first words typed find them open. */
   show() {
-    if (!this.element.open) this.element.showModal();
+    if (!this.element.open) {
+      this.element.showModal();
+      // A failure here shows again, and is reported, when the search runs.
+      this.hooks.api.warmSearch().catch(() => undefined);
+    }
     this.input.select();
   }
 

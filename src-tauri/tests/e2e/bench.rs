@@ -123,13 +123,23 @@ fn search_latencies(session: &crate::webdriver::Session) -> Vec<f64> {
         let latency = session
             .wait_until(
                 "the search's results",
-                "const d = document.querySelector('dialog.quick-search');
-                 return d.dataset.searched === arguments[0] && Number(d.dataset.latency);",
+                &format!(
+                    "const d = document.querySelector('dialog.quick-search');
+                     return d.dataset.searched === {} && d.dataset.latency;",
+                    json!(typed.trim())
+                ),
                 SHORT,
             )
             .unwrap();
-        ms.push(latency.as_f64().unwrap());
+        ms.push(latency.as_str().unwrap().parse().unwrap());
     }
+    let shown = session
+        .execute(
+            "return document.querySelectorAll('dialog.quick-search li.hit').length;",
+            json!([]),
+        )
+        .unwrap();
+    println!("(instant search: {shown} passages shown for {SEARCHED:?})");
     ms.sort_by(f64::total_cmp);
     ms
 }
