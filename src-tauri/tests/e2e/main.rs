@@ -2,8 +2,9 @@
 //! under Xvfb, driven through tauri-driver and WebKitWebDriver. One scenario, in the order a person
 //! would go: folders, import, wait for indexing, ask (passages only, the built-in model, a server),
 //! open a citation in the viewer, read a footnote's quote on hover, find a passage with Ctrl+K and
-//! open it, move a document and see the next answer's scope follow it,
-//! restart and reopen the chat. Hostile HTML in a PDF and in a model's answer must stay text.
+//! open it, move a document and see the next answer's scope follow it, restart and reopen the
+//! chat, and open it again under the system's dark theme. Hostile HTML in a PDF and in a model's
+//! answer must stay text.
 //! `bench.rs` measures the app's figures (ignored; `scripts/bench-app.sh`).
 //! Screenshots go to `$LECTERN_E2E_SCREENSHOTS` (else the test's temporary target directory).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -404,5 +405,31 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     assert_eq!(session.find_all(".message.answer").unwrap().len(), answers_before);
     open_first_citation(&session);
     desktop.screenshot(&shots.join("reopened.png"));
+    session.close().unwrap();
+
+    // The system's dark theme: the same library in a session whose GTK theme is dark.
+    let dark = Desktop::start_with(
+        Some(&desktop.home.path().join("library")),
+        &[("GTK_THEME", "Adwaita:dark")],
+    );
+    let (session, _) = start(&dark);
+    choose(&session, "select.chats", &chat);
+    session
+        .wait_for(".message.answer .body button.footnote", SHORT)
+        .unwrap();
+    let scheme = session
+        .execute(
+            "return { dark: matchMedia('(prefers-color-scheme: dark)').matches,
+                      background: getComputedStyle(document.documentElement).backgroundColor };",
+            json!([]),
+        )
+        .unwrap();
+    assert_eq!(
+        scheme,
+        json!({"dark": true, "background": "rgb(22, 24, 31)"}),
+        "the window follows the dark theme"
+    );
+    open_first_citation(&session);
+    dark.screenshot(&shots.join("dark.png"));
     session.close().unwrap();
 }
