@@ -1,4 +1,4 @@
-import { highlightedBoxes, highlightedItems } from "./viewer";
+import { highlightedBoxes, highlightedItems, pageWithin, zoomStep } from "./viewer";
 
 describe("passage highlighting", () => {
   it("marks the page's text items that are part of the cited passage", () => {
@@ -34,5 +34,24 @@ describe("highlighting on a page read by OCR", () => {
   it("covers nothing outside the page's words", () => {
     expect(highlightedBoxes(words, 30, 40)).toEqual([]);
     expect(highlightedBoxes([], 0, 10)).toEqual([]);
+  });
+});
+
+describe("viewer navigation", () => {
+  it("keeps page numbers within the document and ignores what is not a number", () => {
+    expect(pageWithin(0, 12, 5)).toBe(1);
+    expect(pageWithin(13, 12, 5)).toBe(12);
+    expect(pageWithin(7.4, 12, 5)).toBe(7);
+    expect(pageWithin(Number("seven"), 12, 5)).toBe(5);
+  });
+
+  it("zooms in steps from fitting the width, and stops at the ends", () => {
+    expect(zoomStep(1, 1)).toBe(1.25);
+    expect(zoomStep(1, -1)).toBe(0.75);
+    expect(zoomStep(3, 1)).toBe(3);
+    expect(zoomStep(0.5, -1)).toBe(0.5);
+    // Between two steps: the next one up, or the one below.
+    expect(zoomStep(1.1, 1)).toBe(1.25);
+    expect(zoomStep(1.1, -1)).toBe(1);
   });
 });

@@ -1,5 +1,7 @@
 // The PDF viewer panel: pdf.js renders the cited page and its text layer, and the cited passage
 // is highlighted: through the text layer, or on a page read by OCR, from the boxes of its words.
+// The other pages are a click, a page number or Page Up/Down away; zoom goes in steps from the
+// page's width fitted to the panel.
 // The PDF's bytes come from the `document_pdf` command; the webview reads no file.
 
 import * as pdfjs from "pdfjs-dist";
@@ -60,25 +62,96 @@ export function highlightedBoxes(words: WordBox[], start: number, end: number): 
   return rects;
 }
 
+/** The zoom steps, as multiples of the page's width fitted to the panel. */
+export const ZOOMS = [0.5, 0.75, 1, 1.25, 1.5, 2, 3];
+
+/** The zoom one step in `direction` (+1 or -1) from `zoom`, within [`ZOOMS`]. */
+export function zoomStep(zoom: number, direction: 1 | -1): number {
+  const index = ZOOMS.findIndex((z) => z >= zoom - 1e-9);
+  const at = index < 0 ? ZOOMS.length - 1 : index;
+  const exact = Math.abs(ZOOMS[at] - zoom) < 1e-9;
+  const next = direction > 0 ? (exact ? at + 1 : at) : at - 1;
+  return ZOOMS[Math.min(Math.max(next, 0), ZOOMS.length - 1)];
+}
+
+/** Page `page` kept within 1..`pages`; a number that is not one stays on `current`. */
+export function pageWithin(page: number, pages: number, current: number): number {
+  if (!Number.isFinite(page)) return current;
+  return Math.min(Math.max(Math.round(page), 1), Math.max(pages, 1));
+}
+
 export class Viewer {
   private readonly documents = new Map<string, Promise<PDFDocumentProxy>>();
   private readonly title = document.createElement("h2");
   private readonly page = document.createElement("div");
+  private readonly pageBox = document.createElement("input");
+  private readonly pageCount = document.createElement("span");
+  private readonly zoomLabel = document.createElement("span");
+  /** The citation shown, whose page is highlighted; the page shown; the zoom. */
+  private citation: Citation | null = null;
+  private shown = 1;
+  private pages = 1;
+  private zoom = 1;
 
   constructor(
     private readonly root: HTMLElement,
     private readonly api: Api,
   ) {
     const header = document.createElement("header");
-    const close = document.createElement("button");
-    close.type = "button";
-    close.textContent = "Close";
-    close.addEventListener("click", () => (this.root.hidden = true));
-    header.append(this.title, close);
+    const nav = document.createElement("div");
+    nav.className = "viewer-nav";
+    this.pageBox.type = "number";
+    this.pageBox.min = "1";
+    this.pageBox.className = "page-number";
+    this.pageBox.setAttribute("aria-label", "Page");
+    this.pageBox.addEventListener("change", () => void this.goTo(Number(this.pageBox.value)));
+    this.zoomLabel.className = "zoom-level";
+    nav.append(
+      this.button("‹", "previous-page", "Previous page (Page Up)", () => this.goTo(this.shown - 1)),
+      this.pageBox,
+      this.pageCount,
+      this.button("›", "next-page", "Next page (Page Down)", () => this.goTo(this.shown + 1)),
+      this.button("−", "zoom-out", "Zoom out (-)", () => this.setZoom(zoomStep(this.zoom, -1))),
+      this.zoomLabel,
+      this.button("+", "zoom-in", "Zoom in (+)", () => this.setZoom(zoomStep(this.zoom, 1))),
+      this.button("Fit width", "zoom-fit", "Fit the page's width", () => this.setZoom(1)),
+    );
+    const close = this.button("Close", "close-viewer", "Close the viewer", async () => {
+      this.root.hidden = true;
+    });
+    header.append(this.title, nav, close);
     this.page.className = "page";
     root.tabIndex = -1;
     root.setAttribute("aria-label", "PDF viewer");
+    root.addEventListener("keydown", (event) => this.key(event));
     root.replaceChildren(header, this.page);
+  }
+
+  private button(text: string, className: string, label: string, action: () => Promise<void> | void) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = className;
+    button.textContent = text;
+    button.title = label;
+    button.setAttribute("aria-label", label);
+    button.addEventListener("click", () => void action());
+    return button;
+  }
+
+  private key(event: KeyboardEvent) {
+    if (event.target instanceof HTMLInputElement) return;
+    const actions: Record<string, () => Promise<void>> = {
+      PageDown: () => this.goTo(this.shown + 1),
+      PageUp: () => this.goTo(this.shown - 1),
+      "+": () => this.setZoom(zoomStep(this.zoom, 1)),
+      "=": () => this.setZoom(zoomStep(this.zoom, 1)),
+      "-": () => this.setZoom(zoomStep(this.zoom, -1)),
+    };
+    const action = actions[event.key];
+    if (action) {
+      event.preventDefault();
+      void action();
+    }
   }
 
   private load(id: string): Promise<PDFDocumentProxy> {
@@ -94,11 +167,41 @@ export class Viewer {
   async open(citation: Citation) {
     this.root.hidden = false;
     this.root.focus({ preventScroll: true });
-    this.title.textContent = `${citation.document_name}, page ${citation.page}`;
-    this.page.dataset.page = String(citation.page);
+    this.citation = citation;
+    await this.render(citation.page);
+  }
+
+  /** Shows page `page` of the document open (highlighted if it is the cited one). */
+  async goTo(page: number) {
+    if (!this.citation) return;
+    const next = pageWithin(page, this.pages, this.shown);
+    if (next === this.shown) {
+      this.pageBox.value = String(this.shown);
+      return;
+    }
+    await this.render(next);
+  }
+
+  private async setZoom(zoom: number) {
+    this.zoom = zoom;
+    if (this.citation) await this.render(this.shown);
+  }
+
+  private async render(number: number) {
+    const citation = this.citation;
+    if (!citation) return;
     const pdf = await this.load(citation.document);
-    const page = await pdf.getPage(Math.min(citation.page, pdf.numPages));
-    const width = Math.max(this.root.clientWidth - 24, 300);
+    this.pages = pdf.numPages;
+    this.shown = pageWithin(number, this.pages, 1);
+    const cited = this.shown === citation.page;
+    this.title.textContent = `${citation.document_name}, page ${this.shown}`;
+    this.pageBox.value = String(this.shown);
+    this.pageBox.max = String(this.pages);
+    this.pageCount.textContent = `of ${this.pages}`;
+    this.zoomLabel.textContent = `${Math.round(this.zoom * 100)} %`;
+    this.page.dataset.page = String(this.shown);
+    const page = await pdf.getPage(this.shown);
+    const width = Math.max(this.root.clientWidth - 24, 300) * this.zoom;
     const viewport = page.getViewport({ scale: width / page.getViewport({ scale: 1 }).width });
     const canvas = document.createElement("canvas");
     canvas.width = Math.floor(viewport.width);
@@ -112,6 +215,10 @@ export class Viewer {
     const content = await page.getTextContent();
     const layer = new pdfjs.TextLayer({ textContentSource: content, container: textLayer, viewport });
     await layer.render();
+    if (!cited) {
+      this.root.scrollTop = 0;
+      return;
+    }
     const spans = layer.textDivs;
     const marks = highlightedItems(
       spans.map((s) => s.textContent ?? ""),

@@ -2,9 +2,9 @@
 //! under Xvfb, driven through tauri-driver and WebKitWebDriver. One scenario, in the order a person
 //! would go: folders, import, wait for indexing, ask (passages only, the built-in model, a server),
 //! open a citation in the viewer, read a footnote's quote on hover, find a passage with Ctrl+K and
-//! open it, move a document and see the next answer's scope follow it, restart and reopen the
-//! chat, and open it again under the system's dark theme. Hostile HTML in a PDF and in a model's
-//! answer must stay text.
+//! open it, page and zoom in the viewer, move a document and see the next answer's scope follow
+//! it, restart and reopen the chat, and open it again under the system's dark theme. Hostile HTML
+//! in a PDF and in a model's answer must stay text.
 //! `bench.rs` measures the app's figures (ignored; `scripts/bench-app.sh`).
 //! Screenshots go to `$LECTERN_E2E_SCREENSHOTS` (else the test's temporary target directory).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -247,6 +247,62 @@ fn open_found(session: &Session, input: &webdriver::Element, page: &Value) {
     assert_eq!(&shown, page, "the viewer shows page {shown}, search found page {page}");
 }
 
+/// The viewer's page buttons and zoom, from the cited page `page` (the last of its document):
+/// back a page shows it without the highlight, forward again shows the highlight; zoom in widens
+/// the page by a step.
+fn navigate_viewer(session: &Session, page: &Value) {
+    let cited: u32 = page.as_str().unwrap().parse().unwrap();
+    let state = "const v = document.querySelector('#viewer');
+                 return { page: v.querySelector('.page').dataset.page,
+                          marks: v.querySelectorAll('.textLayer .highlight').length,
+                          width: v.querySelector('.page canvas').width };";
+    let page_shown = |want: u32, what: &str| {
+        session
+            .wait_until(
+                what,
+                &format!("const v = document.querySelector('#viewer'); return v.querySelector('.page').dataset.page === '{want}' && v.querySelector('.page canvas') !== null;"),
+                SHORT,
+            )
+            .unwrap();
+        session.execute(state, json!([])).unwrap()
+    };
+    let before = session.execute(state, json!([])).unwrap();
+    session
+        .click(&session.wait_for("#viewer button.previous-page", SHORT).unwrap())
+        .unwrap();
+    let back = page_shown(cited - 1, "the page before the cited one");
+    assert_eq!(back["marks"], json!(0), "{back}");
+    session
+        .click(&session.wait_for("#viewer button.next-page", SHORT).unwrap())
+        .unwrap();
+    let again = page_shown(cited, "the cited page again");
+    session
+        .wait_until(
+            "the highlight again",
+            "return document.querySelectorAll('#viewer .textLayer .highlight').length > 0;",
+            SHORT,
+        )
+        .unwrap();
+    session
+        .click(&session.wait_for("#viewer button.zoom-in", SHORT).unwrap())
+        .unwrap();
+    let zoomed = session
+        .wait_until(
+            "the page a zoom step wider",
+            &format!(
+                "const c = document.querySelector('#viewer .page canvas'); return c && c.width > {} && c.width;",
+                again["width"]
+            ),
+            SHORT,
+        )
+        .unwrap();
+    let ratio = zoomed.as_f64().unwrap() / before["width"].as_f64().unwrap();
+    assert!((1.2..1.3).contains(&ratio), "zoom in made the page {ratio}x wider");
+    session
+        .click(&session.wait_for("#viewer button.zoom-fit", SHORT).unwrap())
+        .unwrap();
+}
+
 fn no_injected_html(session: &Session) {
     let found = session
         .execute(
@@ -302,6 +358,7 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     let (input, page) = search(&session, "waived copyright", LOREM_PDF);
     desktop.screenshot(&shots.join("search.png"));
     open_found(&session, &input, &page);
+    navigate_viewer(&session, &page);
 
     // The PDF's markup is quoted as text.
     let (text, _) = ask(
