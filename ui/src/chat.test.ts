@@ -73,7 +73,7 @@ describe("chat pane", () => {
     await chat.ask();
     expect(calls[0][0]).toBe("ask");
     expect(calls[0][1]?.request).toEqual({ question: "What is it?", chat: null, folders: [], documents: [] });
-    expect(root.querySelector(".answer")?.textContent).toBe("Answer");
+    expect(root.querySelector(".answer .body")?.textContent).toBe("Answer");
   });
 
   it("offers the settings when the answer fails because a server or model is not there", async () => {
@@ -145,5 +145,83 @@ describe("footnote previews", () => {
     expect(footnote.getAttribute("aria-describedby")).toBe(preview.id);
     footnote.dispatchEvent(new MouseEvent("mouseleave"));
     expect(preview.hidden).toBe(true);
+  });
+});
+
+describe("chat keys and actions", () => {
+  const chatInfo = { id: "c1", title: "Q", scope: { folders: [], documents: [] }, created_at: 0, updated_at: 0, message_count: 2 };
+  const citation = {
+    number: 1,
+    document: "d1",
+    document_name: "report.pdf",
+    chunk_id: "c",
+    page: 4,
+    char_start: 0,
+    char_end: 20,
+    quote: "Revenue grew.",
+    score: 1,
+  };
+
+  it("Esc stops the answer being written, and does nothing once it is done", async () => {
+    let finish: (value: unknown) => void = () => {};
+    const { chat, root, calls } = pane({
+      ask: () => new Promise((resolve) => (finish = resolve)),
+      cancel_answer: () => null,
+      list_chats: () => [chatInfo],
+    });
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
+    const asked = chat.ask();
+    await vi.waitFor(() => expect(calls.map((c) => c[0])).toContain("ask"));
+    expect(chat.handleKey(new KeyboardEvent("keydown", { key: "Escape" }))).toBe(true);
+    const answerId = calls.find((c) => c[0] === "ask")?.[1]?.answerId;
+    expect(calls.find((c) => c[0] === "cancel_answer")?.[1]).toEqual({ answerId });
+    finish({
+      chat: chatInfo,
+      answer: { kind: "generated", body: "It grew", citations: [], finish: "cancelled", backend: "builtin" },
+      results: { hits: [], sources: [], skipped: [] },
+    });
+    await asked;
+    expect(root.querySelector(".answer.stopped")).not.toBeNull();
+    expect(chat.handleKey(new KeyboardEvent("keydown", { key: "Escape" }))).toBe(false);
+  });
+
+  it("Ctrl+N starts a new chat with the question box focused", async () => {
+    const { chat, root, calls } = pane({
+      open_chat: () => ({ chat: chatInfo, messages: [{ role: "user", content: "Old question", citations: [] }] }),
+      list_chats: () => [chatInfo],
+    });
+    document.body.append(root);
+    await chat.open("c1");
+    expect(root.querySelector(".question")?.textContent).toBe("Old question");
+    expect(chat.handleKey(new KeyboardEvent("keydown", { key: "n", ctrlKey: true }))).toBe(true);
+    await vi.waitFor(() => expect(document.activeElement).toBe(root.querySelector("textarea")));
+    expect(root.querySelector(".question")).toBeNull();
+    expect(calls.filter((c) => c[0] === "list_chats").length).toBe(2);
+    expect(chat.handleKey(new KeyboardEvent("keydown", { key: "n" }))).toBe(false);
+    root.remove();
+  });
+
+  it("copies an answer as markdown with its footnotes' documents and pages", async () => {
+    const copied: string[] = [];
+    Object.defineProperty(navigator, "clipboard", {
+      value: { writeText: async (text: string) => void copied.push(text) },
+      configurable: true,
+    });
+    const { chat, root } = pane({
+      ask: () => ({
+        chat: chatInfo,
+        answer: { kind: "extractive", body: "It grew.[^1]", citations: [citation], finish: "stop", backend: "extractive" },
+        results: { hits: [], sources: [], skipped: [] },
+      }),
+      list_chats: () => [chatInfo],
+    });
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
+    await chat.ask();
+    const copy = root.querySelector(".answer button.copy-answer") as HTMLButtonElement;
+    copy.click();
+    await vi.waitFor(() => expect(copied).toEqual(["It grew.[^1]\n\n[^1]: report.pdf, page 4\n"]));
+    expect(copy.textContent).toBe("Copied");
   });
 });

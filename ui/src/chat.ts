@@ -1,5 +1,6 @@
 // The chat pane: scope, a quick switch of the saved backend, past chats, the conversation with
-// answers streaming in, footnotes that open the viewer, each answer's sources, stop and export.
+// answers streaming in, footnotes that open the viewer, each answer's sources, stop (Esc), copy,
+// export and a new chat (Ctrl+N).
 
 import { commandError, errorMessage, type Api } from "./ipc";
 import { renderMarkdown } from "./markdown";
@@ -93,9 +94,8 @@ export class ChatPane {
     this.stop.textContent = "Stop";
     this.stop.className = "stop";
     this.stop.hidden = true;
-    this.stop.addEventListener("click", () => {
-      if (this.answerId) void this.hooks.api.cancelAnswer(this.answerId);
-    });
+    this.stop.title = "Stop the answer (Esc)";
+    this.stop.addEventListener("click", () => this.stopAnswer());
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       void this.ask();
@@ -114,6 +114,31 @@ export class ChatPane {
     b.textContent = label;
     b.addEventListener("click", () => action().catch((e) => this.hooks.report(errorMessage(e))));
     return b;
+  }
+
+  /** Stops the answer being written, if one is. */
+  stopAnswer() {
+    if (this.answerId) void this.hooks.api.cancelAnswer(this.answerId);
+  }
+
+  /** Starts a new chat, with the question box focused. */
+  async newChat() {
+    await this.open(null);
+    this.input.focus();
+  }
+
+  /** The chat's keys, wherever the focus is outside a dialog: Ctrl+N starts a new chat, Esc
+   *  stops the answer being written. Whether the key was the chat's. */
+  handleKey(event: KeyboardEvent): boolean {
+    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "n") {
+      void this.newChat().catch((e) => this.hooks.report(errorMessage(e)));
+      return true;
+    }
+    if (event.key === "Escape" && this.answerId) {
+      this.stopAnswer();
+      return true;
+    }
+    return false;
   }
 
   /** Shows the saved settings' backend in the quick switch. */
@@ -229,8 +254,29 @@ export class ChatPane {
       }
       sources.append(row);
     }
-    node.replaceChildren(body, sources);
+    const actions = document.createElement("div");
+    actions.className = "answer-actions";
+    const copy = document.createElement("button");
+    copy.type = "button";
+    copy.className = "copy-answer";
+    copy.textContent = "Copy";
+    copy.title = "Copy the answer as markdown, with its footnotes";
+    copy.addEventListener("click", () => void this.copyAnswer(answer, copy));
+    actions.append(copy);
+    node.replaceChildren(body, sources, actions);
     this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  /** Copies an answer as markdown, its footnotes listed under it with their documents and pages. */
+  private async copyAnswer(answer: StreamingAnswer, button: HTMLButtonElement) {
+    const notes = answer.citations.map((c) => `[^${c.number}]: ${c.document_name}, page ${c.page}`);
+    const text = notes.length > 0 ? `${answer.body}\n\n${notes.join("\n")}\n` : answer.body;
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = "Copied";
+    } catch (e) {
+      this.hooks.report(`Could not copy the answer: ${errorMessage(e)}`);
+    }
   }
 
   /** Shows what footnote `button` cites beside it: the quoted passage, its document and page. */

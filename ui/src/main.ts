@@ -54,6 +54,8 @@ window.addEventListener("keydown", (event) => {
   if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
     event.preventDefault();
     quickSearch.show();
+  } else if (!document.querySelector("dialog[open]") && chat.handleKey(event)) {
+    event.preventDefault();
   }
 });
 const hooks: SidebarHooks = {
