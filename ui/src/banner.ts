@@ -3,6 +3,7 @@
 // offers the action that fixes it when there is one.
 
 import type { ErrorPayload } from "./bindings";
+import { button } from "./dom";
 import { errorRemedy } from "./store";
 
 export interface BannerHooks {
@@ -21,11 +22,6 @@ export function showIndexerProblem(banner: HTMLElement, problem: ErrorPayload | 
   text.textContent = `Indexing has stopped, so new documents wait: ${problem.message}`;
   banner.replaceChildren(text);
   if (errorRemedy(problem) === "open_settings") {
-    const fix = document.createElement("button");
-    fix.type = "button";
-    fix.className = "open-settings";
-    fix.textContent = "Open settings";
-    fix.addEventListener("click", () => hooks.openSettings());
-    banner.append(" ", fix);
+    banner.append(" ", button("Open settings", "open-settings", () => hooks.openSettings()));
   }
 }

@@ -1,8 +1,21 @@
 import { ChatPane, previewQuote } from "./chat";
 import { makeApi } from "./ipc";
-import type { Settings } from "./bindings";
+import type { Citation, Settings } from "./bindings";
 
 const saved: Settings = { backend: "builtin", model: null, url: null, api_key: null, mode: "keyword", k: 6, ocr: true };
+
+/** Footnote 1 of an answer: page 4 of report.pdf, quoting `quote`. */
+const cited = (quote: string): Citation => ({
+  number: 1,
+  document: "d1",
+  document_name: "report.pdf",
+  chunk_id: "c",
+  page: 4,
+  char_start: 0,
+  char_end: 20,
+  quote,
+  score: 1,
+});
 
 /** A chat pane over a fake shell; `replies` answers the commands by name. */
 function pane(replies: Record<string, (args?: Record<string, unknown>) => unknown>) {
@@ -112,17 +125,7 @@ describe("footnote previews", () => {
   });
 
   it("show the quoted passage with its document and page when a footnote is hovered", async () => {
-    const citation = {
-      number: 1,
-      document: "d1",
-      document_name: "report.pdf",
-      chunk_id: "c",
-      page: 4,
-      char_start: 0,
-      char_end: 20,
-      quote: "Revenue grew <b>nine</b> percent.",
-      score: 1,
-    };
+    const citation = cited("Revenue grew <b>nine</b> percent.");
     const { chat, root } = pane({
       ask: () => ({
         chat: { id: "c1", title: "Q", scope: { folders: [], documents: [] }, created_at: 0, updated_at: 0, message_count: 2 },
@@ -150,17 +153,7 @@ describe("footnote previews", () => {
 
 describe("chat keys and actions", () => {
   const chatInfo = { id: "c1", title: "Q", scope: { folders: [], documents: [] }, created_at: 0, updated_at: 0, message_count: 2 };
-  const citation = {
-    number: 1,
-    document: "d1",
-    document_name: "report.pdf",
-    chunk_id: "c",
-    page: 4,
-    char_start: 0,
-    char_end: 20,
-    quote: "Revenue grew.",
-    score: 1,
-  };
+  const citation = cited("Revenue grew.");
 
   it("Esc stops the answer being written, and does nothing once it is done", async () => {
     let finish: (value: unknown) => void = () => {};

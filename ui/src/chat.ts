@@ -2,6 +2,7 @@
 // answers streaming in, footnotes that open the viewer, each answer's sources, stop (Esc), copy,
 // export and a new chat (Ctrl+N).
 
+import { button } from "./dom";
 import { commandError, errorMessage, type Api } from "./ipc";
 import { renderMarkdown } from "./markdown";
 import { BACKENDS } from "./settings";
@@ -256,12 +257,12 @@ export class ChatPane {
     }
     const actions = document.createElement("div");
     actions.className = "answer-actions";
-    const copy = document.createElement("button");
-    copy.type = "button";
-    copy.className = "copy-answer";
-    copy.textContent = "Copy";
-    copy.title = "Copy the answer as markdown, with its footnotes";
-    copy.addEventListener("click", () => void this.copyAnswer(answer, copy));
+    const copy = button(
+      "Copy",
+      "copy-answer",
+      () => void this.copyAnswer(answer, copy),
+      "Copy the answer as markdown, with its footnotes",
+    );
     actions.append(copy);
     node.replaceChildren(body, sources, actions);
     this.list.scrollTop = this.list.scrollHeight;
@@ -349,11 +350,7 @@ export class ChatPane {
       node.classList.add("failed");
       node.textContent = error.message;
       if (errorRemedy(error) === "open_settings") {
-        const fix = document.createElement("button");
-        fix.className = "open-settings";
-        fix.textContent = "Open settings";
-        fix.addEventListener("click", () => this.hooks.openSettings());
-        node.append(" ", fix);
+        node.append(" ", button("Open settings", "open-settings", () => this.hooks.openSettings()));
       }
     } finally {
       node.classList.remove("streaming");

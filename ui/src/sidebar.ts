@@ -2,6 +2,7 @@
 // created, renamed, deleted and nested here, PDFs are added to them from the file picker, and
 // documents and folders are moved by dragging.
 
+import { button } from "./dom";
 import { commandError, errorMessage, type Api, type OpenDialog } from "./ipc";
 import { buildTree, errorRemedy, linkText, statusText, type FolderNode } from "./store";
 import type { LibraryDocument, LibraryView } from "./bindings";
@@ -59,18 +60,6 @@ export async function importPdfs(hooks: SidebarHooks, paths: string[], folder: s
     const imported = await hooks.api.importFiles(paths, folder);
     for (const failure of imported.failed) hooks.report(`${failure.path}: ${failure.reason}`);
   });
-}
-
-function button(label: string, className: string, onClick: () => void): HTMLButtonElement {
-  const b = document.createElement("button");
-  b.type = "button";
-  b.className = className;
-  b.textContent = label;
-  b.addEventListener("click", (e) => {
-    e.stopPropagation();
-    onClick();
-  });
-  return b;
 }
 
 function countDocuments(node: FolderNode): number {

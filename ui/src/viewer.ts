@@ -6,6 +6,7 @@
 
 import * as pdfjs from "pdfjs-dist";
 import type { PDFDocumentProxy } from "pdfjs-dist";
+import { button } from "./dom";
 import type { Api } from "./ipc";
 import type { Citation, WordBox } from "./bindings";
 
@@ -107,18 +108,16 @@ export class Viewer {
     this.pageBox.addEventListener("change", () => void this.goTo(Number(this.pageBox.value)));
     this.zoomLabel.className = "zoom-level";
     nav.append(
-      this.button("‹", "previous-page", "Previous page (Page Up)", () => this.goTo(this.shown - 1)),
+      button("‹", "previous-page", () => void this.goTo(this.shown - 1), "Previous page (Page Up)"),
       this.pageBox,
       this.pageCount,
-      this.button("›", "next-page", "Next page (Page Down)", () => this.goTo(this.shown + 1)),
-      this.button("−", "zoom-out", "Zoom out (-)", () => this.setZoom(zoomStep(this.zoom, -1))),
+      button("›", "next-page", () => void this.goTo(this.shown + 1), "Next page (Page Down)"),
+      button("−", "zoom-out", () => void this.setZoom(zoomStep(this.zoom, -1)), "Zoom out (-)"),
       this.zoomLabel,
-      this.button("+", "zoom-in", "Zoom in (+)", () => this.setZoom(zoomStep(this.zoom, 1))),
-      this.button("Fit width", "zoom-fit", "Fit the page's width", () => this.setZoom(1)),
+      button("+", "zoom-in", () => void this.setZoom(zoomStep(this.zoom, 1)), "Zoom in (+)"),
+      button("Fit width", "zoom-fit", () => void this.setZoom(1), "Fit the page's width"),
     );
-    const close = this.button("Close", "close-viewer", "Close the viewer", async () => {
-      this.root.hidden = true;
-    });
+    const close = button("Close", "close-viewer", () => (this.root.hidden = true), "Close the viewer");
     header.append(this.title, nav, close);
     this.page.className = "page";
     root.tabIndex = -1;
@@ -127,16 +126,6 @@ export class Viewer {
     root.replaceChildren(header, this.page);
   }
 
-  private button(text: string, className: string, label: string, action: () => Promise<void> | void) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = className;
-    button.textContent = text;
-    button.title = label;
-    button.setAttribute("aria-label", label);
-    button.addEventListener("click", () => void action());
-    return button;
-  }
 
   private key(event: KeyboardEvent) {
     if (event.target instanceof HTMLInputElement) return;
