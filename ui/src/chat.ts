@@ -49,12 +49,15 @@ export class ChatPane {
     bar.className = "chat-bar";
     this.chats.className = "chats";
     this.chats.title = "Past chats";
+    this.chats.setAttribute("aria-label", "Chat");
     this.chats.addEventListener("change", () => void this.open(this.chats.value || null));
     this.scope.className = "scope";
     this.scope.multiple = true;
     this.scope.title = "Ask over these folders and documents (none: the whole library)";
+    this.scope.setAttribute("aria-label", "Ask about");
     this.backend.className = "backend";
     this.backend.title = "Who answers (saved in the settings)";
+    this.backend.setAttribute("aria-label", "Who answers");
     this.backend.disabled = true;
     for (const [value, { label }] of Object.entries(BACKENDS)) this.backend.append(new Option(label, value));
     this.backend.addEventListener("change", () => void this.switchBackend());
@@ -82,6 +85,7 @@ export class ChatPane {
     const form = document.createElement("form");
     form.className = "ask";
     this.input.placeholder = "Ask about your documents";
+    this.input.setAttribute("aria-label", "Question");
     this.input.rows = 2;
     this.input.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && !e.shiftKey) {

@@ -5,7 +5,7 @@
 
 import type { Citation, Hit } from "./bindings";
 import type { Api } from "./ipc";
-import { words } from "./viewer";
+import { words } from "./store";
 
 /** How many passages a search lists. */
 const RESULTS = 20;

@@ -140,3 +140,13 @@ export function errorRemedy(error: ErrorPayload): "open_settings" | "enter_passw
       return null;
   }
 }
+
+/** Words of a text, lower-cased: how a passage is matched against a page's text items, and how
+ *  instant search marks the words searched for. */
+export function words(text: string): string[] {
+  return text
+    .normalize("NFKC")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0);
+}

@@ -9,17 +9,9 @@ import type { PDFDocumentProxy } from "pdfjs-dist";
 import { button } from "./dom";
 import type { Api } from "./ipc";
 import type { Citation, WordBox } from "./bindings";
+import { words } from "./store";
 
 pdfjs.GlobalWorkerOptions.workerSrc = new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
-
-/** Words of a text, lower-cased, for matching the passage against the page's text items. */
-export function words(text: string): string[] {
-  return text
-    .normalize("NFKC")
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0);
-}
 
 /** Which text items of a page belong to the passage: those whose words all appear, in order, in
  *  the passage, with at least two words or a long one (short items like "a" match anywhere). */
