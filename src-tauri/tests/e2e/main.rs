@@ -54,6 +54,11 @@ fn start(desktop: &Desktop) -> (Session, Duration) {
     (session, started.elapsed())
 }
 
+/// Clicks what `selector` names, once it is on screen.
+fn click_on(session: &Session, selector: &str) {
+    session.click(&session.wait_for(selector, SHORT).unwrap()).unwrap();
+}
+
 /// Calls a command the way the UI does, through Tauri's IPC from inside the page.
 fn invoke(session: &Session, command: &str, args: Value) -> Value {
     let reply = session
@@ -81,9 +86,7 @@ fn document_id(session: &Session, file_name: &str) -> String {
 }
 
 fn create_folder(session: &Session, name: &str) {
-    session
-        .click(&session.wait_for("button.new-folder", SHORT).unwrap())
-        .unwrap();
+    click_on(session, "button.new-folder");
     session.answer_prompt(name).unwrap();
     session
         .wait_for(&format!("li.folder[data-folder-path=\"{name}\"]"), SHORT)
@@ -115,9 +118,7 @@ fn ask(session: &Session, question: &str, folders: &[&str]) -> (String, Vec<Stri
     let before = session.find_all(".message.answer").unwrap().len();
     let input = session.wait_for("form.ask textarea", SHORT).unwrap();
     session.type_text(&input, question).unwrap();
-    session
-        .click(&session.wait_for("form.ask button[type=submit]", SHORT).unwrap())
-        .unwrap();
+    click_on(session, "form.ask button[type=submit]");
     let answer = session
         .wait_until(
             "the answer",
@@ -267,14 +268,10 @@ fn navigate_viewer(session: &Session, page: &Value) {
         session.execute(state, json!([])).unwrap()
     };
     let before = session.execute(state, json!([])).unwrap();
-    session
-        .click(&session.wait_for("#viewer button.previous-page", SHORT).unwrap())
-        .unwrap();
+    click_on(session, "#viewer button.previous-page");
     let back = page_shown(cited - 1, "the page before the cited one");
     assert_eq!(back["marks"], json!(0), "{back}");
-    session
-        .click(&session.wait_for("#viewer button.next-page", SHORT).unwrap())
-        .unwrap();
+    click_on(session, "#viewer button.next-page");
     let again = page_shown(cited, "the cited page again");
     session
         .wait_until(
@@ -283,9 +280,7 @@ fn navigate_viewer(session: &Session, page: &Value) {
             SHORT,
         )
         .unwrap();
-    session
-        .click(&session.wait_for("#viewer button.zoom-in", SHORT).unwrap())
-        .unwrap();
+    click_on(session, "#viewer button.zoom-in");
     let zoomed = session
         .wait_until(
             "the page a zoom step wider",
@@ -298,9 +293,7 @@ fn navigate_viewer(session: &Session, page: &Value) {
         .unwrap();
     let ratio = zoomed.as_f64().unwrap() / before["width"].as_f64().unwrap();
     assert!((1.2..1.3).contains(&ratio), "zoom in made the page {ratio}x wider");
-    session
-        .click(&session.wait_for("#viewer button.zoom-fit", SHORT).unwrap())
-        .unwrap();
+    click_on(session, "#viewer button.zoom-fit");
 }
 
 fn no_injected_html(session: &Session) {
@@ -380,17 +373,13 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
 
     // A server's answer holding HTML, set up in Settings with its connection tested.
     let url = fixtures::serve_ollama();
-    session
-        .click(&session.wait_for("button.open-settings", SHORT).unwrap())
-        .unwrap();
+    click_on(&session, "button.open-settings");
     choose(&session, "dialog.settings select[name=backend]", "ollama");
     let model = session.wait_for("dialog.settings input[name=model]", SHORT).unwrap();
     session.type_text(&model, "probe").unwrap();
     let url_input = session.wait_for("dialog.settings input[name=url]", SHORT).unwrap();
     session.type_text(&url_input, &url).unwrap();
-    session
-        .click(&session.wait_for("button.test-connection", SHORT).unwrap())
-        .unwrap();
+    click_on(&session, "button.test-connection");
     let result = session
         .wait_until(
             "the connection test",
@@ -401,9 +390,7 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
         .unwrap();
     assert!(result.as_str().unwrap().contains("probe"), "{result}");
     desktop.screenshot(&shots.join("settings.png"));
-    session
-        .click(&session.wait_for("dialog.settings button.save", SHORT).unwrap())
-        .unwrap();
+    click_on(&session, "dialog.settings button.save");
     let (text, _) = ask(&session, "What must the lighthouse keeper do?", &["Papers"]);
     assert!(
         text.contains("<script>window.__pwned='model'</script>"),
