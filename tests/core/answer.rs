@@ -394,12 +394,13 @@ fn a_connection_dropped_mid_stream_is_an_error_not_a_short_answer() {
 }
 
 #[test]
-fn cancel_stops_a_server_stream_within_100_ms() {
-    let (url, server) = serve(1, |_, _, _| Reply {
+fn cancel_stops_a_server_stream_well_before_its_next_piece() {
+    let pause = Duration::from_secs(2);
+    let (url, server) = serve(1, move |_, _, _| Reply {
         status: 200,
         content_type: "application/x-ndjson",
         pieces: ollama_lines(&["one", "two", "three"], true),
-        pause: Duration::from_secs(2),
+        pause,
     });
     let model = HttpChat::new(ServerApi::Ollama, &url, "m", None, 4096).unwrap();
     let cancel = Cancel::new();
@@ -417,7 +418,7 @@ fn cancel_stops_a_server_stream_within_100_ms() {
         .unwrap();
     let stopped = cancelled_at.unwrap().elapsed();
     assert_eq!(finish, lectern::llm::Finish::Cancelled);
-    assert!(stopped < Duration::from_millis(100), "stopped after {stopped:?}");
+    assert!(stopped < pause / 4, "stopped after {stopped:?}");
     server.join().unwrap();
 }
 
@@ -429,10 +430,12 @@ fn builtin() -> BuiltinModel {
 }
 
 #[test]
-fn cancel_stops_the_builtin_model_within_100_ms_of_a_token_and_within_a_prompt_slice() {
+fn cancel_stops_the_builtin_model_within_a_token_and_within_a_prompt_slice() {
+    // The bounds are the model's own step times measured in the same run, so that a busy
+    // machine slows both sides alike.
     let model = builtin();
     let cancel = Cancel::new();
-    let (mut cancelled_at, mut pieces) = (None, 0);
+    let (mut cancelled_at, mut last, mut slowest_step, mut pieces) = (None, None::<Instant>, Duration::ZERO, 0);
     let finish = model
         .generate(
             &[lectern::llm::Message::new(
@@ -446,7 +449,11 @@ fn cancel_stops_the_builtin_model_within_100_ms_of_a_token_and_within_a_prompt_s
             &cancel,
             &mut |_| {
                 pieces += 1;
-                if pieces == 3 {
+                if let Some(last) = last {
+                    slowest_step = slowest_step.max(last.elapsed());
+                }
+                last = Some(Instant::now());
+                if pieces == 4 {
                     cancel.cancel();
                     cancelled_at = Some(Instant::now());
                 }
@@ -455,24 +462,41 @@ fn cancel_stops_the_builtin_model_within_100_ms_of_a_token_and_within_a_prompt_s
         .unwrap();
     let stopped = cancelled_at.unwrap().elapsed();
     assert_eq!(finish, lectern::llm::Finish::Cancelled);
-    assert_eq!(pieces, 3, "no text after the cancel");
-    assert!(stopped < Duration::from_millis(100), "stopped after {stopped:?}");
+    assert_eq!(pieces, 4, "no text after the cancel");
+    assert!(
+        stopped < slowest_step * 3,
+        "stopped {stopped:?} after the cancel; a token takes up to {slowest_step:?}"
+    );
 
     // While it is still reading a long prompt (seconds on one thread), it stops at the end of the
-    // prompt slice it is reading: 64 tokens, at most about 0.35 s on one thread here.
-    let long = "The lighthouse keeper wrote in his log every night. ".repeat(150);
+    // prompt slice it is reading (64 tokens); one slice's time is measured on a prompt of that size.
+    let sentence = "The lighthouse keeper wrote in his log every night. ";
+    let one_token = GenerateOptions {
+        max_tokens: 1,
+        ..GenerateOptions::default()
+    };
+    let started = Instant::now();
+    model
+        .generate(
+            &[lectern::llm::Message::new(Role::User, sentence.repeat(5))],
+            &one_token,
+            &Cancel::new(),
+            &mut |_| {},
+        )
+        .unwrap();
+    let slice = started.elapsed();
     let cancel = Cancel::new();
     let canceller = {
         let cancel = cancel.clone();
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(300));
+            std::thread::sleep(slice * 2);
             cancel.cancel();
             Instant::now()
         })
     };
     let finish = model
         .generate(
-            &[lectern::llm::Message::new(Role::User, long)],
+            &[lectern::llm::Message::new(Role::User, sentence.repeat(150))],
             &GenerateOptions::default(),
             &cancel,
             &mut |_| panic!("no text once cancelled"),
@@ -481,8 +505,8 @@ fn cancel_stops_the_builtin_model_within_100_ms_of_a_token_and_within_a_prompt_s
     let stopped = canceller.join().unwrap().elapsed();
     assert_eq!(finish, lectern::llm::Finish::Cancelled);
     assert!(
-        stopped < Duration::from_millis(500),
-        "stopped {stopped:?} after the cancel"
+        stopped < slice * 3,
+        "stopped {stopped:?} after the cancel; a slice takes about {slice:?}"
     );
 }
 
