@@ -13,8 +13,8 @@ use lectern::llm::ConnectionCheck;
 use lectern::pdf::WordBox;
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{
-    AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderId, ImportReport,
-    Library, SecretPlace, Settings, SyncReport,
+    AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, ImportReport, Library,
+    SecretPlace, Settings, SyncReport,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
@@ -164,6 +164,32 @@ pub async fn delete_document(state: State<'_, AppState>, id: String) -> Reply<Do
 }
 
 #[tauri::command]
+pub async fn rename_document(state: State<'_, AppState>, id: String, name: String) -> Reply<Document> {
+    blocking(&state, "renaming the document", move |library| {
+        library.rename_document(document_id(library, &id)?, &name)
+    })
+    .await
+}
+
+/// Indexes a document again from its stored file: a retry after a failure, or a fresh start.
+#[tauri::command]
+pub async fn reindex_document(state: State<'_, AppState>, id: String) -> Reply<Document> {
+    blocking(&state, "queueing the document again", move |library| {
+        library.reindex(document_id(library, &id)?)
+    })
+    .await
+}
+
+/// Stops indexing a document between two pages; it ends as failed, to be retried by hand.
+#[tauri::command]
+pub async fn cancel_indexing(state: State<'_, AppState>, id: String) -> Reply<bool> {
+    blocking(&state, "cancelling the indexing", move |library| {
+        Ok(library.cancel(document_id(library, &id)?))
+    })
+    .await
+}
+
+#[tauri::command]
 pub async fn unlock_document(state: State<'_, AppState>, id: String, password: String) -> Reply<Document> {
     blocking(&state, "unlocking the document", move |library| {
         library.unlock(document_id(library, &id)?, &password)
@@ -179,9 +205,8 @@ pub struct AskPayload {
     question: String,
     /// The chat to continue.
     chat: Option<String>,
-    /// A new scope (folders and documents); none keeps the chat's.
-    folders: Option<Vec<i64>>,
-    documents: Option<Vec<String>>,
+    /// The scope to ask over (folders, documents and filters); none keeps the chat's.
+    scope: Option<Scope>,
 }
 
 /// Answers a question with the saved settings (over the environment), streaming the answer's
@@ -200,22 +225,6 @@ pub async fn ask(
         .map(|id| library.find_chat(id))
         .transpose()
         .map_err(fail)?;
-    let scope = if request.folders.is_some() || request.documents.is_some() {
-        let documents = request
-            .documents
-            .unwrap_or_default()
-            .iter()
-            .map(|id| document_id(&library, id))
-            .collect::<Result<_, _>>()
-            .map_err(fail)?;
-        Some(Scope {
-            folders: request.folders.unwrap_or_default().into_iter().map(FolderId).collect(),
-            documents,
-            ..Scope::default()
-        })
-    } else {
-        None
-    };
     let cancel = library.start_answer(&answer_id);
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
     let forward = tauri::async_runtime::spawn(async move {
@@ -229,7 +238,7 @@ pub async fn ask(
         .ask_as_chosen(
             request.question,
             chat,
-            scope,
+            request.scope,
             &AskChoices::default(),
             &cancel,
             Some(sender),

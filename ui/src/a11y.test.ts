@@ -4,7 +4,9 @@ import axe from "axe-core";
 import { ChatPane } from "./chat";
 import { makeApi } from "./ipc";
 import { QuickSearch } from "./search";
-import { renderSidebar } from "./sidebar";
+import { WHOLE_LIBRARY } from "./scope";
+import { Sidebar } from "./sidebar";
+import { Store } from "./store";
 import { SettingsDialog } from "./settings";
 import { doc, fakeModalDialogs } from "./test-fixtures";
 
@@ -38,7 +40,7 @@ const api = makeApi(
         };
       case "ask":
         return {
-          chat: { id: "c1", title: "Q", scope: { folders: [], documents: [] }, created_at: 0, updated_at: 0, message_count: 2 },
+          chat: { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 },
           answer: {
             kind: "extractive",
             body: "It grew.[^1]",
@@ -106,15 +108,19 @@ describe("accessibility (axe-core)", () => {
       report: () => {},
       openSettings: () => {},
       openSearch: () => {},
+      scope: new Store(WHOLE_LIBRARY),
+      askNow: () => {},
+      openDocument: () => {},
     };
-    renderSidebar(root, library, new Set(), hooks);
+    new Sidebar(root, hooks, window.sessionStorage).render(library);
+    (root.querySelector(".row-menu") as HTMLButtonElement).click();
     expect(await violations()).toEqual([]);
   });
 
   it("the chat with an answer and a footnote's preview", async () => {
     const root = document.createElement("main");
     document.body.append(root);
-    const chat = new ChatPane(root, { api, openCitation: () => {}, openSettings: () => {}, report: () => {} });
+    const chat = new ChatPane(root, { api, scope: new Store(WHOLE_LIBRARY), openCitation: () => {}, openSettings: () => {}, report: () => {} });
     chat.updateLibrary({ folders: [{ id: 1, parent: null, name: "Work", path: "Work", created_at: 0 }], documents: [], links: [] });
     (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
     await chat.ask();

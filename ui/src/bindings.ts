@@ -378,9 +378,9 @@ export type AskPayload = { question: string,
  */
 chat: string | null, 
 /**
- * A new scope (folders and documents); none keeps the chat's.
+ * The scope to ask over (folders, documents and filters); none keeps the chat's.
  */
-folders: Array<number> | null, documents: Array<string> | null, };
+scope: Scope | null, };
 
 /**
  * An answered question.
@@ -491,6 +491,9 @@ export const COMMANDS = [
   "import_files",
   "move_documents",
   "delete_document",
+  "rename_document",
+  "reindex_document",
+  "cancel_indexing",
   "unlock_document",
   "ask",
   "cancel_answer",

@@ -1,5 +1,7 @@
 import { ChatPane, previewQuote } from "./chat";
 import { makeApi } from "./ipc";
+import { WHOLE_LIBRARY } from "./scope";
+import { Store } from "./store";
 import type { Citation, Settings } from "./bindings";
 
 const saved: Settings = { backend: "builtin", model: null, url: null, api_key: null, mode: "keyword", k: 6, ocr: true };
@@ -32,6 +34,7 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
   const root = document.createElement("div");
   const chat = new ChatPane(root, {
     api,
+    scope: new Store(WHOLE_LIBRARY),
     openCitation: () => {},
     openSettings: () => settingsOpened.push(1),
     report: (m) => reports.push(m),
@@ -68,7 +71,7 @@ describe("chat pane", () => {
     const chatInfo = {
       id: "c1",
       title: "Q",
-      scope: { folders: [], documents: [] },
+      scope: WHOLE_LIBRARY,
       created_at: 0,
       updated_at: 0,
       message_count: 2,
@@ -85,7 +88,7 @@ describe("chat pane", () => {
     (root.querySelector("textarea") as HTMLTextAreaElement).value = "What is it?";
     await chat.ask();
     expect(calls[0][0]).toBe("ask");
-    expect(calls[0][1]?.request).toEqual({ question: "What is it?", chat: null, folders: [], documents: [] });
+    expect(calls[0][1]?.request).toEqual({ question: "What is it?", chat: null, scope: WHOLE_LIBRARY });
     expect(root.querySelector(".answer .body")?.textContent).toBe("Answer");
   });
 
@@ -128,7 +131,7 @@ describe("footnote previews", () => {
     const citation = cited("Revenue grew <b>nine</b> percent.");
     const { chat, root } = pane({
       ask: () => ({
-        chat: { id: "c1", title: "Q", scope: { folders: [], documents: [] }, created_at: 0, updated_at: 0, message_count: 2 },
+        chat: { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 },
         answer: { kind: "extractive", body: "It grew.[^1]", citations: [citation], finish: "stop", backend: "extractive" },
         results: { hits: [], sources: [], skipped: [] },
       }),
@@ -152,7 +155,7 @@ describe("footnote previews", () => {
 });
 
 describe("chat keys and actions", () => {
-  const chatInfo = { id: "c1", title: "Q", scope: { folders: [], documents: [] }, created_at: 0, updated_at: 0, message_count: 2 };
+  const chatInfo = { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 };
   const citation = cited("Revenue grew.");
 
   it("Esc stops the answer being written, and does nothing once it is done", async () => {

@@ -1,16 +1,19 @@
-// The chat pane: scope, a quick switch of the saved backend, past chats, the conversation with
-// answers streaming in, footnotes that open the viewer, each answer's sources, stop (Esc), copy,
-// export and a new chat (Ctrl+N).
+// The chat pane: the scope as chips (with filters), a quick switch of the saved backend, past
+// chats, the conversation with answers streaming in, footnotes that open the viewer, each answer's
+// sources, stop (Esc), copy, export and a new chat (Ctrl+N).
 
 import { button } from "./dom";
 import { commandError, errorMessage, type Api } from "./ipc";
 import { renderMarkdown } from "./markdown";
+import { ScopeBar } from "./scope-bar";
 import { BACKENDS } from "./settings";
-import { applyAnswerEvent, citationsByDocument, errorRemedy, type StreamingAnswer } from "./store";
-import type { BackendKind, Chat, ChatMessage, Citation, LibraryView, Settings } from "./bindings";
+import { applyAnswerEvent, citationsByDocument, errorRemedy, type Store, type StreamingAnswer } from "./store";
+import type { BackendKind, Chat, ChatMessage, Citation, LibraryView, Scope, Settings } from "./bindings";
 
 export interface ChatHooks {
   api: Api;
+  /** What questions are asked about, shared with the tree. */
+  scope: Store<Scope>;
   openCitation: (citation: Citation) => void;
   openSettings: () => void;
   report: (message: string) => void;
@@ -34,7 +37,7 @@ export class ChatPane {
   private answerId: string | null = null;
   private readonly list = document.createElement("div");
   private readonly chats = document.createElement("select");
-  private readonly scope = document.createElement("select");
+  private readonly scopeBar: ScopeBar;
   private readonly backend = document.createElement("select");
   private readonly input = document.createElement("textarea");
   private readonly send = document.createElement("button");
@@ -51,10 +54,7 @@ export class ChatPane {
     this.chats.title = "Past chats";
     this.chats.setAttribute("aria-label", "Chat");
     this.chats.addEventListener("change", () => void this.open(this.chats.value || null));
-    this.scope.className = "scope";
-    this.scope.multiple = true;
-    this.scope.title = "Ask over these folders and documents (none: the whole library)";
-    this.scope.setAttribute("aria-label", "Ask about");
+    this.scopeBar = new ScopeBar(hooks.scope);
     this.backend.className = "backend";
     this.backend.title = "Who answers (saved in the settings)";
     this.backend.setAttribute("aria-label", "Who answers");
@@ -80,7 +80,7 @@ export class ChatPane {
       link.download = `${this.chat.title.slice(0, 60)}.md`;
       link.click();
     });
-    bar.append(this.chats, this.scope, this.backend, rename, remove, exportButton);
+    bar.append(this.chats, this.backend, rename, remove, exportButton);
     this.list.className = "messages";
     const form = document.createElement("form");
     form.className = "ask";
@@ -110,7 +110,7 @@ export class ChatPane {
     this.preview.id = "footnote-preview";
     this.preview.setAttribute("role", "tooltip");
     this.preview.hidden = true;
-    root.replaceChildren(bar, this.list, form, this.preview);
+    root.replaceChildren(bar, this.scopeBar.element, this.list, form, this.preview);
   }
 
   private button(label: string, action: () => Promise<void>): HTMLButtonElement {
@@ -164,20 +164,14 @@ export class ChatPane {
     }
   }
 
-  /** Refreshes the scope picker from the library (keeping the selection). */
+  /** Names the scope's chips after the library as it now is. */
   updateLibrary(view: LibraryView) {
-    const chosen = new Set([...this.scope.selectedOptions].map((o) => o.value));
-    this.scope.replaceChildren();
-    for (const folder of view.folders) {
-      const option = new Option(`Folder: ${folder.path}`, `f:${folder.id}`);
-      option.selected = chosen.has(option.value);
-      this.scope.append(option);
-    }
-    for (const doc of view.documents.filter((d) => d.status === "ready")) {
-      const option = new Option(`Document: ${doc.title || doc.file_name}`, `d:${doc.id}`);
-      option.selected = chosen.has(option.value);
-      this.scope.append(option);
-    }
+    this.scopeBar.updateLibrary(view);
+  }
+
+  /** Moves the focus to the question box. */
+  focusQuestion() {
+    this.input.focus();
   }
 
   async loadChats() {
@@ -194,6 +188,7 @@ export class ChatPane {
     if (id) {
       const { chat, messages } = await this.hooks.api.openChat(id);
       this.chat = chat;
+      this.hooks.scope.set(chat.scope);
       for (const message of messages) this.showMessage(message);
     }
     await this.loadChats();
@@ -309,15 +304,6 @@ export class ChatPane {
     button.removeAttribute("aria-describedby");
   }
 
-  private selectedScope(): { folders: number[]; documents: string[] } | null {
-    const values = [...this.scope.selectedOptions].map((o) => o.value);
-    if (values.length === 0) return this.chat ? null : { folders: [], documents: [] };
-    return {
-      folders: values.filter((v) => v.startsWith("f:")).map((v) => Number(v.slice(2))),
-      documents: values.filter((v) => v.startsWith("d:")).map((v) => v.slice(2)),
-    };
-  }
-
   async ask() {
     const question = this.input.value.trim();
     if (!question || this.answerId) return;
@@ -330,14 +316,12 @@ export class ChatPane {
     this.answerId = answerId;
     this.send.disabled = true;
     this.stop.hidden = false;
-    const scope = this.selectedScope();
     try {
       const outcome = await this.hooks.api.ask(
         {
           question,
           chat: this.chat?.id ?? null,
-          folders: scope?.folders ?? null,
-          documents: scope?.documents ?? null,
+          scope: this.hooks.scope.value,
         },
         answerId,
         (event) => {

@@ -1,4 +1,5 @@
 import { errorMessage, makeApi, type ChannelLike } from "./ipc";
+import { WHOLE_LIBRARY } from "./scope";
 import type { AnswerEvent, Settings } from "./bindings";
 
 const settings: Settings = { backend: "ollama", model: "llama3.2", url: null, api_key: null, mode: "hybrid", k: 8, ocr: true };
@@ -20,7 +21,7 @@ describe("ipc", () => {
     await api.moveDocuments(["a", "b"], "Work");
     const events: AnswerEvent[] = [];
     const outcome = await api.ask(
-      { question: "Q", chat: null, folders: [1], documents: null },
+      { question: "Q", chat: null, scope: { ...WHOLE_LIBRARY, folders: [1] } },
       "answer-1",
       (e) => events.push(e),
     );
@@ -36,7 +37,7 @@ describe("ipc", () => {
     expect(calls[3][1]).toEqual({ path: "/home/me/Papers", folder: "Work", keepDeleted: true });
     expect(calls[4][1]).toEqual({ id: 7 });
     expect(calls[1][1]).toEqual({ ids: ["a", "b"], folder: "Work" });
-    expect(calls[2][1]?.request).toEqual({ question: "Q", chat: null, folders: [1], documents: null });
+    expect(calls[2][1]?.request).toEqual({ question: "Q", chat: null, scope: { ...WHOLE_LIBRARY, folders: [1] } });
     expect(calls[2][1]?.answerId).toBe("answer-1");
     expect(events).toEqual([{ type: "text", text: "Hi" }]);
     expect(outcome.chat.id).toBe("c1");

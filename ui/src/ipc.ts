@@ -65,6 +65,9 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     importFiles: (paths: string[], folder: string) => call<ImportReport>("import_files", { paths, folder }),
     moveDocuments: (ids: string[], folder: string) => call<LibraryDocument[]>("move_documents", { ids, folder }),
     deleteDocument: (id: string) => call<LibraryDocument>("delete_document", { id }),
+    renameDocument: (id: string, name: string) => call<LibraryDocument>("rename_document", { id, name }),
+    reindexDocument: (id: string) => call<LibraryDocument>("reindex_document", { id }),
+    cancelIndexing: (id: string) => call<boolean>("cancel_indexing", { id }),
     unlockDocument: (id: string, password: string) => call<LibraryDocument>("unlock_document", { id, password }),
     linkDirectory: (path: string, folder: string, keepDeleted: boolean) =>
       call<SyncReport>("link_directory", { path, folder, keepDeleted }),

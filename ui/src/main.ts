@@ -11,8 +11,10 @@ import { ChatPane } from "./chat";
 import { errorMessage, makeApi } from "./ipc";
 import { QuickSearch } from "./search";
 import { SettingsDialog } from "./settings";
-import { folderAt, importPdfs, renderSidebar, type SidebarHooks } from "./sidebar";
-import type { ErrorPayload, LibraryView } from "./bindings";
+import { WHOLE_LIBRARY } from "./scope";
+import { folderAt, importPdfs, Sidebar, type SidebarHooks } from "./sidebar";
+import { Store } from "./store";
+import type { ErrorPayload, LibraryView, Scope } from "./bindings";
 import { Viewer } from "./viewer";
 
 const api = makeApi(invoke, () => new Channel());
@@ -27,7 +29,8 @@ notice.hidden = true;
 document.body.append(notice);
 
 let library: LibraryView = { folders: [], documents: [], links: [] };
-const selected = new Set<string>();
+/** What questions are asked about: chosen in the tree, shown above the chat. */
+const scope = new Store<Scope>(WHOLE_LIBRARY);
 
 function report(message: string) {
   notice.textContent = message;
@@ -38,6 +41,7 @@ function report(message: string) {
 const viewer = new Viewer(document.getElementById("viewer") as HTMLElement, api);
 const chat = new ChatPane(document.getElementById("chat") as HTMLElement, {
   api,
+  scope,
   openCitation: (citation) => viewer.open(citation).catch((e) => report(errorMessage(e))),
   openSettings: () => void settings.show(),
   report,
@@ -65,7 +69,11 @@ const hooks: SidebarHooks = {
   report,
   openSettings: () => void settings.show(),
   openSearch: () => quickSearch.show(),
+  scope,
+  askNow: () => chat.focusQuestion(),
+  openDocument: (doc) => viewer.openDocument(doc.id, doc.title || doc.file_name).catch((e) => report(errorMessage(e))),
 };
+const tree = new Sidebar(sidebar, hooks);
 
 async function refresh() {
   try {
@@ -74,7 +82,7 @@ async function refresh() {
     report(errorMessage(e));
     return;
   }
-  renderSidebar(sidebar, library, selected, hooks);
+  tree.render(library);
   chat.updateLibrary(library);
 }
 
@@ -91,7 +99,16 @@ void listen("index-event", () => {
   pending = window.setTimeout(() => void refresh(), 250);
 });
 
+// Files dragged from the file manager: the folder under the pointer shows as the drop target.
 void getCurrentWebview().onDragDropEvent(async (event) => {
+  document.querySelectorAll(".drop-target").forEach((el) => el.classList.remove("drop-target"));
+  if (event.payload.type === "over") {
+    const ratio = window.devicePixelRatio || 1;
+    const folder = folderAt(event.payload.position.x / ratio, event.payload.position.y / ratio);
+    const row = folder ? document.querySelector(`li.folder[data-folder-path="${CSS.escape(folder)}"] > .folder-row`) : null;
+    row?.classList.add("drop-target");
+    return;
+  }
   if (event.payload.type !== "drop") return;
   const ratio = window.devicePixelRatio || 1;
   const folder = folderAt(event.payload.position.x / ratio, event.payload.position.y / ratio);

@@ -1,11 +1,42 @@
-// The sidebar: the folder tree with its documents, their status and progress; folders are
-// created, renamed, deleted and nested here, PDFs are added to them from the file picker, and
-// documents and folders are moved by dragging.
+// The sidebar: the library as a tree (ARIA tree with one tab stop). Folders open and close, show
+// their totals and icons; documents show a status badge and a progress ring while indexing.
+// Each row has a check box that puts it in the question's scope, and a menu (right click,
+// Shift+F10 or its ⋮ button) with what can be done to it; the keys are the usual ones (arrows,
+// Home/End, Enter, Space, F2, Delete), Ctrl/Shift+click choose several documents, and folders and
+// documents move by dragging.
 
 import { button } from "./dom";
+import {
+  ChevronRight,
+  CircleAlert,
+  EllipsisVertical,
+  FileText,
+  Folder,
+  FolderOpen,
+  FolderPlus,
+  FolderSync,
+  KeyRound,
+  ScanText,
+  Search,
+  Settings as SettingsIcon,
+  icon,
+} from "./icons";
 import { commandError, errorMessage, type Api, type OpenDialog } from "./ipc";
-import { buildTree, errorRemedy, linkText, statusText, type FolderNode } from "./store";
-import type { LibraryDocument, LibraryView } from "./bindings";
+import { showMenu, type MenuItem } from "./menu";
+import { folderIncluded, toggleDocument, toggleFolder } from "./scope";
+import { buildTree, errorRemedy, linkText, statusText, type FolderNode, type Store } from "./store";
+import {
+  documentKey,
+  documentsBetween,
+  folderKey,
+  loadClosed,
+  saveClosed,
+  totals,
+  totalsText,
+  visibleRows,
+  type Row,
+} from "./tree";
+import type { LibraryDocument, LibraryView, Scope } from "./bindings";
 
 export interface SidebarHooks {
   api: Api;
@@ -14,35 +45,626 @@ export interface SidebarHooks {
   report: (message: string) => void;
   openSettings: () => void;
   openSearch: () => void;
+  /** What questions are asked about; the tree's check boxes change it. */
+  scope: Store<Scope>;
+  /** Moves the focus to the question box ("Ask about this folder"). */
+  askNow: () => void;
+  openDocument: (doc: LibraryDocument) => void;
 }
 
 const DOC_MIME = "application/x-lectern-documents";
 const FOLDER_MIME = "application/x-lectern-folder";
 
-export function renderSidebar(root: HTMLElement, view: LibraryView, selected: Set<string>, hooks: SidebarHooks) {
-  root.replaceChildren();
-  const header = document.createElement("header");
-  const title = document.createElement("h1");
-  title.textContent = "Lectern";
-  const add = button("New folder", "new-folder", async () => {
-    const name = window.prompt("Name of the new folder");
-    if (name) await run(hooks, () => hooks.api.createFolder(name));
-  });
-  const settings = button("Settings", "open-settings", hooks.openSettings);
-  const search = button("Search", "open-search", hooks.openSearch);
-  search.title = "Search every document (Ctrl+K)";
-  header.append(title, search, add, settings);
-  const tree = document.createElement("ul");
-  tree.className = "tree";
-  for (const node of buildTree(view)) tree.append(folderItem(node, selected, hooks));
-  root.append(header, tree);
-  if (view.documents.length === 0) {
-    const empty = document.createElement("p");
-    empty.className = "empty-library";
-    empty.textContent =
-      "No documents yet. Drop PDFs onto a folder here, or use a folder's “Add PDFs”; each is indexed on this machine.";
-    root.append(empty);
+export class Sidebar {
+  private view: LibraryView = { folders: [], documents: [], links: [] };
+  private rows: Row[] = [];
+  private readonly closed: Set<number>;
+  /** The documents chosen (Ctrl/Shift+click), which drag and Delete act on together. */
+  readonly selected = new Set<string>();
+  /** The row with the tree's tab stop, and the end a Shift+click range starts from. */
+  private focused: string | null = null;
+  private anchor: string | null = null;
+  /** The row being renamed in place. */
+  private renaming: string | null = null;
+  private readonly tree = document.createElement("ul");
+  /** The rows drawn, by key. */
+  private items = new Map<string, HTMLElement>();
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly hooks: SidebarHooks,
+    private readonly storage: Storage = window.localStorage,
+  ) {
+    this.closed = loadClosed(storage);
+    this.tree.className = "tree";
+    this.tree.setAttribute("role", "tree");
+    this.tree.setAttribute("aria-label", "Library");
+    this.tree.setAttribute("aria-multiselectable", "true");
+    this.tree.addEventListener("keydown", (e) => this.key(e));
+    this.tree.addEventListener("focusin", (e) => {
+      const item = (e.target as HTMLElement).closest<HTMLElement>("[data-key]");
+      if (item?.dataset.key) this.focus(item.dataset.key, false);
+    });
+    hooks.scope.subscribe(() => this.render(this.view));
   }
+
+  /** Draws the library, keeping which folders are open, the focus and the selection. */
+  render(view: LibraryView) {
+    this.view = view;
+    for (const id of [...this.selected]) if (!view.documents.some((d) => d.id === id)) this.selected.delete(id);
+    const roots = buildTree(view);
+    this.rows = visibleRows(roots, this.closed);
+    if (!this.rows.some((r) => r.key === this.focused)) this.focused = this.rows[0]?.key ?? null;
+    const hadFocus = this.tree.contains(document.activeElement);
+    this.items = new Map();
+    this.tree.replaceChildren(...roots.map((node) => this.folderItem(node, 1)));
+    this.root.replaceChildren(this.header(), this.tree);
+    if (view.documents.length === 0) {
+      const empty = document.createElement("p");
+      empty.className = "empty-library";
+      empty.textContent =
+        "No documents yet. Drop PDFs onto a folder here, or choose “Add PDFs…” in a folder's menu; each is indexed on this machine.";
+      this.root.append(empty);
+    }
+    if (hadFocus) this.item(this.focused)?.focus();
+  }
+
+  private header(): HTMLElement {
+    const header = document.createElement("header");
+    const title = document.createElement("h1");
+    title.textContent = "Lectern";
+    const tool = (node: Parameters<typeof icon>[0], className: string, label: string, run: () => void) => {
+      const b = button("", className, run, label);
+      b.append(icon(node));
+      return b;
+    };
+    header.append(
+      title,
+      tool(Search, "open-search", "Search every document (Ctrl+K)", this.hooks.openSearch),
+      tool(FolderPlus, "new-folder", "New folder", () => void this.newFolder(null)),
+      tool(SettingsIcon, "open-settings", "Settings", this.hooks.openSettings),
+    );
+    return header;
+  }
+
+  private item(key: string | null): HTMLElement | null {
+    return key === null ? null : (this.items.get(key) ?? null);
+  }
+
+  /** Gives `key` the tree's tab stop (and the focus, if `move`). */
+  private focus(key: string, move = true) {
+    this.item(this.focused)?.setAttribute("tabindex", "-1");
+    this.focused = key;
+    const item = this.item(key);
+    item?.setAttribute("tabindex", "0");
+    if (move) item?.focus();
+  }
+
+  private folderItem(node: FolderNode, level: number): HTMLLIElement {
+    const { folder, link } = node;
+    const key = folderKey(folder.id);
+    const open = !this.closed.has(folder.id);
+    const item = this.treeItem(key, level, `folder${link ? " linked" : ""}`);
+    item.dataset.folderPath = folder.path;
+    if (node.children.length > 0 || node.documents.length > 0) item.setAttribute("aria-expanded", String(open));
+    if (link && (!link.available || link.failed.length > 0)) item.classList.add("link-trouble");
+    const row = document.createElement("div");
+    row.className = "folder-row";
+    row.draggable = true;
+    const disclosure = icon(ChevronRight, "disclosure");
+    disclosure.addEventListener("click", (e) => {
+      e.stopPropagation();
+      this.toggleOpen(folder.id);
+    });
+    const name = this.nameOf(key, folder.name, "folder-name");
+    const count = document.createElement("span");
+    count.className = "count";
+    const sums = totals(node);
+    count.textContent = sums.documents > 0 ? sums.documents.toLocaleString("en") : "";
+    count.title = totalsText(sums);
+    row.title = link ? `${totalsText(sums)}\n${linkText(link)}` : totalsText(sums);
+    if (link) name.title = linkText(link);
+    row.append(
+      disclosure,
+      this.checkBox(key, folder.path, folderIncluded(this.hooks.scope.value, this.view, folder.id)),
+      icon(link ? FolderSync : open ? FolderOpen : Folder, "kind"),
+      name,
+      count,
+      this.menuButton(key, folder.name),
+    );
+    row.addEventListener("click", () => this.focus(key));
+    row.addEventListener("dblclick", () => this.toggleOpen(folder.id));
+    row.addEventListener("contextmenu", (e) => {
+      e.preventDefault();
+      this.focus(key);
+      this.showMenuFor(key, e.clientX, e.clientY);
+    });
+    this.dropTarget(row, folder.path);
+    row.addEventListener("dragstart", (e) => e.dataTransfer?.setData(FOLDER_MIME, folder.path));
+    item.append(row);
+    if (open) {
+      const group = document.createElement("ul");
+      group.setAttribute("role", "group");
+      for (const child of node.children) group.append(this.folderItem(child, level + 1));
+      for (const doc of node.documents) group.append(this.documentItem(doc, level + 1));
+      item.append(group);
+    }
+    return item;
+  }
+
+  private documentItem(doc: LibraryDocument, level: number): HTMLLIElement {
+    const key = documentKey(doc.id);
+    const item = this.treeItem(key, level, `document status-${doc.status}`);
+    item.dataset.documentId = doc.id;
+    item.draggable = true;
+    item.setAttribute("aria-selected", String(this.selected.has(doc.id)));
+    item.classList.toggle("selected", this.selected.has(doc.id));
+    const row = document.createElement("div");
+    row.className = "document-row";
+    const label = doc.title || doc.file_name;
+    const name = this.nameOf(key, label, "document-name");
+    name.title = doc.file_name;
+    const scope = this.hooks.scope.value;
+    const included = scope.documents.includes(doc.id) || folderIncluded(scope, this.view, doc.folder);
+    const space = document.createElement("span");
+    space.className = "disclosure-space";
+    row.append(
+      space,
+      this.checkBox(key, label, included),
+      icon(FileText, "kind"),
+      name,
+      statusBadge(doc),
+      this.menuButton(key, label),
+    );
+    item.append(row);
+    const status = statusText(doc);
+    item.title = `${doc.file_name}\n${status}`;
+    if (doc.status !== "ready" || doc.embed_total > 0 || doc.reason !== null) {
+      const line = document.createElement("div");
+      line.className = "document-status";
+      line.textContent = status;
+      item.append(line);
+    }
+    if (doc.status === "needs_password") {
+      item.append(button("Enter password", "unlock", () => void this.unlock(doc)));
+    }
+    item.addEventListener("click", (e) => this.choose(doc.id, e));
+    item.addEventListener("dblclick", () => this.hooks.openDocument(doc));
+    item.addEventListener("contextmenu", (e) => {
+      e.preventDefault();
+      if (!this.selected.has(doc.id)) this.choose(doc.id, e);
+      this.showMenuFor(key, e.clientX, e.clientY);
+    });
+    item.addEventListener("dragstart", (e) => {
+      const ids = this.selected.has(doc.id) ? [...this.selected] : [doc.id];
+      e.dataTransfer?.setData(DOC_MIME, JSON.stringify(ids));
+    });
+    return item;
+  }
+
+  private treeItem(key: string, level: number, className: string): HTMLLIElement {
+    const item = document.createElement("li");
+    item.className = className;
+    item.dataset.key = key;
+    item.setAttribute("role", "treeitem");
+    item.setAttribute("aria-level", String(level));
+    item.tabIndex = key === this.focused ? 0 : -1;
+    this.items.set(key, item);
+    return item;
+  }
+
+  /** A row's name, or the box that renames it in place (Enter keeps, Esc goes back). */
+  private nameOf(key: string, text: string, className: string): HTMLElement {
+    if (this.renaming !== key) {
+      const name = document.createElement("span");
+      name.className = className;
+      name.textContent = text;
+      return name;
+    }
+    const input = document.createElement("input");
+    input.className = `rename ${className}`;
+    input.value = text;
+    input.setAttribute("aria-label", `New name for ${text}`);
+    let done = false;
+    const finish = (keep: boolean) => {
+      if (done) return;
+      done = true;
+      this.renaming = null;
+      const name = input.value.trim();
+      if (keep && name && name !== text) void this.rename(key, name);
+      else this.render(this.view);
+      this.item(key)?.focus();
+    };
+    input.addEventListener("keydown", (e) => {
+      e.stopPropagation();
+      if (e.key === "Enter") finish(true);
+      else if (e.key === "Escape") finish(false);
+    });
+    input.addEventListener("blur", () => finish(true));
+    input.addEventListener("click", (e) => e.stopPropagation());
+    queueMicrotask(() => {
+      input.focus();
+      input.select();
+    });
+    return input;
+  }
+
+  /** The box that puts a row in the scope; a row inside a chosen folder shows checked too. */
+  private checkBox(key: string, label: string, included: boolean): HTMLInputElement {
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.className = "in-scope";
+    box.tabIndex = -1;
+    box.checked = included;
+    box.setAttribute("aria-label", `Ask about ${label}`);
+    box.addEventListener("click", (e) => {
+      e.stopPropagation();
+      this.toggleScope(key);
+    });
+    return box;
+  }
+
+  private menuButton(key: string, label: string): HTMLButtonElement {
+    const b = button("", "row-menu", () => {
+      this.focus(key);
+      const at = b.getBoundingClientRect();
+      this.showMenuFor(key, at.left, at.bottom);
+    });
+    b.tabIndex = -1;
+    b.setAttribute("aria-label", `Actions for ${label}`);
+    b.setAttribute("aria-haspopup", "menu");
+    b.append(icon(EllipsisVertical));
+    return b;
+  }
+
+  private dropTarget(row: HTMLElement, path: string) {
+    row.addEventListener("dragover", (e) => {
+      e.preventDefault();
+      row.classList.add("drop-target");
+    });
+    row.addEventListener("dragleave", () => row.classList.remove("drop-target"));
+    row.addEventListener("drop", async (e) => {
+      e.preventDefault();
+      row.classList.remove("drop-target");
+      const docs = e.dataTransfer?.getData(DOC_MIME);
+      const folder = e.dataTransfer?.getData(FOLDER_MIME);
+      if (docs) {
+        await this.run(() => this.hooks.api.moveDocuments(JSON.parse(docs) as string[], path));
+        this.selected.clear();
+      } else if (folder && folder !== path) {
+        await this.run(() => this.hooks.api.moveFolder(folder, path));
+      }
+    });
+  }
+
+  /** A click on a document: alone, with Ctrl added or taken away, with Shift a range. */
+  private choose(id: string, e: MouseEvent | KeyboardEvent) {
+    const key = documentKey(id);
+    if (e.shiftKey && this.anchor) {
+      for (const d of documentsBetween(this.rows, this.anchor, key)) this.selected.add(d);
+    } else if (e.ctrlKey || e.metaKey) {
+      if (!this.selected.delete(id)) this.selected.add(id);
+      this.anchor = key;
+    } else {
+      this.selected.clear();
+      this.selected.add(id);
+      this.anchor = key;
+    }
+    this.focus(key);
+    for (const el of this.tree.querySelectorAll<HTMLElement>("li.document")) {
+      const on = this.selected.has(el.dataset.documentId ?? "");
+      el.classList.toggle("selected", on);
+      el.setAttribute("aria-selected", String(on));
+    }
+  }
+
+  private toggleOpen(id: number) {
+    if (!this.closed.delete(id)) this.closed.add(id);
+    saveClosed(this.storage, this.closed);
+    this.render(this.view);
+  }
+
+  private toggleScope(key: string) {
+    const id = key.slice(2);
+    this.hooks.scope.update((s) => (key.startsWith("f:") ? toggleFolder(s, Number(id)) : toggleDocument(s, id)));
+  }
+
+  private row(key: string | null): Row | undefined {
+    return this.rows.find((r) => r.key === key);
+  }
+
+  private key(e: KeyboardEvent) {
+    if ((e.target as HTMLElement).tagName === "INPUT" && !(e.target as HTMLInputElement).classList.contains("in-scope")) return;
+    const at = this.rows.findIndex((r) => r.key === this.focused);
+    const row = this.rows[at];
+    if (!row) return;
+    // Moving onto a document chooses it, as a file manager does (Shift extends, Ctrl only moves).
+    const move = (i: number) => {
+      const next = this.rows[Math.max(0, Math.min(this.rows.length - 1, i))];
+      if (!next) return;
+      if (next.kind === "document" && !(e.ctrlKey || e.metaKey)) this.choose(next.doc.id, e);
+      else this.focus(next.key);
+    };
+    const folderOpen = row.kind === "folder" && !this.closed.has(row.node.folder.id);
+    const hasChildren = row.kind === "folder" && (row.node.children.length > 0 || row.node.documents.length > 0);
+    switch (e.key) {
+      case "ArrowDown":
+        move(at + 1);
+        break;
+      case "ArrowUp":
+        move(at - 1);
+        break;
+      case "Home":
+        move(0);
+        break;
+      case "End":
+        move(this.rows.length - 1);
+        break;
+      case "ArrowRight":
+        if (row.kind !== "folder" || !hasChildren) break;
+        if (folderOpen) move(at + 1);
+        else this.toggleOpen(row.node.folder.id);
+        break;
+      case "ArrowLeft":
+        if (row.kind === "folder" && folderOpen && hasChildren) this.toggleOpen(row.node.folder.id);
+        else if (row.parent) this.focus(row.parent);
+        break;
+      case "Enter":
+        if (row.kind === "folder") this.toggleOpen(row.node.folder.id);
+        else this.hooks.openDocument(row.doc);
+        break;
+      case " ":
+        this.toggleScope(row.key);
+        break;
+      case "F2":
+        this.startRename(row.key);
+        break;
+      case "Delete":
+        void this.remove(row);
+        break;
+      case "ContextMenu":
+        this.menuAtRow(row.key);
+        break;
+      case "F10":
+        if (!e.shiftKey) return;
+        this.menuAtRow(row.key);
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+  }
+
+  private menuAtRow(key: string) {
+    const at = this.item(key)?.getBoundingClientRect();
+    this.showMenuFor(key, (at?.left ?? 0) + 24, at ? at.top + 22 : 0);
+  }
+
+  private startRename(key: string) {
+    this.renaming = key;
+    this.render(this.view);
+  }
+
+  private showMenuFor(key: string, x: number, y: number) {
+    const row = this.row(key);
+    const back = this.item(key);
+    if (!row || !back) return;
+    const items = row.kind === "folder" ? this.folderMenu(row.node) : this.documentMenu(row.doc);
+    const label = row.kind === "folder" ? row.node.folder.name : row.doc.title || row.doc.file_name;
+    showMenu(`Actions for ${label}`, items, x, y, back);
+  }
+
+  private folderMenu(node: FolderNode): MenuItem[] {
+    const { folder, link } = node;
+    const items: MenuItem[] = [
+      {
+        label: "Ask about this folder",
+        run: () => {
+          this.hooks.scope.update((s) => ({ ...s, folders: [folder.id], documents: [] }));
+          this.hooks.askNow();
+        },
+      },
+      { label: "Add PDFs…", run: () => void this.addPdfs(folder.path) },
+      { label: "New subfolder…", run: () => void this.newFolder(folder.path) },
+      link
+        ? { label: "Unlink the directory…", run: () => void this.unlink(node) }
+        : { label: "Link a directory…", run: () => void this.linkDirectory(folder.path) },
+      { label: "Rename", shortcut: "F2", run: () => this.startRename(folderKey(folder.id)) },
+      { label: "Delete…", shortcut: "Del", danger: true, run: () => void this.deleteFolder(node) },
+    ];
+    return items;
+  }
+
+  private documentMenu(doc: LibraryDocument): MenuItem[] {
+    const ids = this.selected.has(doc.id) && this.selected.size > 1 ? [...this.selected] : [doc.id];
+    const many = ids.length > 1;
+    const items: MenuItem[] = [
+      {
+        label: many ? `Ask about these ${ids.length} documents` : "Ask about this document",
+        run: () => {
+          this.hooks.scope.update((s) => ({ ...s, folders: [], documents: ids }));
+          this.hooks.askNow();
+        },
+      },
+    ];
+    if (!many) items.push({ label: "Open", shortcut: "Enter", run: () => this.hooks.openDocument(doc) });
+    if (doc.status === "needs_password") items.push({ label: "Enter the password…", run: () => void this.unlock(doc) });
+    if (doc.status === "queued" || doc.status === "indexing") {
+      items.push({ label: "Cancel indexing", run: () => void this.run(() => this.hooks.api.cancelIndexing(doc.id)) });
+    } else {
+      items.push({
+        label: doc.status === "failed" ? "Retry" : "Index again",
+        run: () => void this.run(() => Promise.all(ids.map((id) => this.hooks.api.reindexDocument(id)))),
+      });
+    }
+    if (!many) items.push({ label: "Rename", shortcut: "F2", run: () => this.startRename(documentKey(doc.id)) });
+    items.push({
+      label: many ? `Delete ${ids.length} documents…` : "Delete…",
+      shortcut: "Del",
+      danger: true,
+      run: () => void this.deleteDocuments(ids),
+    });
+    return items;
+  }
+
+  /** Runs a change, reports its failure in words, and shows the library as it now is. */
+  private async run(action: () => Promise<unknown>) {
+    await run(this.hooks, action);
+  }
+
+  private async rename(key: string, name: string) {
+    const row = this.row(key);
+    if (row?.kind === "folder") await this.run(() => this.hooks.api.renameFolder(row.node.folder.path, name));
+    else if (row?.kind === "document") await this.run(() => this.hooks.api.renameDocument(row.doc.id, name));
+  }
+
+  private async remove(row: Row) {
+    if (row.kind === "folder") await this.deleteFolder(row.node);
+    else await this.deleteDocuments(this.selected.size > 0 ? [...this.selected] : [row.doc.id]);
+  }
+
+  private async deleteDocuments(ids: string[]) {
+    const names = ids.map((id) => this.view.documents.find((d) => d.id === id)?.file_name ?? id);
+    const what = ids.length === 1 ? `"${names[0]}"` : `these ${ids.length} documents`;
+    if (!window.confirm(`Delete ${what} with its index? The original files elsewhere are not touched.`)) return;
+    await this.run(async () => {
+      for (const id of ids) await this.hooks.api.deleteDocument(id);
+    });
+    this.selected.clear();
+  }
+
+  private async newFolder(parent: string | null) {
+    const name = window.prompt(parent ? `New folder inside ${parent}` : "Name of the new folder");
+    if (name) await this.run(() => this.hooks.api.createFolder(parent ? `${parent}/${name}` : name));
+  }
+
+  private async addPdfs(folder: string) {
+    try {
+      const chosen = await this.hooks.open({ multiple: true, filters: [{ name: "PDF", extensions: ["pdf"] }] });
+      if (chosen) await importPdfs(this.hooks, [chosen].flat(), folder);
+    } catch (e) {
+      this.hooks.report(errorMessage(e));
+    }
+  }
+
+  private async linkDirectory(folder: string) {
+    try {
+      const chosen = await this.hooks.open({ directory: true });
+      if (typeof chosen !== "string") return;
+      const keep = !window.confirm(
+        `Keep "${folder}" in sync with ${chosen}?\n\n` +
+          "OK: a PDF deleted from the directory is deleted here too.\nCancel: its document is kept.",
+      );
+      await this.run(() => this.hooks.api.linkDirectory(chosen, folder, keep));
+    } catch (e) {
+      this.hooks.report(errorMessage(e));
+    }
+  }
+
+  private async unlink(node: FolderNode) {
+    const link = node.link;
+    if (link && window.confirm(`Stop following ${link.path}? The folder keeps its documents.`)) {
+      await this.run(() => this.hooks.api.unlinkDirectory(link.id));
+    }
+  }
+
+  private async deleteFolder(node: FolderNode) {
+    const path = node.folder.path;
+    const { documents } = totals(node);
+    if (documents === 0 && node.children.length === 0) {
+      if (window.confirm(`Delete the empty folder "${path}"?`)) {
+        await this.run(() => this.hooks.api.deleteFolder(path, "only_if_empty"));
+      }
+      return;
+    }
+    const keep = window.confirm(
+      `"${path}" holds ${documents} document(s) and ${node.children.length} subfolder(s).\n\n` +
+        "OK: move them to the parent folder and delete only this folder.\nCancel: choose whether to delete them.",
+    );
+    if (keep) {
+      await this.run(() => this.hooks.api.deleteFolder(path, "move_to_parent"));
+    } else if (window.confirm(`Delete "${path}" with its ${documents} document(s) and their indexes?`)) {
+      await this.run(() => this.hooks.api.deleteFolder(path, "delete_documents"));
+    }
+  }
+
+  /** Asks for a document's password until it opens or the person gives up; a wrong one asks again. */
+  private async unlock(doc: LibraryDocument) {
+    let prompt = `Password for ${doc.file_name}`;
+    for (;;) {
+      const password = window.prompt(prompt);
+      if (!password) return;
+      try {
+        await this.hooks.api.unlockDocument(doc.id, password);
+        break;
+      } catch (e) {
+        const error = commandError(e);
+        if (errorRemedy(error) !== "enter_password") {
+          this.hooks.report(error.message);
+          break;
+        }
+        prompt = `${error.message}\n\nPassword for ${doc.file_name}`;
+      }
+    }
+    await this.hooks.refresh();
+  }
+}
+
+/** A document's status at a glance: a ring while it is indexed or embedded, an icon when it
+ *  needs something; nothing when it is simply ready. */
+function statusBadge(doc: LibraryDocument): HTMLElement {
+  const badge = document.createElement("span");
+  badge.className = "badge";
+  const ring = (done: number, total: number) => {
+    const share = total > 0 ? Math.min(1, done / total) : 0;
+    const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("viewBox", "0 0 16 16");
+    svg.setAttribute("class", "ring");
+    svg.setAttribute("aria-hidden", "true");
+    for (const [name, length] of [
+      ["track", 100],
+      ["done", share * 100],
+    ] as const) {
+      const circle = document.createElementNS("http://www.w3.org/2000/svg", "circle");
+      circle.setAttribute("class", name);
+      circle.setAttribute("cx", "8");
+      circle.setAttribute("cy", "8");
+      circle.setAttribute("r", "6");
+      circle.setAttribute("pathLength", "100");
+      circle.setAttribute("stroke-dasharray", `${length} 100`);
+      svg.append(circle);
+    }
+    badge.append(svg);
+    badge.setAttribute("role", "progressbar");
+    badge.setAttribute("aria-valuemin", "0");
+    badge.setAttribute("aria-valuemax", String(Math.max(total, 1)));
+    badge.setAttribute("aria-valuenow", String(done));
+    badge.setAttribute("aria-label", statusText(doc));
+  };
+  const mark = (node: Parameters<typeof icon>[0], label: string) => {
+    badge.append(icon(node));
+    badge.setAttribute("role", "img");
+    badge.setAttribute("aria-label", label);
+  };
+  switch (doc.status) {
+    case "queued":
+    case "indexing":
+      ring(doc.progress_done, doc.progress_total);
+      break;
+    case "failed":
+      mark(CircleAlert, "Failed");
+      break;
+    case "needs_password":
+      mark(KeyRound, "Needs a password");
+      break;
+    case "needs_ocr":
+      mark(ScanText, "Needs OCR");
+      break;
+    case "ready":
+      if (doc.embed_total > 0) ring(doc.embed_done, doc.embed_total);
+      break;
+  }
+  return badge;
 }
 
 async function run(hooks: SidebarHooks, action: () => Promise<unknown>) {
@@ -60,175 +682,6 @@ export async function importPdfs(hooks: SidebarHooks, paths: string[], folder: s
     const imported = await hooks.api.importFiles(paths, folder);
     for (const failure of imported.failed) hooks.report(`${failure.path}: ${failure.reason}`);
   });
-}
-
-function countDocuments(node: FolderNode): number {
-  return node.documents.length + node.children.reduce((n, c) => n + countDocuments(c), 0);
-}
-
-function folderItem(node: FolderNode, selected: Set<string>, hooks: SidebarHooks): HTMLLIElement {
-  const item = document.createElement("li");
-  item.className = "folder";
-  item.dataset.folderPath = node.folder.path;
-  const row = document.createElement("div");
-  row.className = "folder-row";
-  row.draggable = true;
-  const name = document.createElement("span");
-  name.className = "folder-name";
-  name.textContent = node.folder.name;
-  if (node.link) {
-    item.classList.add("linked");
-    if (!node.link.available || node.link.failed.length > 0) item.classList.add("link-trouble");
-    name.title = linkText(node.link);
-  }
-  const actions = document.createElement("span");
-  actions.className = "actions";
-  actions.append(
-    button("Add PDFs", "add-pdfs", async () => {
-      try {
-        const chosen = await hooks.open({ multiple: true, filters: [{ name: "PDF", extensions: ["pdf"] }] });
-        if (chosen) await importPdfs(hooks, [chosen].flat(), node.folder.path);
-      } catch (e) {
-        hooks.report(errorMessage(e));
-      }
-    }),
-    node.link
-      ? button("Unlink", "unlink-directory", async () => {
-          const link = node.link;
-          if (link && window.confirm(`Stop following ${link.path}? The folder keeps its documents.`)) {
-            await run(hooks, () => hooks.api.unlinkDirectory(link.id));
-          }
-        })
-      : button("Link a directory…", "link-directory", async () => {
-          try {
-            const chosen = await hooks.open({ directory: true });
-            if (typeof chosen !== "string") return;
-            const keep = !window.confirm(
-              `Keep "${node.folder.path}" in sync with ${chosen}?\n\n` +
-                "OK: a PDF deleted from the directory is deleted here too.\nCancel: its document is kept.",
-            );
-            await run(hooks, () => hooks.api.linkDirectory(chosen, node.folder.path, keep));
-          } catch (e) {
-            hooks.report(errorMessage(e));
-          }
-        }),
-    button("+", "new-subfolder", async () => {
-      const child = window.prompt(`New folder inside ${node.folder.path}`);
-      if (child) await run(hooks, () => hooks.api.createFolder(`${node.folder.path}/${child}`));
-    }),
-    button("Rename", "rename", async () => {
-      const renamed = window.prompt("New name", node.folder.name);
-      if (renamed && renamed !== node.folder.name) await run(hooks, () => hooks.api.renameFolder(node.folder.path, renamed));
-    }),
-    button("Delete", "delete", async () => {
-      const documents = countDocuments(node);
-      if (documents === 0 && node.children.length === 0) {
-        if (window.confirm(`Delete the empty folder "${node.folder.path}"?`)) {
-          await run(hooks, () => hooks.api.deleteFolder(node.folder.path, "only_if_empty"));
-        }
-        return;
-      }
-      const keep = window.confirm(
-        `"${node.folder.path}" holds ${documents} document(s) and ${node.children.length} subfolder(s).\n\n` +
-          "OK: move them to the parent folder and delete only this folder.\nCancel: choose whether to delete them.",
-      );
-      if (keep) {
-        await run(hooks, () => hooks.api.deleteFolder(node.folder.path, "move_to_parent"));
-      } else if (window.confirm(`Delete "${node.folder.path}" with its ${documents} document(s) and their indexes?`)) {
-        await run(hooks, () => hooks.api.deleteFolder(node.folder.path, "delete_documents"));
-      }
-    }),
-  );
-  row.append(name, actions);
-  row.addEventListener("dragstart", (e) => e.dataTransfer?.setData(FOLDER_MIME, node.folder.path));
-  row.addEventListener("dragover", (e) => {
-    e.preventDefault();
-    row.classList.add("drop-target");
-  });
-  row.addEventListener("dragleave", () => row.classList.remove("drop-target"));
-  row.addEventListener("drop", async (e) => {
-    e.preventDefault();
-    row.classList.remove("drop-target");
-    const docs = e.dataTransfer?.getData(DOC_MIME);
-    const folder = e.dataTransfer?.getData(FOLDER_MIME);
-    if (docs) {
-      await run(hooks, () => hooks.api.moveDocuments(JSON.parse(docs) as string[], node.folder.path));
-      selected.clear();
-    } else if (folder && folder !== node.folder.path) {
-      await run(hooks, () => hooks.api.moveFolder(folder, node.folder.path));
-    }
-  });
-  item.append(row);
-  const list = document.createElement("ul");
-  for (const child of node.children) list.append(folderItem(child, selected, hooks));
-  for (const doc of node.documents) list.append(documentItem(doc, selected, hooks));
-  item.append(list);
-  return item;
-}
-
-function documentItem(doc: LibraryDocument, selected: Set<string>, hooks: SidebarHooks): HTMLLIElement {
-  const item = document.createElement("li");
-  item.className = `document status-${doc.status}`;
-  item.dataset.documentId = doc.id;
-  item.draggable = true;
-  item.classList.toggle("selected", selected.has(doc.id));
-  const name = document.createElement("div");
-  name.className = "document-name";
-  name.textContent = doc.title || doc.file_name;
-  name.title = doc.file_name;
-  const status = document.createElement("div");
-  status.className = "document-status";
-  status.textContent = statusText(doc);
-  item.append(name, status);
-  if (doc.status === "indexing" || doc.status === "queued") {
-    const bar = document.createElement("progress");
-    bar.max = Math.max(doc.progress_total, 1);
-    bar.value = doc.progress_done;
-    item.append(bar);
-  } else if (doc.status === "ready" && doc.embed_total > 0) {
-    const bar = document.createElement("progress");
-    bar.className = "embedding";
-    bar.max = doc.embed_total;
-    bar.value = doc.embed_done;
-    item.append(bar);
-  }
-  if (doc.status === "needs_password") {
-    item.append(
-      button("Enter password", "unlock", async () => {
-        // A wrong password asks again, saying so; anything else is reported.
-        let prompt = `Password for ${doc.file_name}`;
-        for (;;) {
-          const password = window.prompt(prompt);
-          if (!password) return;
-          try {
-            await hooks.api.unlockDocument(doc.id, password);
-            break;
-          } catch (e) {
-            const error = commandError(e);
-            if (errorRemedy(error) !== "enter_password") {
-              hooks.report(error.message);
-              break;
-            }
-            prompt = `${error.message}\n\nPassword for ${doc.file_name}`;
-          }
-        }
-        await hooks.refresh();
-      }),
-    );
-  }
-  item.addEventListener("click", (e) => {
-    if (!(e.ctrlKey || e.metaKey || e.shiftKey)) selected.clear();
-    if (selected.has(doc.id)) selected.delete(doc.id);
-    else selected.add(doc.id);
-    document.querySelectorAll<HTMLElement>("li.document").forEach((el) => {
-      el.classList.toggle("selected", selected.has(el.dataset.documentId ?? ""));
-    });
-  });
-  item.addEventListener("dragstart", (e) => {
-    const ids = selected.has(doc.id) ? [...selected] : [doc.id];
-    e.dataTransfer?.setData(DOC_MIME, JSON.stringify(ids));
-  });
-  return item;
 }
 
 /** The folder path under a point of the window (for files dropped from the file manager). */

@@ -80,7 +80,8 @@ export class Viewer {
   private readonly pageBox = document.createElement("input");
   private readonly pageCount = document.createElement("span");
   private readonly zoomLabel = document.createElement("span");
-  /** The citation shown, whose page is highlighted; the page shown; the zoom. */
+  /** The document shown; the citation whose page is highlighted, if any; the page shown; the zoom. */
+  private doc: { id: string; name: string } | null = null;
   private citation: Citation | null = null;
   private shown = 1;
   private pages = 1;
@@ -146,15 +147,25 @@ export class Viewer {
 
   /** Opens the cited page with the passage highlighted, and moves the focus to it. */
   async open(citation: Citation) {
+    await this.show({ id: citation.document, name: citation.document_name }, citation, citation.page);
+  }
+
+  /** Opens a document at `page`, with nothing highlighted. */
+  async openDocument(id: string, name: string, page = 1) {
+    await this.show({ id, name }, null, page);
+  }
+
+  private async show(doc: { id: string; name: string }, citation: Citation | null, page: number) {
     this.root.hidden = false;
     this.root.focus({ preventScroll: true });
+    this.doc = doc;
     this.citation = citation;
-    await this.render(citation.page);
+    await this.render(page);
   }
 
   /** Shows page `page` of the document open (highlighted if it is the cited one). */
   async goTo(page: number) {
-    if (!this.citation) return;
+    if (!this.doc) return;
     const next = pageWithin(page, this.pages, this.shown);
     if (next === this.shown) {
       this.pageBox.value = String(this.shown);
@@ -165,17 +176,16 @@ export class Viewer {
 
   private async setZoom(zoom: number) {
     this.zoom = zoom;
-    if (this.citation) await this.render(this.shown);
+    if (this.doc) await this.render(this.shown);
   }
 
   private async render(number: number) {
-    const citation = this.citation;
-    if (!citation) return;
-    const pdf = await this.load(citation.document);
+    const { doc, citation } = this;
+    if (!doc) return;
+    const pdf = await this.load(doc.id);
     this.pages = pdf.numPages;
     this.shown = pageWithin(number, this.pages, 1);
-    const cited = this.shown === citation.page;
-    this.title.textContent = `${citation.document_name}, page ${this.shown}`;
+    this.title.textContent = `${doc.name}, page ${this.shown}`;
     this.pageBox.value = String(this.shown);
     this.pageBox.max = String(this.pages);
     this.pageCount.textContent = `of ${this.pages}`;
@@ -196,7 +206,7 @@ export class Viewer {
     const content = await page.getTextContent();
     const layer = new pdfjs.TextLayer({ textContentSource: content, container: textLayer, viewport });
     await layer.render();
-    if (!cited) {
+    if (!citation || this.shown !== citation.page) {
       this.root.scrollTop = 0;
       return;
     }

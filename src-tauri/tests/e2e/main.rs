@@ -105,16 +105,63 @@ fn choose(session: &Session, selector: &str, value: &str) {
     assert_eq!(chosen, value, "{selector} did not switch to {value}");
 }
 
-/// Asks over the folders labelled `folders` (all when empty); returns the finished answer's
-/// text and the names of its source documents.
-fn ask(session: &Session, question: &str, folders: &[&str]) -> (String, Vec<String>) {
+/// Waits until the chips above the chat name `labels`.
+fn scope_chips_are(session: &Session, labels: &[&str]) {
     session
-        .execute(
-            "const select = document.querySelector('select.scope');
-             for (const o of select.options) o.selected = arguments[0].includes(o.textContent);",
-            json!([folders.iter().map(|f| format!("Folder: {f}")).collect::<Vec<_>>()]),
+        .wait_until(
+            "the scope's chips",
+            &format!(
+                "return JSON.stringify([...document.querySelectorAll('.scope-bar .chip')].map((c) => c.textContent)) === {:?};",
+                serde_json::to_string(labels).unwrap()
+            ),
+            SHORT,
         )
         .unwrap();
+}
+
+/// Chooses what to ask about in the tree: back to the whole library, then each folder's box.
+fn choose_scope(session: &Session, folders: &[&str]) {
+    if !session.find_all("button.whole-library").unwrap().is_empty() {
+        click_on(session, "button.whole-library");
+    }
+    for folder in folders {
+        click_on(
+            session,
+            &format!("li.folder[data-folder-path=\"{folder}\"] > .folder-row input.in-scope"),
+        );
+    }
+    scope_chips_are(
+        session,
+        if folders.is_empty() {
+            &["Whole library"]
+        } else {
+            folders
+        },
+    );
+}
+
+/// Chooses "Ask about this folder" in the folder's menu, opened from its ⋮ button.
+fn ask_about_folder_from_its_menu(session: &Session, folder: &str) {
+    let row = format!("li.folder[data-folder-path=\"{folder}\"] > .folder-row");
+    click_on(session, &format!("{row} .folder-name"));
+    click_on(session, &format!("{row} .row-menu"));
+    let first = session
+        .wait_for(".context-menu [role=menuitem]:first-child", SHORT)
+        .unwrap();
+    assert_eq!(session.text(&first).unwrap(), "Ask about this folder");
+    session.click(&first).unwrap();
+    scope_chips_are(session, &[folder]);
+}
+
+/// Asks over the folders labelled `folders` (all when empty), chosen in the tree; returns the
+/// finished answer's text and the names of its source documents.
+fn ask(session: &Session, question: &str, folders: &[&str]) -> (String, Vec<String>) {
+    choose_scope(session, folders);
+    ask_in_scope(session, question)
+}
+
+/// Asks over the scope the chips show.
+fn ask_in_scope(session: &Session, question: &str) -> (String, Vec<String>) {
     let before = session.find_all(".message.answer").unwrap().len();
     let input = session.wait_for("form.ask textarea", SHORT).unwrap();
     session.type_text(&input, question).unwrap();
@@ -427,7 +474,8 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
         !sources.iter().any(|s| s == LOREM_PDF),
         "a moved document answered for its old folder: {sources:?}"
     );
-    let (text, sources) = ask(&session, LOREM_QUESTION, &["Elsewhere"]);
+    ask_about_folder_from_its_menu(&session, "Elsewhere");
+    let (text, sources) = ask_in_scope(&session, LOREM_QUESTION);
     assert_eq!(
         sources,
         [LOREM_PDF],

@@ -1,0 +1,63 @@
+import { ScopeBar } from "./scope-bar";
+import { chips, prune, WHOLE_LIBRARY } from "./scope";
+import { Store } from "./store";
+import { doc } from "./test-fixtures";
+import type { LibraryView, Scope } from "./bindings";
+
+const view: LibraryView = {
+  folders: [
+    { id: 1, parent: null, name: "Work", path: "Work", created_at: 0 },
+    { id: 2, parent: 1, name: "taxes", path: "Work/taxes", created_at: 0 },
+  ],
+  documents: [doc("d1", 1, "report.pdf", { title: "Annual report" })],
+  links: [],
+};
+
+afterEach(() => document.body.replaceChildren());
+
+describe("scope", () => {
+  it("names its chips after the tree, and a chip's removal takes only it out", () => {
+    const scope: Scope = { folders: [2], documents: ["d1"], filters: { ...WHOLE_LIBRARY.filters, author: "Ng", added_after: new Date(2026, 0, 2).getTime() } };
+    const all = chips(scope, view);
+    expect(all.map((c) => c.label)).toEqual(["Work/taxes", "Annual report", "author “Ng”", "added from 2026-01-02"]);
+    expect(all[0].remove(scope)).toEqual({ ...scope, folders: [] });
+    expect(all[2].remove(scope).filters.author).toBeNull();
+  });
+
+  it("forgets folders and documents the library no longer has", () => {
+    const scope: Scope = { ...WHOLE_LIBRARY, folders: [2, 9], documents: ["gone"] };
+    expect(prune(scope, view)).toEqual({ ...WHOLE_LIBRARY, folders: [2] });
+    const kept = { ...WHOLE_LIBRARY, folders: [1] };
+    expect(prune(kept, view)).toBe(kept);
+  });
+
+  it("shows chips above the chat, goes back to the whole library in one click, and sets filters", () => {
+    const store = new Store<Scope>({ ...WHOLE_LIBRARY, folders: [1] });
+    const bar = new ScopeBar(store);
+    document.body.append(bar.element);
+    bar.updateLibrary(view);
+    const labels = () => [...bar.element.querySelectorAll(".chip")].map((c) => c.textContent);
+    expect(labels()).toEqual(["Work"]);
+    (bar.element.querySelector("button.whole-library") as HTMLButtonElement).click();
+    expect(store.value).toEqual(WHOLE_LIBRARY);
+    expect(labels()).toEqual(["Whole library"]);
+
+    (bar.element.querySelector("button.toggle-filters") as HTMLButtonElement).click();
+    const form = bar.element.querySelector("form.filters") as HTMLFormElement;
+    expect(form.hidden).toBe(false);
+    (form.querySelector('input[name="author"]') as HTMLInputElement).value = " Ng ";
+    (form.querySelector('input[name="created_from"]') as HTMLInputElement).value = "2020";
+    (form.querySelector('input[name="added_before"]') as HTMLInputElement).value = "2026-03-01";
+    form.requestSubmit();
+    expect(store.value.filters).toEqual({
+      ...WHOLE_LIBRARY.filters,
+      author: "Ng",
+      created_from: "2020",
+      added_before: new Date(2026, 2, 1).getTime(),
+    });
+    expect(form.hidden).toBe(true);
+    expect(labels()).toEqual(["author “Ng”", "written from 2020", "added before 2026-03-01"]);
+    (bar.element.querySelector('[data-chip="filter:author"] button') as HTMLButtonElement).click();
+    expect(store.value.filters.author).toBeNull();
+  });
+});

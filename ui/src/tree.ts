@@ -1,0 +1,90 @@
+// The library tree apart from the DOM: a folder's totals with its subfolders, the rows the
+// keyboard walks through as the folders stand open or closed, and which folders are closed.
+
+import type { LibraryDocument } from "./bindings";
+import type { FolderNode } from "./store";
+
+/** What a folder holds, its subfolders included. */
+export interface Totals {
+  documents: number;
+  pages: number;
+  chunks: number;
+  /** When the latest of its documents was added (milliseconds since the epoch). */
+  latest: number | null;
+}
+
+export function totals(node: FolderNode): Totals {
+  const sum: Totals = { documents: 0, pages: 0, chunks: 0, latest: null };
+  const add = (doc: LibraryDocument) => {
+    sum.documents += 1;
+    sum.pages += doc.page_count ?? 0;
+    sum.chunks += doc.chunk_count ?? 0;
+    sum.latest = Math.max(sum.latest ?? 0, doc.added_at);
+  };
+  const walk = (n: FolderNode) => {
+    n.documents.forEach(add);
+    n.children.forEach(walk);
+  };
+  walk(node);
+  return sum;
+}
+
+/** A folder's totals as its row's tooltip says them. */
+export function totalsText(t: Totals): string {
+  if (t.documents === 0) return "No documents";
+  const n = (x: number) => x.toLocaleString("en");
+  const parts = [`${n(t.documents)} document${t.documents === 1 ? "" : "s"}`, `${n(t.pages)} pages`];
+  if (t.chunks > 0) parts.push(`${n(t.chunks)} passages`);
+  if (t.latest !== null) parts.push(`latest added ${new Date(t.latest).toLocaleDateString()}`);
+  return parts.join(" · ");
+}
+
+/** One visible row of the tree. */
+export type Row =
+  | { kind: "folder"; key: string; level: number; node: FolderNode; parent: string | null }
+  | { kind: "document"; key: string; level: number; doc: LibraryDocument; parent: string };
+
+export const folderKey = (id: number) => `f:${id}`;
+export const documentKey = (id: string) => `d:${id}`;
+
+/** The rows a person sees, top to bottom: a closed folder hides what it holds. */
+export function visibleRows(roots: FolderNode[], closed: ReadonlySet<number>): Row[] {
+  const rows: Row[] = [];
+  const walk = (node: FolderNode, level: number, parent: string | null) => {
+    const key = folderKey(node.folder.id);
+    rows.push({ kind: "folder", key, level, node, parent });
+    if (closed.has(node.folder.id)) return;
+    for (const child of node.children) walk(child, level + 1, key);
+    for (const doc of node.documents) {
+      rows.push({ kind: "document", key: documentKey(doc.id), level: level + 1, doc, parent: key });
+    }
+  };
+  for (const root of roots) walk(root, 1, null);
+  return rows;
+}
+
+/** The documents between two rows, both included, in the tree's order (a Shift+click range). */
+export function documentsBetween(rows: Row[], from: string, to: string): string[] {
+  const a = rows.findIndex((r) => r.key === from);
+  const b = rows.findIndex((r) => r.key === to);
+  if (a < 0 || b < 0) return [];
+  return rows
+    .slice(Math.min(a, b), Math.max(a, b) + 1)
+    .flatMap((r) => (r.kind === "document" ? [r.doc.id] : []));
+}
+
+const CLOSED_KEY = "lectern.closed-folders";
+
+/** The folders a person closed, kept across starts. */
+export function loadClosed(storage: Storage): Set<number> {
+  try {
+    const ids = JSON.parse(storage.getItem(CLOSED_KEY) ?? "[]") as unknown;
+    return new Set(Array.isArray(ids) ? ids.filter((x): x is number => typeof x === "number") : []);
+  } catch {
+    return new Set();
+  }
+}
+
+export function saveClosed(storage: Storage, closed: ReadonlySet<number>) {
+  storage.setItem(CLOSED_KEY, JSON.stringify([...closed]));
+}
