@@ -54,6 +54,8 @@ pub struct LibraryView {
     documents: Vec<Document>,
     /// Directories linked to folders, with their sync state.
     links: Vec<Link>,
+    /// Whether indexing is paused (the queue waits until it is resumed).
+    paused: bool,
 }
 
 #[tauri::command]
@@ -63,6 +65,7 @@ pub async fn library_state(state: State<'_, AppState>) -> Reply<LibraryView> {
             folders: library.folders()?,
             documents: library.documents(None, true)?,
             links: library.links()?,
+            paused: library.indexing_paused(),
         })
     })
     .await
@@ -184,9 +187,20 @@ pub async fn reindex_document(state: State<'_, AppState>, id: String) -> Reply<D
 #[tauri::command]
 pub async fn cancel_indexing(state: State<'_, AppState>, id: String) -> Reply<bool> {
     blocking(&state, "cancelling the indexing", move |library| {
-        Ok(library.cancel(document_id(library, &id)?))
+        library.cancel_indexing(document_id(library, &id)?)
     })
     .await
+}
+
+/// Pauses or resumes the whole indexing queue; returns whether it is paused now.
+#[tauri::command]
+pub fn pause_indexing(state: State<'_, AppState>, paused: bool) -> bool {
+    if paused {
+        state.library.pause_indexing();
+    } else {
+        state.library.resume_indexing();
+    }
+    state.library.indexing_paused()
 }
 
 #[tauri::command]

@@ -11,6 +11,9 @@ use crate::error::Error;
 use crate::pdf::Extracted;
 use crate::secrets::SecretPlace;
 
+/// Why a document whose indexing was cancelled is not indexed.
+pub const CANCELLED: &str = "indexing was cancelled; index it again to start over";
+
 impl Engine {
     /// Stores one file and records it in the folder at `folder_path`; `false` when the folder
     /// already holds this content (adding a file twice adds it once).
@@ -180,6 +183,23 @@ impl Engine {
             }
             None => false,
         }
+    }
+
+    /// Takes `id` out of the queue if it waits there: it ends failed, cancelled. Whether it did.
+    pub fn unqueue(&self, id: DocumentId) -> Result<bool, Error> {
+        let catalog = self.catalog();
+        if catalog.document(id)?.status != DocumentStatus::Queued {
+            return Ok(false);
+        }
+        catalog.set_status(id, DocumentStatus::Failed, Some(CANCELLED))?;
+        drop(catalog);
+        self.emit(IndexEvent::Finished {
+            document: id,
+            status: DocumentStatus::Failed,
+            reason: Some(CANCELLED.to_string()),
+            reused_from: None,
+        });
+        Ok(true)
     }
 
     /// Removes the stored file of `content_hash` (and its password) once no document holds it.

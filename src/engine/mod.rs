@@ -14,7 +14,7 @@ mod import;
 mod ocr;
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::{broadcast, Notify};
@@ -29,6 +29,7 @@ use crate::index::{DocIndex, Fields, IndexCache, IndexDirs, IndexError};
 use crate::llm::Cancel;
 use crate::secrets::Secrets;
 
+pub use documents::CANCELLED;
 pub use events::{next_event, IndexEvent};
 pub use import::{ImportFailure, ImportReport};
 
@@ -40,6 +41,7 @@ pub struct Engine {
     dirs: IndexDirs,
     events: broadcast::Sender<IndexEvent>,
     cancels: Mutex<HashMap<DocumentId, Arc<AtomicBool>>>,
+    paused: AtomicBool,
     answers: Mutex<HashMap<String, Cancel>>,
     wake: Notify,
     chunker: Mutex<Option<Arc<Chunker>>>,
@@ -73,6 +75,7 @@ impl Engine {
             catalog: Mutex::new(catalog),
             events,
             cancels: Mutex::new(HashMap::new()),
+            paused: AtomicBool::new(false),
             answers: Mutex::new(HashMap::new()),
             wake: Notify::new(),
             chunker: Mutex::new(None),
@@ -149,6 +152,26 @@ impl Engine {
     /// The cancel flag of every document this process is indexing.
     pub fn cancels(&self) -> MutexGuard<'_, HashMap<DocumentId, Arc<AtomicBool>>> {
         lock(&self.cancels)
+    }
+
+    /// Pauses this process's indexing: no step starts, and the steps under way stop between two
+    /// pages or batches; a document being read goes back to the queue, one being embedded keeps
+    /// the batches it wrote.
+    pub fn pause(&self) {
+        self.paused.store(true, Ordering::SeqCst);
+        for flag in self.cancels().values() {
+            flag.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Lets indexing go on after [`Engine::pause`].
+    pub fn resume(&self) {
+        self.paused.store(false, Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
     }
 }
 

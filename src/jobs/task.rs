@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use tokio::runtime::Handle;
 
 use crate::catalog::{Document, DocumentId, DocumentStatus, PdfMetadata, Readied};
-use crate::engine::{Engine, IndexEvent};
+use crate::engine::{Engine, IndexEvent, CANCELLED};
 use crate::error::Error;
 use crate::index::{self, BuildError, BuildInput, Built, EmbedInput, Manifest};
 use crate::pdf::{ocr_note, PdfError};
@@ -113,12 +113,13 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
             engine.catalog().set_metadata(doc.id, &meta)?;
             settle(engine, doc.id, DocumentStatus::NeedsOcr, &reason)
         }
-        Err(BuildError::Cancelled) => settle(
-            engine,
-            doc.id,
-            DocumentStatus::Failed,
-            "indexing was cancelled; re-index the document to start it again",
-        ),
+        // Paused: back to the queue, to be read again when indexing resumes.
+        Err(BuildError::Cancelled) if engine.is_paused() => {
+            engine.catalog().requeue_unfinished(&[doc.id])?;
+            engine.emit(IndexEvent::Queued { document: doc.id });
+            Ok(())
+        }
+        Err(BuildError::Cancelled) => settle(engine, doc.id, DocumentStatus::Failed, CANCELLED),
         Err(BuildError::Pdf(e @ (PdfError::NeedsPassword | PdfError::WrongPassword))) => {
             settle(engine, doc.id, DocumentStatus::NeedsPassword, &e.to_string())
         }

@@ -105,6 +105,25 @@ impl Library {
         self.engine.cancel(id)
     }
 
+    /// Stops indexing `id`, or takes it out of the queue if it waits there: either way it ends
+    /// failed, to be indexed again by hand. Returns whether there was anything to stop.
+    pub fn cancel_indexing(&self, id: DocumentId) -> Result<bool, Error> {
+        Ok(self.engine.cancel(id) || self.engine.unqueue(id)?)
+    }
+
+    /// Pauses this process's indexing (see [`crate::engine::Engine::pause`]); nothing is lost.
+    pub fn pause_indexing(&self) {
+        self.engine.pause();
+    }
+
+    pub fn resume_indexing(&self) {
+        self.engine.resume();
+    }
+
+    pub fn indexing_paused(&self) -> bool {
+        self.engine.is_paused()
+    }
+
     /// Puts the documents this process is indexing back in the queue, for a program that quits
     /// on purpose: the next indexer does not count the interruption against them.
     pub fn requeue_unfinished(&self) -> Result<(), Error> {

@@ -239,6 +239,79 @@ fn cancelling_a_document_stops_it_and_leaves_no_index() {
     lib.reindex(doc.id).unwrap();
     index_all(&lib);
     assert_eq!(lib.document(&doc.id.to_string()).unwrap().status, DocumentStatus::Ready);
+
+    // A document waiting in the queue is taken out of it.
+    let waiting = lib
+        .add(&[corpus_pdf("text-xelatex-4p.pdf")], DEFAULT_FOLDER)
+        .unwrap()
+        .added
+        .remove(0);
+    assert!(lib.cancel_indexing(waiting.id).unwrap());
+    let waiting = lib.document(&waiting.id.to_string()).unwrap();
+    assert_eq!(waiting.status, DocumentStatus::Failed);
+    assert!(waiting.reason.unwrap().contains("cancelled"));
+    assert!(!lib.cancel_indexing(waiting.id).unwrap(), "nothing left to stop");
+}
+
+#[test]
+fn pausing_puts_the_document_being_read_back_in_the_queue_and_resuming_finishes_it() {
+    let lib = library();
+    let added = lib
+        .add(
+            &[
+                corpus_pdf("text-kb-pdf-risks-56p-objstm.pdf"),
+                corpus_pdf("text-xelatex-4p.pdf"),
+            ],
+            DEFAULT_FOLDER,
+        )
+        .unwrap()
+        .added;
+    let long = added.iter().find(|d| d.file_name.contains("56p")).unwrap().id;
+    let status = |id: lectern::DocumentId| lib.document(&id.to_string()).unwrap().status;
+    let mut events = lib.subscribe();
+    let rt = runtime();
+    let indexer = {
+        let lib = lib.library.clone();
+        rt.spawn(async move { lib.run_indexer(RunMode::Forever).await })
+    };
+    loop {
+        if let Ok(IndexEvent::Progress {
+            document, pages_done, ..
+        }) = events.blocking_recv()
+        {
+            if document == long && pages_done >= 3 {
+                lib.pause_indexing();
+                break;
+            }
+        }
+    }
+    let until = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !done() {
+            assert!(Instant::now() < deadline, "{what}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    until("the paused read did not stop", &|| {
+        status(long) != DocumentStatus::Indexing
+    });
+    assert_eq!(
+        status(long),
+        DocumentStatus::Queued,
+        "a paused document waits, it has not failed"
+    );
+    assert!(lib.indexing_paused());
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        added.iter().all(|d| status(d.id) != DocumentStatus::Indexing),
+        "nothing starts while paused"
+    );
+
+    lib.resume_indexing();
+    until("indexing did not go on after resuming", &|| {
+        added.iter().all(|d| status(d.id) == DocumentStatus::Ready)
+    });
+    indexer.abort();
 }
 
 #[test]

@@ -2,11 +2,12 @@
 // chat with an answer and its footnote preview, instant search with results, and the settings.
 import axe from "axe-core";
 import { ChatPane } from "./chat";
+import { IndexingPanel } from "./indexing";
 import { makeApi } from "./ipc";
 import { QuickSearch } from "./search";
 import { WHOLE_LIBRARY } from "./scope";
 import { Sidebar } from "./sidebar";
-import { Store } from "./store";
+import { EMPTY_LIBRARY, Store } from "./store";
 import { SettingsDialog } from "./settings";
 import { doc, fakeModalDialogs } from "./test-fixtures";
 
@@ -100,6 +101,7 @@ describe("accessibility (axe-core)", () => {
       ],
       documents: [doc("d1", 1, "report.pdf"), doc("d2", 2, "scan.pdf", { status: "indexing", progress_total: 4 })],
       links: [],
+      paused: false,
     };
     const hooks = {
       api,
@@ -117,11 +119,27 @@ describe("accessibility (axe-core)", () => {
     expect(await violations()).toEqual([]);
   });
 
+  it("the indexing panel, opened", async () => {
+    const panel = new IndexingPanel({ api, refresh: async () => {}, report: () => {} });
+    document.body.append(panel.element);
+    panel.update({
+      ...EMPTY_LIBRARY,
+      documents: [
+        doc("d1", 1, "report.pdf", { status: "indexing", progress_done: 2, progress_total: 9 }),
+        doc("d2", 1, "scan.pdf", { status: "queued" }),
+        doc("d3", 1, "secret.pdf", { status: "needs_password" }),
+      ],
+    });
+    (panel.element.querySelector("button.toggle-queue") as HTMLButtonElement).click();
+    expect(panel.element.querySelectorAll("li.queue-entry")).toHaveLength(3);
+    expect(await violations()).toEqual([]);
+  });
+
   it("the chat with an answer and a footnote's preview", async () => {
     const root = document.createElement("main");
     document.body.append(root);
     const chat = new ChatPane(root, { api, scope: new Store(WHOLE_LIBRARY), openCitation: () => {}, openSettings: () => {}, report: () => {} });
-    chat.updateLibrary({ folders: [{ id: 1, parent: null, name: "Work", path: "Work", created_at: 0 }], documents: [], links: [] });
+    chat.updateLibrary({ folders: [{ id: 1, parent: null, name: "Work", path: "Work", created_at: 0 }], documents: [], links: [], paused: false });
     (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
     await chat.ask();
     root.querySelector(".answer button.footnote")?.dispatchEvent(new MouseEvent("mouseenter"));

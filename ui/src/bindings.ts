@@ -96,7 +96,11 @@ export type LibraryView = { folders: Array<Folder>, documents: Array<LibraryDocu
 /**
  * Directories linked to folders, with their sync state.
  */
-links: Array<Link>, };
+links: Array<Link>, 
+/**
+ * Whether indexing is paused (the queue waits until it is resumed).
+ */
+paused: boolean, };
 
 /**
  * What an import did, file by file: one bad file never stops the others.
@@ -494,6 +498,7 @@ export const COMMANDS = [
   "rename_document",
   "reindex_document",
   "cancel_indexing",
+  "pause_indexing",
   "unlock_document",
   "ask",
   "cancel_answer",

@@ -12,6 +12,8 @@ export {
   FolderSync,
   KeyRound,
   LibraryBig,
+  Pause,
+  Play,
   EllipsisVertical,
   FileText,
   ScanText,

@@ -68,6 +68,7 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     renameDocument: (id: string, name: string) => call<LibraryDocument>("rename_document", { id, name }),
     reindexDocument: (id: string) => call<LibraryDocument>("reindex_document", { id }),
     cancelIndexing: (id: string) => call<boolean>("cancel_indexing", { id }),
+    pauseIndexing: (paused: boolean) => call<boolean>("pause_indexing", { paused }),
     unlockDocument: (id: string, password: string) => call<LibraryDocument>("unlock_document", { id, password }),
     linkDirectory: (path: string, folder: string, keepDeleted: boolean) =>
       call<SyncReport>("link_directory", { path, folder, keepDeleted }),

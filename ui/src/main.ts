@@ -7,18 +7,19 @@ import { listen } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { showIndexerProblem } from "./banner";
+import { IndexingPanel } from "./indexing";
 import { ChatPane } from "./chat";
 import { errorMessage, makeApi } from "./ipc";
 import { QuickSearch } from "./search";
 import { SettingsDialog } from "./settings";
 import { WHOLE_LIBRARY } from "./scope";
 import { folderAt, importPdfs, Sidebar, type SidebarHooks } from "./sidebar";
-import { Store } from "./store";
+import { EMPTY_LIBRARY, Store } from "./store";
 import type { ErrorPayload, LibraryView, Scope } from "./bindings";
 import { Viewer } from "./viewer";
 
 const api = makeApi(invoke, () => new Channel());
-const sidebar = document.getElementById("sidebar") as HTMLElement;
+const sidebar = document.getElementById("library") as HTMLElement;
 const banner = document.createElement("div");
 banner.className = "banner";
 banner.hidden = true;
@@ -28,7 +29,7 @@ notice.className = "notice";
 notice.hidden = true;
 document.body.append(notice);
 
-let library: LibraryView = { folders: [], documents: [], links: [] };
+let library: LibraryView = EMPTY_LIBRARY;
 /** What questions are asked about: chosen in the tree, shown above the chat. */
 const scope = new Store<Scope>(WHOLE_LIBRARY);
 
@@ -74,6 +75,8 @@ const hooks: SidebarHooks = {
   openDocument: (doc) => viewer.openDocument(doc.id, doc.title || doc.file_name).catch((e) => report(errorMessage(e))),
 };
 const tree = new Sidebar(sidebar, hooks);
+const indexing = new IndexingPanel(hooks);
+(document.getElementById("sidebar") as HTMLElement).append(indexing.element);
 
 async function refresh() {
   try {
@@ -83,6 +86,7 @@ async function refresh() {
     return;
   }
   tree.render(library);
+  indexing.update(library);
   chat.updateLibrary(library);
 }
 

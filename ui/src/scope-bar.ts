@@ -5,7 +5,7 @@
 import { button } from "./dom";
 import { Filter, LibraryBig, X, icon } from "./icons";
 import { chips, hasFilters, isWholeLibrary, localDay, prune, WHOLE_LIBRARY } from "./scope";
-import type { Store } from "./store";
+import { EMPTY_LIBRARY, type Store } from "./store";
 import type { LibraryView, Scope, ScopeFilters } from "./bindings";
 
 /** The filter fields: name, label, input type, and how the box's value becomes the filter's. */
@@ -26,7 +26,7 @@ function shown(value: string | number | null): string {
 
 export class ScopeBar {
   readonly element = document.createElement("div");
-  private view: LibraryView = { folders: [], documents: [], links: [] };
+  private view: LibraryView = EMPTY_LIBRARY;
   private readonly list = document.createElement("ul");
   private readonly filters = document.createElement("form");
   private readonly filterButton: HTMLButtonElement;

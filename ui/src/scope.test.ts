@@ -11,6 +11,7 @@ const view: LibraryView = {
   ],
   documents: [doc("d1", 1, "report.pdf", { title: "Annual report" })],
   links: [],
+  paused: false,
 };
 
 afterEach(() => document.body.replaceChildren());

@@ -12,6 +12,7 @@ const library: LibraryView = {
   ],
   documents: [],
   links: [],
+  paused: false,
 };
 
 const filled: LibraryView = {

@@ -21,10 +21,11 @@ import {
   Settings as SettingsIcon,
   icon,
 } from "./icons";
-import { commandError, errorMessage, type Api, type OpenDialog } from "./ipc";
+import { cancelIndexing, reindex, run, unlock } from "./actions";
+import { errorMessage, type Api, type OpenDialog } from "./ipc";
 import { showMenu, type MenuItem } from "./menu";
 import { folderIncluded, toggleDocument, toggleFolder } from "./scope";
-import { buildTree, errorRemedy, linkText, statusText, type FolderNode, type Store } from "./store";
+import { buildTree, EMPTY_LIBRARY, linkText, statusText, type FolderNode, type Store } from "./store";
 import {
   documentKey,
   documentsBetween,
@@ -56,7 +57,7 @@ const DOC_MIME = "application/x-lectern-documents";
 const FOLDER_MIME = "application/x-lectern-folder";
 
 export class Sidebar {
-  private view: LibraryView = { folders: [], documents: [], links: [] };
+  private view: LibraryView = EMPTY_LIBRARY;
   private rows: Row[] = [];
   private readonly closed: Set<number>;
   /** The documents chosen (Ctrl/Shift+click), which drag and Delete act on together. */
@@ -226,7 +227,7 @@ export class Sidebar {
       item.append(line);
     }
     if (doc.status === "needs_password") {
-      item.append(button("Enter password", "unlock", () => void this.unlock(doc)));
+      item.append(button("Enter password", "unlock", () => void unlock(this.hooks, doc)));
     }
     item.addEventListener("click", (e) => this.choose(doc.id, e));
     item.addEventListener("dblclick", () => this.hooks.openDocument(doc));
@@ -488,14 +489,11 @@ export class Sidebar {
       },
     ];
     if (!many) items.push({ label: "Open", shortcut: "Enter", run: () => this.hooks.openDocument(doc) });
-    if (doc.status === "needs_password") items.push({ label: "Enter the password…", run: () => void this.unlock(doc) });
+    if (doc.status === "needs_password") items.push({ label: "Enter the password…", run: () => void unlock(this.hooks, doc) });
     if (doc.status === "queued" || doc.status === "indexing") {
-      items.push({ label: "Cancel indexing", run: () => void this.run(() => this.hooks.api.cancelIndexing(doc.id)) });
+      items.push({ label: "Cancel indexing", run: () => void cancelIndexing(this.hooks, doc.id) });
     } else {
-      items.push({
-        label: doc.status === "failed" ? "Retry" : "Index again",
-        run: () => void this.run(() => Promise.all(ids.map((id) => this.hooks.api.reindexDocument(id)))),
-      });
+      items.push({ label: doc.status === "failed" ? "Retry" : "Index again", run: () => void reindex(this.hooks, ids) });
     }
     if (!many) items.push({ label: "Rename", shortcut: "F2", run: () => this.startRename(documentKey(doc.id)) });
     items.push({
@@ -587,27 +585,6 @@ export class Sidebar {
       await this.run(() => this.hooks.api.deleteFolder(path, "delete_documents"));
     }
   }
-
-  /** Asks for a document's password until it opens or the person gives up; a wrong one asks again. */
-  private async unlock(doc: LibraryDocument) {
-    let prompt = `Password for ${doc.file_name}`;
-    for (;;) {
-      const password = window.prompt(prompt);
-      if (!password) return;
-      try {
-        await this.hooks.api.unlockDocument(doc.id, password);
-        break;
-      } catch (e) {
-        const error = commandError(e);
-        if (errorRemedy(error) !== "enter_password") {
-          this.hooks.report(error.message);
-          break;
-        }
-        prompt = `${error.message}\n\nPassword for ${doc.file_name}`;
-      }
-    }
-    await this.hooks.refresh();
-  }
 }
 
 /** A document's status at a glance: a ring while it is indexed or embedded, an icon when it
@@ -665,15 +642,6 @@ function statusBadge(doc: LibraryDocument): HTMLElement {
       break;
   }
   return badge;
-}
-
-async function run(hooks: SidebarHooks, action: () => Promise<unknown>) {
-  try {
-    await action();
-  } catch (e) {
-    hooks.report(errorMessage(e));
-  }
-  await hooks.refresh();
 }
 
 /** Imports PDFs into a folder, reports each file that could not be imported, and refreshes. */

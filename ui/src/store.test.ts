@@ -34,7 +34,7 @@ describe("stores", () => {
       { id: 1, parent: null, name: "A", path: "A", created_at: 0 },
       { id: 2, parent: null, name: "B", path: "B", created_at: 0 },
     ];
-    const tree = buildTree({ folders, documents: [], links: [link()] });
+    const tree = buildTree({ folders, documents: [], links: [link()], paused: false });
     expect(tree.map((n) => [n.folder.name, n.link?.id ?? null])).toEqual([
       ["A", null],
       ["B", 7],
@@ -56,6 +56,7 @@ describe("stores", () => {
       ],
       documents: [doc("b", 2, "b.pdf"), doc("a", 2, "A.pdf"), doc("c", 4, "c.pdf")],
       links: [],
+      paused: false,
     });
     expect(tree.map((n) => n.folder.name)).toEqual(["Home", "Work"]);
     expect(tree[1].children.map((n) => n.folder.name)).toEqual(["Admin", "taxes"]);

@@ -24,6 +24,9 @@ export class Store<T> {
   }
 }
 
+/** A library with nothing in it, before the first state arrives. */
+export const EMPTY_LIBRARY: LibraryView = { folders: [], documents: [], links: [], paused: false };
+
 export interface FolderNode {
   folder: Folder;
   children: FolderNode[];

@@ -105,6 +105,34 @@ fn choose(session: &Session, selector: &str, value: &str) {
     assert_eq!(chosen, value, "{selector} did not switch to {value}");
 }
 
+/// Waits until the tree lists `n` documents, all ready.
+fn documents_ready(session: &Session, n: usize) {
+    session
+        .wait_until(
+            &format!("{n} documents ready"),
+            &format!(
+                "const docs = [...document.querySelectorAll('li.document')];
+                 return docs.length === {n} && docs.every((d) => d.classList.contains('status-ready'));"
+            ),
+            LONG,
+        )
+        .unwrap();
+}
+
+/// Waits until the indexing panel's summary matches the regular expression `pattern`.
+fn panel_says(session: &Session, pattern: &str) {
+    session
+        .wait_until(
+            &format!("the indexing panel to say /{pattern}/"),
+            &format!(
+                "const s = document.querySelector('.indexing-panel .summary');
+                 return s !== null && /{pattern}/.test(s.textContent) && s.textContent;"
+            ),
+            LONG,
+        )
+        .unwrap();
+}
+
 /// Waits until the chips above the chat name `labels`.
 fn scope_chips_are(session: &Session, labels: &[&str]) {
     session
@@ -369,23 +397,38 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     create_folder(&session, "Elsewhere");
     let probe = desktop.home.path().join("lighthouse-probe.pdf");
     fixtures::write_html_pdf(&probe);
+    let report = invoke(
+        &session,
+        "import_files",
+        json!({ "paths": [probe], "folder": "Papers" }),
+    );
+    assert_eq!(report["failed"], json!([]), "{report}");
+    documents_ready(&session, 1);
+
+    // Indexing paused: what is added waits in the queue until it is resumed.
+    click_on(&session, "button.pause-indexing");
+    panel_says(&session, "^Paused");
     let paths: Vec<PathBuf> = [WRITER_PDF, LOREM_PDF, COLUMNS_PDF]
         .iter()
         .map(|f| corpus_pdf(f))
-        .chain([probe])
         .collect();
     let report = invoke(&session, "import_files", json!({ "paths": paths, "folder": "Papers" }));
     assert_eq!(report["failed"], json!([]), "{report}");
-    session.wait_for("li.document", SHORT).unwrap();
-    desktop.screenshot(&shots.join("import.png"));
-    session
-        .wait_until(
-            "four documents ready",
-            "const docs = [...document.querySelectorAll('li.document')];
-             return docs.length === 4 && docs.every((d) => d.classList.contains('status-ready'));",
-            LONG,
+    panel_says(&session, "^Paused · [34] documents left");
+    std::thread::sleep(Duration::from_secs(1));
+    let waiting = session
+        .execute(
+            "return document.querySelectorAll('li.document.status-queued').length;",
+            json!([]),
         )
         .unwrap();
+    assert_eq!(waiting, json!(3), "nothing is read while indexing is paused");
+    click_on(&session, "button.toggle-queue");
+    session.wait_for(".indexing-panel li.queue-entry", SHORT).unwrap();
+    desktop.screenshot(&shots.join("import.png"));
+    click_on(&session, "button.pause-indexing");
+    documents_ready(&session, 4);
+    panel_says(&session, "^All 4 documents indexed$");
 
     // Passages only: the answer quotes the passage, its footnote opens the cited page.
     choose(&session, "select.backend", "extractive");
