@@ -317,6 +317,7 @@ async fn write_document(
         file_name: format!("synthetic-{doc:05}.pdf"),
         byte_size: pdf.len() as u64,
         content_hash,
+        origin: None,
     })?;
     let meta = PdfMetadata {
         page_count: chunk_list.last().map_or(0, |c| u64::from(c.page)),

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use lectern::answer::{Answer, AnswerEvent};
-use lectern::catalog::{AnswerKind, Chat, ChatMessage, Citation, Link, Scope, ScopeFilters};
+use lectern::catalog::{AnswerKind, Chat, ChatMessage, Citation, Link, LogEntry, LogLevel, Scope, ScopeFilters};
 use lectern::jobs::IndexEvent;
 use lectern::llm::{ConnectionCheck, Finish, Role};
 use lectern::pdf::WordBox;
@@ -38,7 +38,7 @@ fn typescript() -> String {
         SyncReport, FolderDeletion, Scope, ScopeFilters, Citation, AnswerKind, Answer, Finish, AnswerEvent, Role, Chat,
         ChatMessage, ChatView, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
         AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,
-        ErrorPayload, WordBox,
+        ErrorPayload, WordBox, LogEntry, LogLevel,
     ];
     let commands: Vec<String> = COMMANDS.iter().map(|c| format!("  {c:?},")).collect();
     format!(

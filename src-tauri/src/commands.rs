@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use lectern::answer::AnswerEvent;
-use lectern::catalog::{Chat, ChatMessage, Link, Scope};
+use lectern::catalog::{Chat, ChatMessage, Link, LogEntry, Scope};
 use lectern::llm::ConnectionCheck;
 use lectern::pdf::WordBox;
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
@@ -170,6 +170,15 @@ pub async fn delete_document(state: State<'_, AppState>, id: String) -> Reply<Do
 pub async fn rename_document(state: State<'_, AppState>, id: String, name: String) -> Reply<Document> {
     blocking(&state, "renaming the document", move |library| {
         library.rename_document(document_id(library, &id)?, &name)
+    })
+    .await
+}
+
+/// What happened to a document and when, for its info panel.
+#[tauri::command]
+pub async fn document_log(state: State<'_, AppState>, id: String) -> Reply<Vec<LogEntry>> {
+    blocking(&state, "reading the document's log", move |library| {
+        library.document_log(document_id(library, &id)?)
     })
     .await
 }

@@ -1,7 +1,9 @@
-//! Document rows: insert on import, move/rename/delete, status and progress while indexing.
+//! Document rows: insert on import, move/rename/delete, status and progress while indexing; each
+//! change a person would want to trace is written to the document's log (`log.rs`).
 
 use rusqlite::{params, OptionalExtension, Row};
 
+use super::log::LogLevel;
 use super::{
     now_millis, validate_name, Catalog, CatalogError, Document, DocumentId, DocumentStatus, Folder, FolderId,
     FolderStats,
@@ -24,7 +26,7 @@ pub struct Interrupted {
 
 const COLUMNS: &str = "id, folder_id, file_name, title, author, pdf_created, page_count, byte_size, char_count, \
      chunk_count, content_hash, added_at, status, reason, progress_done, progress_total, \
-     embedded_with, embed_done, embed_total, progress_ocr_page";
+     embedded_with, embed_done, embed_total, progress_ocr_page, pdf_modified, source_path, mime_type, file_modified";
 
 /// What import knows about a document before it is indexed.
 #[derive(Debug, Clone)]
@@ -33,6 +35,18 @@ pub struct NewDocument {
     pub file_name: String,
     pub byte_size: u64,
     pub content_hash: String,
+    /// Where the file came from, when it came from a file.
+    pub origin: Option<FileOrigin>,
+}
+
+/// The file a document was imported from.
+#[derive(Debug, Clone)]
+pub struct FileOrigin {
+    /// Absolute.
+    pub path: String,
+    pub mime_type: String,
+    /// Milliseconds since the Unix epoch.
+    pub modified: Option<i64>,
 }
 
 /// A document made ready: what its index holds.
@@ -53,6 +67,7 @@ pub struct PdfMetadata {
     pub title: Option<String>,
     pub author: Option<String>,
     pub created: Option<String>,
+    pub modified: Option<String>,
     pub page_count: u64,
 }
 
@@ -82,6 +97,10 @@ fn read_document(r: &Row<'_>) -> rusqlite::Result<Document> {
         embed_done: r.get(17)?,
         embed_total: r.get(18)?,
         progress_ocr_page: r.get(19)?,
+        pdf_modified: r.get(20)?,
+        source_path: r.get(21)?,
+        mime_type: r.get(22)?,
+        file_modified: r.get(23)?,
     })
 }
 
@@ -93,18 +112,28 @@ impl Catalog {
     pub fn insert_document(&self, new: &NewDocument) -> Result<Document, CatalogError> {
         self.folder(new.folder)?;
         let id = DocumentId::new_random();
+        let origin = new.origin.as_ref();
         self.conn.execute(
-            "INSERT INTO documents (id, folder_id, file_name, byte_size, content_hash, added_at, status)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued')",
+            "INSERT INTO documents (id, folder_id, file_name, byte_size, content_hash, added_at, status,
+                 source_path, mime_type, file_modified)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, ?9)",
             params![
                 id.to_string(),
                 new.folder.0,
                 new.file_name,
                 new.byte_size,
                 new.content_hash,
-                now_millis()
+                now_millis(),
+                origin.map(|o| &o.path),
+                origin.map(|o| &o.mime_type),
+                origin.and_then(|o| o.modified),
             ],
         )?;
+        let added = match origin {
+            Some(o) => format!("Added from {}", o.path),
+            None => "Added".to_string(),
+        };
+        self.log(id, LogLevel::Info, &added)?;
         self.document(id)
     }
 
@@ -162,6 +191,8 @@ impl Catalog {
         if changed == 0 {
             return Err(CatalogError::DocumentNotFound(id.to_string()));
         }
+        let path = self.folder(folder)?.path;
+        self.log(id, LogLevel::Info, &format!("Moved to {path}"))?;
         self.document(id)
     }
 
@@ -175,6 +206,7 @@ impl Catalog {
         if changed == 0 {
             return Err(CatalogError::DocumentNotFound(id.to_string()));
         }
+        self.log(id, LogLevel::Info, &format!("Renamed to {name}"))?;
         self.document(id)
     }
 
@@ -197,7 +229,18 @@ impl Catalog {
              WHERE id = ?4",
             params![status.as_str(), reason, reset, id.to_string()],
         )?;
-        Ok(())
+        let (level, what) = match status {
+            DocumentStatus::Queued => (LogLevel::Info, "Queued to be indexed"),
+            DocumentStatus::Indexing => (LogLevel::Info, "Indexing"),
+            DocumentStatus::Ready => (LogLevel::Info, "Ready"),
+            DocumentStatus::NeedsOcr => (LogLevel::Warning, "Needs OCR"),
+            DocumentStatus::NeedsPassword => (LogLevel::Warning, "Needs a password"),
+            DocumentStatus::Failed => (LogLevel::Error, "Failed"),
+        };
+        match reason {
+            Some(reason) => self.log(id, level, &format!("{what}: {reason}")),
+            None => self.log(id, level, what),
+        }
     }
 
     /// Marks a document as being indexed, keeping the count of indexers that died indexing it.
@@ -206,7 +249,7 @@ impl Catalog {
             "UPDATE documents SET status = 'indexing', reason = NULL WHERE id = ?1",
             [id.to_string()],
         )?;
-        Ok(())
+        self.log(id, LogLevel::Info, "Reading started")
     }
 
     /// Records indexing progress in pages.
@@ -228,8 +271,15 @@ impl Catalog {
     pub fn set_metadata(&self, id: DocumentId, meta: &PdfMetadata) -> Result<(), CatalogError> {
         self.conn.execute(
             "UPDATE documents SET title = ?1, author = ?2, pdf_created = ?3, page_count = ?4,
-                 progress_total = ?4 WHERE id = ?5",
-            params![meta.title, meta.author, meta.created, meta.page_count, id.to_string()],
+                 progress_total = ?4, pdf_modified = ?6 WHERE id = ?5",
+            params![
+                meta.title,
+                meta.author,
+                meta.created,
+                meta.page_count,
+                id.to_string(),
+                meta.modified
+            ],
         )?;
         Ok(())
     }
@@ -242,7 +292,8 @@ impl Catalog {
         let changed = self.conn.execute(
             "UPDATE documents SET status = 'ready', reason = ?8, interrupted = 0, title = ?1, author = ?2, pdf_created = ?3,
                  page_count = ?4, progress_done = ?4, progress_total = ?4, char_count = ?5, chunk_count = ?6,
-                 embedded_with = ?9, embed_done = 0, embed_total = 0, index_generation = index_generation + 1
+                 embedded_with = ?9, embed_done = 0, embed_total = 0, index_generation = index_generation + 1,
+                 pdf_modified = ?10
              WHERE id = ?7",
             params![
                 meta.title,
@@ -253,9 +304,17 @@ impl Catalog {
                 ready.chunks,
                 id.to_string(),
                 ready.note,
-                ready.embedded_with
+                ready.embedded_with,
+                meta.modified
             ],
         )?;
+        if changed == 1 {
+            let mut ready_text = format!("Ready: {} pages, {} passages", meta.page_count, ready.chunks);
+            if let Some(note) = ready.note {
+                ready_text.push_str(&format!(" ({note})"));
+            }
+            self.log(id, LogLevel::Info, &ready_text)?;
+        }
         Ok(changed == 1)
     }
 
@@ -268,6 +327,13 @@ impl Catalog {
              WHERE id = ?2 AND status = 'ready'",
             params![embedder, id.to_string()],
         )?;
+        if changed == 1 {
+            self.log(
+                id,
+                LogLevel::Info,
+                &format!("Searchable by meaning: embedded with {embedder}"),
+            )?;
+        }
         Ok(changed == 1)
     }
 
@@ -391,6 +457,19 @@ impl Catalog {
     /// the second time in a row a document was being indexed when its indexer died, it is set
     /// aside (failed) until the user tries it again.
     pub fn requeue_interrupted(&self) -> Result<Interrupted, CatalogError> {
+        // Logged first, while the rows still say which is which.
+        self.conn.execute(
+            "INSERT INTO document_log (document_id, at, level, message)
+             SELECT id, ?1, CASE WHEN interrupted + 1 >= ?2 THEN 'error' ELSE 'warning' END,
+                    CASE WHEN interrupted + 1 >= ?2 THEN ?3 ELSE ?4 END
+             FROM documents WHERE status = 'indexing'",
+            params![
+                now_millis(),
+                MAX_INTERRUPTED,
+                format!("Failed: {SET_ASIDE}"),
+                "Lectern stopped while reading it; back in the queue"
+            ],
+        )?;
         let set_aside = self.conn.execute(
             "UPDATE documents SET status = 'failed', reason = ?1, interrupted = 0, progress_done = 0
              WHERE status = 'indexing' AND interrupted + 1 >= ?2",
@@ -408,10 +487,13 @@ impl Catalog {
     /// purpose: an interruption that does not count against them.
     pub fn requeue_unfinished(&self, ids: &[DocumentId]) -> Result<(), CatalogError> {
         for id in ids {
-            self.conn.execute(
+            let changed = self.conn.execute(
                 "UPDATE documents SET status = 'queued', progress_done = 0 WHERE id = ?1 AND status = 'indexing'",
                 [id.to_string()],
             )?;
+            if changed == 1 {
+                self.log(*id, LogLevel::Info, "Stopped part way; back in the queue")?;
+            }
         }
         Ok(())
     }

@@ -130,6 +130,22 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE documents ADD COLUMN progress_ocr_page INTEGER;
     "#,
+    // 12: where a document came from (the file's path, type and modification time), the PDF's
+    //     own modification date, and each document's log: what happened to it and when.
+    r#"
+    ALTER TABLE documents ADD COLUMN source_path TEXT;
+    ALTER TABLE documents ADD COLUMN mime_type TEXT;
+    ALTER TABLE documents ADD COLUMN file_modified INTEGER;
+    ALTER TABLE documents ADD COLUMN pdf_modified TEXT;
+    CREATE TABLE document_log (
+        id           INTEGER PRIMARY KEY,
+        document_id  TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        at           INTEGER NOT NULL,
+        level        TEXT NOT NULL,
+        message      TEXT NOT NULL
+    );
+    CREATE INDEX document_log_document ON document_log (document_id, id);
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -11,6 +11,7 @@ mod error;
 mod folders;
 mod ids;
 mod links;
+mod log;
 pub mod migrations;
 mod scope;
 mod settings;
@@ -22,11 +23,12 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 pub use chats::{AnswerKind, Chat, ChatId, ChatMessage, Citation, NewMessage};
-pub use documents::{Interrupted, NewDocument, PdfMetadata, Readied};
+pub use documents::{FileOrigin, Interrupted, NewDocument, PdfMetadata, Readied};
 pub use error::CatalogError;
 pub use folders::DeleteMode;
 pub use ids::{ChunkId, DocumentId, FolderId};
 pub use links::{Link, LinkId, LinkedFile};
+pub use log::{LogEntry, LogLevel};
 pub use scope::{Scope, ScopeFilters, ScopedDocument};
 
 /// The folder a new library starts with.
@@ -99,6 +101,14 @@ pub struct Document {
     pub author: Option<String>,
     /// The creation date from the PDF's info dictionary, as ISO 8601 where it could be read.
     pub pdf_created: Option<String>,
+    /// The modification date from the PDF's info dictionary, likewise.
+    pub pdf_modified: Option<String>,
+    /// The file it was imported from, absolute; `None` for documents added before this was kept.
+    pub source_path: Option<String>,
+    /// The file's type by its content (`application/pdf`).
+    pub mime_type: Option<String>,
+    /// When the file was last modified before its import (milliseconds since the Unix epoch).
+    pub file_modified: Option<i64>,
     pub page_count: Option<u64>,
     pub byte_size: u64,
     pub char_count: Option<u64>,

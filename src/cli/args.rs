@@ -384,6 +384,13 @@ pub enum DocCommand {
         #[arg(long)]
         json: bool,
     },
+    /// What happened to a document and when: added, moved, read, ready, embedded, failed and why.
+    Log {
+        /// A document id, or a unique prefix of one.
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Move documents to another folder (their indexes stay where they are).
     Mv {
         #[arg(required = true)]

@@ -209,6 +209,10 @@ async fn doc(library: &Library, command: DocCommand) -> Result<ExitCode, Error> 
             let doc = library.document(&id)?;
             output::document_info(&doc, &library.folders()?, json);
         }
+        DocCommand::Log { id, json } => {
+            let doc = library.document(&id)?;
+            output::document_log(&library.document_log(doc.id)?, json);
+        }
         DocCommand::Mv { ids, to } => {
             for id in ids {
                 let doc = library.document(&id)?;

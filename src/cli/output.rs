@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
+use lectern::catalog::LogEntry;
 use lectern::{Document, DocumentStatus, Error, Folder, FolderId, Hint, LibraryStatus};
 use serde::Serialize;
 
@@ -97,12 +98,31 @@ pub fn document_info(d: &Document, folders: &[Folder], as_json: bool) {
     field("title", d.title.clone().unwrap_or_default());
     field("author", d.author.clone().unwrap_or_default());
     field("created", d.pdf_created.clone().unwrap_or_default());
+    field("modified", d.pdf_modified.clone().unwrap_or_default());
+    field("source", d.source_path.clone().unwrap_or_default());
+    field("type", d.mime_type.clone().unwrap_or_default());
+    field("file date", d.file_modified.map(format_time).unwrap_or_default());
     field("pages", d.page_count.map(|p| p.to_string()).unwrap_or_default());
     field("chunks", d.chunk_count.map(|c| c.to_string()).unwrap_or_default());
     field("chars", d.char_count.map(|c| c.to_string()).unwrap_or_default());
     field("bytes", d.byte_size.to_string());
     field("sha256", d.content_hash.clone());
     field("added", format_time(d.added_at));
+}
+
+/// A document's log, a line an entry: when, how serious, what happened.
+pub fn document_log(entries: &[LogEntry], as_json: bool) {
+    if as_json {
+        return json(&entries);
+    }
+    for entry in entries {
+        println!(
+            "{}  {:<7}  {}",
+            format_time(entry.at),
+            entry.level.as_str(),
+            entry.message
+        );
+    }
 }
 
 pub fn status(status: &LibraryStatus, as_json: bool) {

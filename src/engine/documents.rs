@@ -6,10 +6,38 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use super::{Engine, IndexEvent};
-use crate::catalog::{Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, NewDocument};
+use crate::catalog::{
+    Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, FileOrigin, NewDocument,
+};
 use crate::error::Error;
 use crate::pdf::Extracted;
 use crate::secrets::SecretPlace;
+
+/// Where a file comes from: its absolute path, its type by its first bytes (a PDF's header may
+/// sit anywhere in its first kilobyte), and when it was last modified.
+fn file_origin(path: &Path) -> FileOrigin {
+    let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut head = [0u8; 1024];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    let is_pdf = head[..read].windows(5).any(|w| w == b"%PDF-");
+    let modified = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_millis() as i64);
+    FileOrigin {
+        path: absolute.to_string_lossy().into_owned(),
+        mime_type: if is_pdf {
+            "application/pdf"
+        } else {
+            "application/octet-stream"
+        }
+        .to_string(),
+        modified,
+    }
+}
 
 /// Why a document whose indexing was cancelled is not indexed.
 pub const CANCELLED: &str = "indexing was cancelled; index it again to start over";
@@ -64,6 +92,7 @@ impl Engine {
                 file_name,
                 byte_size: staged.stored.byte_size,
                 content_hash: hash.clone(),
+                origin: Some(file_origin(path)),
             })?;
             record(catalog, &doc)?;
             staged.keep()?;

@@ -209,6 +209,7 @@ fn build_in(
         title: meta.title,
         author: meta.author,
         pdf_created: meta.created,
+        pdf_modified: meta.modified,
         created_at: now_millis(),
     };
     manifest.write(temp)?;
@@ -293,7 +294,7 @@ enum Reading {
     /// Read by an earlier build.
     Kept(OcrPage),
     /// Being read, in a worker of its own (dropping it ends the worker).
-    Running(Extraction),
+    Running(Box<Extraction>),
 }
 
 /// The OCR of a document's pages without text: each page in a worker of its own, so a page
@@ -334,12 +335,12 @@ impl Ocr {
         if let Some(page) = self.pages.get(number) {
             return Some(Reading::Kept(page));
         }
-        Some(Reading::Running(self.reader.recognise(
+        Some(Reading::Running(Box::new(self.reader.recognise(
             &self.pdf,
             self.password.clone(),
             number,
             &self.settings,
-        )))
+        ))))
     }
 
     /// Page `number` as read; `None` when OCR cannot run here or failed on the page, which then

@@ -49,6 +49,8 @@ pub struct Manifest {
     pub title: Option<String>,
     pub author: Option<String>,
     pub pdf_created: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pdf_modified: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
 }
@@ -60,6 +62,7 @@ impl Manifest {
             title: self.title.clone(),
             author: self.author.clone(),
             created: self.pdf_created.clone(),
+            modified: self.pdf_modified.clone(),
             page_count: self.page_count,
         }
     }

@@ -16,7 +16,7 @@ use tokio::task::{self, JoinError, JoinSet};
 use super::lock::IndexerLock;
 use super::reconcile::{reconcile, Reconciled};
 use super::task::{run_step, settle, Step};
-use crate::catalog::{Document, DocumentId, DocumentStatus};
+use crate::catalog::{Document, DocumentId, DocumentStatus, LogLevel};
 use crate::engine::{Engine, IndexEvent};
 use crate::error::Error;
 
@@ -230,6 +230,11 @@ impl Jobs {
             (Step::Embed, None) => run.embedded += 1,
             (Step::Embed, Some(e)) => {
                 eprintln!("lectern: embedding a document failed ({e}); it stays searchable by keyword");
+                let _ = engine.catalog().log(
+                    id,
+                    LogLevel::Error,
+                    &format!("Embedding failed: {e}; it stays searchable by keyword and is tried again later"),
+                );
                 self.embed_failures.insert(id, Instant::now());
                 engine.emit(IndexEvent::EmbeddingFailed {
                     document: id,
@@ -257,6 +262,7 @@ mod tests {
                 file_name: name.into(),
                 byte_size: 1,
                 content_hash: name.into(),
+                origin: None,
             };
             engine.catalog().insert_document(&new).unwrap().id
         };

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::Library;
-use crate::catalog::{CatalogError, Document, DocumentId};
+use crate::catalog::{CatalogError, Document, DocumentId, LogEntry};
 pub use crate::engine::{ImportFailure, ImportReport};
 use crate::error::Error;
 use crate::index;
@@ -78,6 +78,11 @@ impl Library {
         let catalog = self.engine.catalog();
         let folder = catalog.folder_by_path(folder)?;
         Ok(catalog.move_document(id, folder.id)?)
+    }
+
+    /// What happened to a document and when, oldest first.
+    pub fn document_log(&self, id: DocumentId) -> Result<Vec<LogEntry>, Error> {
+        Ok(self.engine.catalog().document_log(id)?)
     }
 
     /// Renames a document.

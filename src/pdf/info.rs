@@ -1,16 +1,26 @@
-//! The PDF info dictionary: title, author and creation date, decoded from PDF text strings.
+//! The PDF info dictionary: title, author, creation and modification dates, decoded from PDF text
+//! strings.
 
 use lopdf::{Document, Object};
 
-/// Title, author and creation date (ISO 8601 where it parses) from the trailer's `/Info`.
-pub fn read_info(doc: &Document) -> (Option<String>, Option<String>, Option<String>) {
+/// What the trailer's `/Info` says; dates as ISO 8601 where they parse.
+#[derive(Debug, Default)]
+pub struct Info {
+    pub title: Option<String>,
+    pub author: Option<String>,
+    pub created: Option<String>,
+    pub modified: Option<String>,
+}
+
+/// Title, author, creation and modification dates from the trailer's `/Info`.
+pub fn read_info(doc: &Document) -> Info {
     let info = match doc.trailer.get(b"Info") {
         Ok(Object::Reference(id)) => doc.get_dictionary(*id).ok(),
         Ok(Object::Dictionary(d)) => Some(d),
         _ => None,
     };
     let Some(info) = info else {
-        return (None, None, None);
+        return Info::default();
     };
     let text = |key: &[u8]| -> Option<String> {
         let value = match info.get(key).ok()? {
@@ -22,8 +32,13 @@ pub fn read_info(doc: &Document) -> (Option<String>, Option<String>, Option<Stri
             _ => None,
         }
     };
-    let created = text(b"CreationDate").map(|raw| parse_pdf_date(&raw).unwrap_or(raw));
-    (text(b"Title"), text(b"Author"), created)
+    let date = |key: &[u8]| text(key).map(|raw| parse_pdf_date(&raw).unwrap_or(raw));
+    Info {
+        title: text(b"Title"),
+        author: text(b"Author"),
+        created: date(b"CreationDate"),
+        modified: date(b"ModDate"),
+    }
 }
 
 /// Decodes a PDF text string: UTF-16BE with a byte-order mark, UTF-8 with one, else PDFDocEncoding

@@ -46,6 +46,7 @@ pub fn read(
         title: tag(PdfDocumentMetadataTagType::Title),
         author: tag(PdfDocumentMetadataTagType::Author),
         created: None,
+        modified: None,
         page_count: count,
     });
     if !emit(opened) {

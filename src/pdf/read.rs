@@ -70,11 +70,12 @@ pub fn read(
             limit: limits.max_pages,
         });
     }
-    let (title, author, created) = read_info(&doc);
+    let info = read_info(&doc);
     let meta = PdfMetadata {
-        title,
-        author,
-        created,
+        title: info.title,
+        author: info.author,
+        created: info.created,
+        modified: info.modified,
         page_count: pages.len() as u64,
     };
     if !emit(Extracted::Opened(meta)) {

@@ -57,6 +57,7 @@ pub async fn publish(
         title: m.title.clone(),
         author: m.author.clone(),
         pdf_created: m.created.clone(),
+        pdf_modified: m.modified.clone(),
         created_at: now_millis(),
     };
     manifest.write(&temp)?;

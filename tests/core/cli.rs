@@ -48,3 +48,41 @@ fn a_failure_says_what_failed_and_the_remedy_apart_in_text_and_in_json() {
     );
     assert!(!said.contains("hint:"), "nothing to hint: {said}");
 }
+
+#[test]
+fn doc_log_prints_what_happened_to_a_document() {
+    let home = tempfile::tempdir().unwrap();
+    let pdf = crate::common::corpus_pdf("text-xelatex-4p.pdf");
+    let added = lectern(home.path(), &["add", pdf.to_str().unwrap(), "--json"]);
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let listed = lectern(home.path(), &["ls", "--json"]);
+    let docs: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let id = docs[0]["id"].as_str().unwrap().to_string();
+    let renamed = lectern(home.path(), &["doc", "rename", &id, "paper.pdf"]);
+    assert!(renamed.status.success());
+
+    let text = lectern(home.path(), &["doc", "log", &id[..8]]);
+    assert!(text.status.success(), "{}", String::from_utf8_lossy(&text.stderr));
+    let lines: Vec<String> = String::from_utf8_lossy(&text.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let source = std::fs::canonicalize(&pdf).unwrap();
+    assert!(
+        lines[0].ends_with(&format!("info     Added from {}", source.display())),
+        "{lines:?}"
+    );
+    assert!(lines[2].contains("info     Ready: 4 pages, "), "{lines:?}");
+    assert!(
+        lines.last().unwrap().ends_with("info     Renamed to paper.pdf"),
+        "{lines:?}"
+    );
+
+    let json = lectern(home.path(), &["doc", "log", &id, "--json"]);
+    let entries: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let last = &entries[entries.as_array().unwrap().len() - 1];
+    assert_eq!(
+        (&last["level"], &last["message"]),
+        (&"info".into(), &"Renamed to paper.pdf".into())
+    );
+}

@@ -173,6 +173,29 @@ fn an_index_holds_every_chunk_with_its_page_and_character_range() {
     );
     assert_eq!(doc.author.as_deref(), Some("jkn010"));
     assert_eq!(doc.pdf_created.as_deref().map(|d| &d[..10]), Some("2012-11-21"));
+    assert_eq!(doc.pdf_modified.as_deref().map(|d| &d[..10]), Some("2012-11-21"));
+    let source = std::fs::canonicalize(corpus_pdf("text-kb-pdf-risks-56p-objstm.pdf")).unwrap();
+    assert_eq!(doc.source_path.as_deref(), source.to_str());
+    assert_eq!(doc.mime_type.as_deref(), Some("application/pdf"));
+    assert!(doc.file_modified.is_some_and(|at| at > 0));
+
+    // Its log says what happened, in order.
+    lib.create_folder("Elsewhere").unwrap();
+    lib.move_document(doc.id, "Elsewhere").unwrap();
+    let log: Vec<String> = lib
+        .document_log(doc.id)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.message)
+        .collect();
+    assert_eq!(log[0], format!("Added from {}", source.display()));
+    assert_eq!(log[1], "Reading started");
+    assert!(log[2].starts_with("Ready: 56 pages, "), "{log:?}");
+    assert!(
+        log[3].starts_with("Searchable by meaning: embedded with all-MiniLM-L6-v2"),
+        "{log:?}"
+    );
+    assert_eq!(log[4], "Moved to Elsewhere");
 
     let dir = lib.home.path().join("indexes").join(doc.id.to_string());
     let manifest = runtime().block_on(verify(&dir)).unwrap();

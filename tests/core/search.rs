@@ -58,6 +58,7 @@ fn add(t: &TestLibrary, doc: Doc) -> DocumentId {
             file_name: doc.name.clone(),
             byte_size: 1,
             content_hash: fake_hash(&doc.name),
+            origin: None,
         })
         .unwrap();
     let chunks: Vec<Chunk> = doc

@@ -3,6 +3,7 @@
 import axe from "axe-core";
 import { ChatPane } from "./chat";
 import { IndexingPanel } from "./indexing";
+import { InfoDialog } from "./info";
 import { makeApi } from "./ipc";
 import { QuickSearch } from "./search";
 import { WHOLE_LIBRARY } from "./scope";
@@ -113,6 +114,7 @@ describe("accessibility (axe-core)", () => {
       scope: new Store(WHOLE_LIBRARY),
       askNow: () => {},
       openDocument: () => {},
+      showInfo: () => {},
     };
     new Sidebar(root, hooks, window.sessionStorage).render(library);
     (root.querySelector(".row-menu") as HTMLButtonElement).click();
@@ -120,7 +122,7 @@ describe("accessibility (axe-core)", () => {
   });
 
   it("the indexing panel, opened", async () => {
-    const panel = new IndexingPanel({ api, refresh: async () => {}, report: () => {} });
+    const panel = new IndexingPanel({ api, refresh: async () => {}, report: () => {}, showInfo: () => {} });
     document.body.append(panel.element);
     panel.update({
       ...EMPTY_LIBRARY,
@@ -132,6 +134,13 @@ describe("accessibility (axe-core)", () => {
     });
     (panel.element.querySelector("button.toggle-queue") as HTMLButtonElement).click();
     expect(panel.element.querySelectorAll("li.queue-entry")).toHaveLength(3);
+    expect(await violations()).toEqual([]);
+  });
+
+  it("a document's info with its log", async () => {
+    const dialog = new InfoDialog({ api, refresh: async () => {}, report: () => {}, openDocument: () => {} });
+    document.body.append(dialog.element);
+    await dialog.show(doc("d1", 1, "report.pdf", { source_path: "/tmp/report.pdf" }), EMPTY_LIBRARY);
     expect(await violations()).toEqual([]);
   });
 

@@ -28,7 +28,23 @@ export type LibraryDocument = { id: DocumentId, folder: FolderId, file_name: str
 /**
  * The creation date from the PDF's info dictionary, as ISO 8601 where it could be read.
  */
-pdf_created: string | null, page_count: number | null, byte_size: number, char_count: number | null, chunk_count: number | null, 
+pdf_created: string | null, 
+/**
+ * The modification date from the PDF's info dictionary, likewise.
+ */
+pdf_modified: string | null, 
+/**
+ * The file it was imported from, absolute; `None` for documents added before this was kept.
+ */
+source_path: string | null, 
+/**
+ * The file's type by its content (`application/pdf`).
+ */
+mime_type: string | null, 
+/**
+ * When the file was last modified before its import (milliseconds since the Unix epoch).
+ */
+file_modified: number | null, page_count: number | null, byte_size: number, char_count: number | null, chunk_count: number | null, 
 /**
  * SHA-256 of the file's bytes, hex; also its name under `files/`.
  */
@@ -483,6 +499,17 @@ start: number, end: number,
  */
 bounds: [number, number, number, number], };
 
+/**
+ * One entry of a document's log.
+ */
+export type LogEntry = { 
+/**
+ * Milliseconds since the Unix epoch.
+ */
+at: number, level: LogLevel, message: string, };
+
+export type LogLevel = "info" | "warning" | "error";
+
 /** The app's commands, as `src-tauri/src/commands.rs` defines them. */
 export const COMMANDS = [
   "library_state",
@@ -496,6 +523,7 @@ export const COMMANDS = [
   "move_documents",
   "delete_document",
   "rename_document",
+  "document_log",
   "reindex_document",
   "cancel_indexing",
   "pause_indexing",

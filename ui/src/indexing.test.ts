@@ -64,7 +64,7 @@ describe("indexing panel", () => {
       },
       () => ({ onmessage: () => {} }),
     );
-    const p = new IndexingPanel({ api, refresh: async () => void refreshes++, report: () => {} });
+    const p = new IndexingPanel({ api, refresh: async () => void refreshes++, report: () => {}, showInfo: () => {} });
     p.update(view, 0);
     return { p, calls, refreshes: () => refreshes };
   }

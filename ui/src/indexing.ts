@@ -31,7 +31,7 @@ export class IndexingPanel {
   private expanded = false;
   private view: LibraryView | null = null;
 
-  constructor(private readonly hooks: ActionHooks) {
+  constructor(private readonly hooks: ActionHooks & { showInfo: (doc: LibraryDocument) => void }) {
     this.element.className = "indexing-panel";
     this.element.setAttribute("aria-label", "Indexing");
     this.element.hidden = true;
@@ -123,7 +123,8 @@ export class IndexingPanel {
       doc.status === "needs_password"
         ? button("Enter password", "unlock", () => void unlock(this.hooks, doc))
         : button("Retry", "retry", () => void reindex(this.hooks, [doc.id]));
-    item.append(title, detail, action);
+    const why = button("Details", "details", () => this.hooks.showInfo(doc), `What happened to ${title.textContent}`);
+    item.append(title, detail, action, why);
     return item;
   }
 }

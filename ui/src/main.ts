@@ -8,6 +8,7 @@ import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { showIndexerProblem } from "./banner";
 import { IndexingPanel } from "./indexing";
+import { InfoDialog } from "./info";
 import { ChatPane } from "./chat";
 import { errorMessage, makeApi } from "./ipc";
 import { QuickSearch } from "./search";
@@ -73,7 +74,10 @@ const hooks: SidebarHooks = {
   scope,
   askNow: () => chat.focusQuestion(),
   openDocument: (doc) => viewer.openDocument(doc.id, doc.title || doc.file_name).catch((e) => report(errorMessage(e))),
+  showInfo: (doc) => void info.show(doc, library).catch((e) => report(errorMessage(e))),
 };
+const info = new InfoDialog(hooks);
+document.body.append(info.element);
 const tree = new Sidebar(sidebar, hooks);
 const indexing = new IndexingPanel(hooks);
 (document.getElementById("sidebar") as HTMLElement).append(indexing.element);

@@ -52,6 +52,7 @@ function sidebar(view: LibraryView, open: OpenDialog = async () => null) {
     scope: new Store(WHOLE_LIBRARY),
     askNow: () => void counts.asks++,
     openDocument: (d) => opened.push(d.id),
+    showInfo: (d) => opened.push(`info:${d.id}`),
   };
   const root = document.createElement("aside");
   document.body.append(root);
@@ -121,7 +122,8 @@ describe("sidebar", () => {
     expect(document.activeElement).toBe(s.row("d:d1"));
     expect([...s.tree.selected]).toEqual(["d1"]);
     s.press("Enter");
-    expect(s.opened).toEqual(["d1"]);
+    s.press("Enter", { altKey: true });
+    expect(s.opened).toEqual(["d1", "info:d1"]);
     expect([...s.root.querySelectorAll('[tabindex="0"]')]).toEqual([s.row("d:d1")]);
   });
 

@@ -51,6 +51,8 @@ export interface SidebarHooks {
   /** Moves the focus to the question box ("Ask about this folder"). */
   askNow: () => void;
   openDocument: (doc: LibraryDocument) => void;
+  /** Shows everything known about a document, with its log. */
+  showInfo: (doc: LibraryDocument) => void;
 }
 
 const DOC_MIME = "application/x-lectern-documents";
@@ -412,6 +414,7 @@ export class Sidebar {
         break;
       case "Enter":
         if (row.kind === "folder") this.toggleOpen(row.node.folder.id);
+        else if (e.altKey) this.hooks.showInfo(row.doc);
         else this.hooks.openDocument(row.doc);
         break;
       case " ":
@@ -488,7 +491,12 @@ export class Sidebar {
         },
       },
     ];
-    if (!many) items.push({ label: "Open", shortcut: "Enter", run: () => this.hooks.openDocument(doc) });
+    if (!many) {
+      items.push(
+        { label: "Open", shortcut: "Enter", run: () => this.hooks.openDocument(doc) },
+        { label: "Info…", shortcut: "Alt+Enter", run: () => this.hooks.showInfo(doc) },
+      );
+    }
     if (doc.status === "needs_password") items.push({ label: "Enter the password…", run: () => void unlock(this.hooks, doc) });
     if (doc.status === "queued" || doc.status === "indexing") {
       items.push({ label: "Cancel indexing", run: () => void cancelIndexing(this.hooks, doc.id) });

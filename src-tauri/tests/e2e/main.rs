@@ -133,6 +133,32 @@ fn panel_says(session: &Session, pattern: &str) {
         .unwrap();
 }
 
+/// Opens a document's info from its menu in the tree and waits for its log to hold `entry`.
+fn document_log_says(session: &Session, id: &str, entry: &str) {
+    let row = format!("li.document[data-document-id=\"{id}\"]");
+    click_on(session, &format!("{row} .document-name"));
+    click_on(session, &format!("{row} .row-menu"));
+    session.wait_for(".context-menu", SHORT).unwrap();
+    let items = session.find_all(".context-menu [role=menuitem]").unwrap();
+    let info = items
+        .iter()
+        .find(|item| session.text(item).unwrap().starts_with("Info…"))
+        .expect("the document's menu has Info…");
+    session.click(info).unwrap();
+    let log = session
+        .wait_until(
+            "the document's log",
+            &format!(
+                "const log = document.querySelector('dialog.document-info[open] .document-log');
+                 return log && log.textContent.includes({entry:?}) && log.textContent;"
+            ),
+            SHORT,
+        )
+        .unwrap();
+    assert!(log.as_str().unwrap().contains("Added from"), "{log}");
+    click_on(session, "dialog.document-info button.close");
+}
+
 /// Waits until the chips above the chat name `labels`.
 fn scope_chips_are(session: &Session, labels: &[&str]) {
     session
@@ -512,6 +538,7 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
             SHORT,
         )
         .unwrap();
+    document_log_says(&session, &lorem, "Moved to Elsewhere");
     let (_, sources) = ask(&session, LOREM_QUESTION, &["Papers"]);
     assert!(
         !sources.iter().any(|s| s == LOREM_PDF),
