@@ -334,6 +334,16 @@ pub async fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Respo
     .await
 }
 
+/// The password a protected PDF was unlocked with, for the viewer to open its bytes; asked only
+/// when pdf.js finds the file protected.
+#[tauri::command]
+pub async fn document_password(state: State<'_, AppState>, id: String) -> Reply<Option<String>> {
+    blocking(&state, "reading the document's password", move |library| {
+        library.document_password(document_id(library, &id)?)
+    })
+    .await
+}
+
 /// Why the indexer stopped, if it did (also sent as the `indexer-stopped` event): documents
 /// then wait, and the window says why instead of leaving them at "Waiting to be indexed".
 #[tauri::command]

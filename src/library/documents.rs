@@ -100,6 +100,13 @@ impl Library {
         self.engine.unlock(id, password)
     }
 
+    /// The password a protected document was unlocked with, if it was (for a viewer that opens
+    /// the stored file).
+    pub fn document_password(&self, id: DocumentId) -> Result<Option<String>, Error> {
+        let doc = self.engine.catalog().document(id)?;
+        self.engine.password_for(&doc.content_hash)
+    }
+
     /// Queues a document to be indexed again from its stored file; its old index is removed first.
     pub fn reindex(&self, id: DocumentId) -> Result<Document, Error> {
         self.engine.requeue(id)

@@ -175,8 +175,18 @@ fn a_password_unlocks_a_protected_pdf_and_a_wrong_one_changes_nothing() {
         lib.document(&doc.id.to_string()).unwrap().status,
         DocumentStatus::NeedsPassword
     );
+    assert_eq!(
+        lib.document_password(doc.id).unwrap(),
+        None,
+        "a wrong password is not kept"
+    );
 
     lib.unlock(doc.id, entry.user_password.as_deref().unwrap()).unwrap();
+    assert_eq!(
+        lib.document_password(doc.id).unwrap(),
+        entry.user_password,
+        "the viewer opens the file with the password it was unlocked with"
+    );
     index_all(&lib);
     let unlocked = lib.document(&doc.id.to_string()).unwrap();
     assert_eq!(unlocked.status, DocumentStatus::Ready, "{:?}", unlocked.reason);

@@ -536,6 +536,7 @@ export const COMMANDS = [
   "delete_chat",
   "export_chat",
   "document_pdf",
+  "document_password",
   "indexer_problem",
   "quick_search",
   "warm_search",

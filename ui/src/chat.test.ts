@@ -24,6 +24,7 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
   const calls: [string, Record<string, unknown> | undefined][] = [];
   const reports: string[] = [];
   const settingsOpened: number[] = [];
+  const opened: Citation[] = [];
   const api = makeApi(
     async (command, args) => {
       calls.push([command, args]);
@@ -35,12 +36,12 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
   const chat = new ChatPane(root, {
     api,
     scope: new Store(WHOLE_LIBRARY),
-    openCitation: () => {},
+    openCitation: (c: Citation) => opened.push(c),
     openSettings: () => settingsOpened.push(1),
     report: (m) => reports.push(m),
   });
   const backend = root.querySelector("select.backend") as HTMLSelectElement;
-  return { chat, root, backend, calls, reports, settingsOpened };
+  return { chat, root, backend, calls, reports, settingsOpened, opened };
 }
 
 describe("chat pane", () => {
@@ -151,6 +152,62 @@ describe("footnote previews", () => {
     expect(footnote.getAttribute("aria-describedby")).toBe(preview.id);
     footnote.dispatchEvent(new MouseEvent("mouseleave"));
     expect(preview.hidden).toBe(true);
+  });
+});
+
+describe("retrieved passages", () => {
+  it("lists every passage retrieval found per document with its score, and opens one", async () => {
+    const hit = (document: string, page: number, score: number, text: string) => ({
+      document,
+      document_name: `${document}.pdf`,
+      folder: 1,
+      folder_path: "Work",
+      chunk_id: `${document}-${page}`,
+      page,
+      char_start: 10,
+      char_end: 40,
+      text,
+      score,
+      components: { vector: null, keyword: score, keyword_share: 1, vector_rank: null, keyword_rank: 1 },
+    });
+    const hits = [hit("a", 3, 0.9, "Revenue grew."), hit("b", 1, 0.8, "Costs fell."), hit("a", 7, 0.5, "Outlook <b>good</b>.")];
+    const source = (document: string, indexes: number[]) => ({
+      document,
+      document_name: `${document}.pdf`,
+      folder: 1,
+      folder_path: "Work",
+      best_score: hits[indexes[0]].score,
+      hits: indexes,
+      pages: indexes.map((i) => hits[i].page),
+    });
+    const { chat, root, opened } = pane({
+      ask: () => ({
+        chat: { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 },
+        answer: { kind: "extractive", body: "It grew.[^1]", citations: [cited("Revenue grew.")], finish: "stop", backend: "extractive" },
+        results: { query: "q", mode: "keyword", hits, sources: [source("a", [0, 2]), source("b", [1])], skipped: [] },
+      }),
+      list_chats: () => [],
+    });
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
+    await chat.ask();
+    const show = root.querySelector("button.show-passages") as HTMLButtonElement;
+    expect(show.textContent).toBe("All passages (3)");
+    const retrieved = root.querySelector(".retrieved") as HTMLElement;
+    expect(retrieved.hidden).toBe(true);
+    show.click();
+    expect(retrieved.hidden).toBe(false);
+    const groups = [...retrieved.querySelectorAll("section")].map((g) => [
+      g.querySelector("h4")?.textContent,
+      [...g.querySelectorAll(".passage-where")].map((w) => w.textContent),
+    ]);
+    expect(groups).toEqual([
+      ["a.pdf · Work", ["p. 3 · score 0.900", "p. 7 · score 0.500"]],
+      ["b.pdf · Work", ["p. 1 · score 0.800"]],
+    ]);
+    expect(retrieved.querySelector("b")).toBeNull();
+    (retrieved.querySelectorAll("button.open-passage")[1] as HTMLButtonElement).click();
+    expect(opened.map((c) => [c.document, c.page, c.quote])).toEqual([["a", 7, "Outlook <b>good</b>."]]);
   });
 });
 

@@ -1,20 +1,23 @@
-// The chat pane: the scope as chips (with filters), a quick switch of the saved backend, past
-// chats, the conversation with answers streaming in, footnotes that open the viewer, each answer's
+// The chat pane: the scope as chips (with filters), a quick switch of the saved backend, the
+// list of chats (`chat-list.ts`), the conversation with answers streaming in, footnotes that open the viewer, each answer's
 // sources, stop (Esc), copy, export and a new chat (Ctrl+N).
 
+import { ChatList } from "./chat-list";
 import { button } from "./dom";
 import { commandError, errorMessage, type Api } from "./ipc";
 import { renderMarkdown } from "./markdown";
 import { ScopeBar } from "./scope-bar";
 import { BACKENDS } from "./settings";
 import { applyAnswerEvent, citationsByDocument, errorRemedy, type Store, type StreamingAnswer } from "./store";
-import type { BackendKind, Chat, ChatMessage, Citation, LibraryView, Scope, Settings } from "./bindings";
+import type { BackendKind, Chat, ChatMessage, Citation, Hit, LibraryView, Scope, SearchResults, Settings } from "./bindings";
 
 export interface ChatHooks {
   api: Api;
   /** What questions are asked about, shared with the tree. */
   scope: Store<Scope>;
-  openCitation: (citation: Citation) => void;
+  /** Opens a citation in the viewer; `from` is the button that asked, where "Back to the
+   *  answer" returns. */
+  openCitation: (citation: Citation, from?: HTMLElement) => void;
   openSettings: () => void;
   report: (message: string) => void;
 }
@@ -31,12 +34,49 @@ export function previewQuote(quote: string): string {
   return `${flat.slice(0, cut > PREVIEW_CHARS / 2 ? cut : PREVIEW_CHARS)} …`;
 }
 
+/** A retrieved passage as the viewer opens it: a citation without a footnote number. */
+export function hitCitation(hit: Hit): Citation {
+  const { document, document_name, chunk_id, page, char_start, char_end, text, score } = hit;
+  return { number: 0, document, document_name, chunk_id, page, char_start, char_end, quote: text, score };
+}
+
+/** Every passage retrieval found, per document in the order of their best passage, each with
+ *  its page, score and the start of its text; a click opens it in the viewer. */
+function retrievedPassages(results: SearchResults, open: (citation: Citation) => void): HTMLElement {
+  const box = document.createElement("div");
+  box.className = "retrieved";
+  for (const source of results.sources) {
+    const group = document.createElement("section");
+    const name = document.createElement("h4");
+    name.textContent = `${source.document_name} · ${source.folder_path}`;
+    const list = document.createElement("ol");
+    for (const index of source.hits) {
+      const hit = results.hits[index];
+      if (!hit) continue;
+      const item = document.createElement("li");
+      const where = document.createElement("span");
+      where.className = "passage-where";
+      where.textContent = `p. ${hit.page} · score ${hit.score.toFixed(3)}`;
+      const text = document.createElement("span");
+      text.className = "passage-text";
+      text.textContent = previewQuote(hit.text);
+      const openButton = button("", "open-passage", () => open(hitCitation(hit)), `Open page ${hit.page} of ${hit.document_name}`);
+      openButton.append(where, text);
+      item.append(openButton);
+      list.append(item);
+    }
+    group.append(name, list);
+    box.append(group);
+  }
+  return box;
+}
+
 export class ChatPane {
   private chat: Chat | null = null;
   private settings: Settings | null = null;
   private answerId: string | null = null;
   private readonly list = document.createElement("div");
-  private readonly chats = document.createElement("select");
+  private readonly chatList: ChatList;
   private readonly scopeBar: ScopeBar;
   private readonly backend = document.createElement("select");
   private readonly input = document.createElement("textarea");
@@ -50,10 +90,7 @@ export class ChatPane {
   ) {
     const bar = document.createElement("header");
     bar.className = "chat-bar";
-    this.chats.className = "chats";
-    this.chats.title = "Past chats";
-    this.chats.setAttribute("aria-label", "Chat");
-    this.chats.addEventListener("change", () => void this.open(this.chats.value || null));
+    this.chatList = new ChatList({ api: hooks.api, open: (id) => this.open(id), report: hooks.report });
     this.scopeBar = new ScopeBar(hooks.scope);
     this.backend.className = "backend";
     this.backend.title = "Who answers (saved in the settings)";
@@ -61,17 +98,6 @@ export class ChatPane {
     this.backend.disabled = true;
     for (const [value, { label }] of Object.entries(BACKENDS)) this.backend.append(new Option(label, value));
     this.backend.addEventListener("change", () => void this.switchBackend());
-    const rename = this.button("Rename", async () => {
-      if (!this.chat) return;
-      const title = window.prompt("Chat title", this.chat.title);
-      if (title) this.chat = await this.hooks.api.renameChat(this.chat.id, title);
-      await this.loadChats();
-    });
-    const remove = this.button("Delete", async () => {
-      if (!this.chat || !window.confirm(`Delete the chat "${this.chat.title}"?`)) return;
-      await this.hooks.api.deleteChat(this.chat.id);
-      await this.open(null);
-    });
     const exportButton = this.button("Export", async () => {
       if (!this.chat) return;
       const markdown = await this.hooks.api.exportChat(this.chat.id);
@@ -80,7 +106,7 @@ export class ChatPane {
       link.download = `${this.chat.title.slice(0, 60)}.md`;
       link.click();
     });
-    bar.append(this.chats, this.backend, rename, remove, exportButton);
+    bar.append(this.chatList.element, this.backend, exportButton);
     this.list.className = "messages";
     const form = document.createElement("form");
     form.className = "ask";
@@ -175,10 +201,7 @@ export class ChatPane {
   }
 
   async loadChats() {
-    const chats = await this.hooks.api.listChats();
-    this.chats.replaceChildren(new Option("New chat", ""));
-    for (const chat of chats) this.chats.append(new Option(chat.title, chat.id));
-    this.chats.value = this.chat?.id ?? "";
+    await this.chatList.load(this.chat);
   }
 
   /** Opens a past chat (or a new one), with its answers' citations working again. */
@@ -217,10 +240,12 @@ export class ChatPane {
     return node;
   }
 
-  private fillAnswer(node: HTMLElement, answer: StreamingAnswer) {
-    const open = (n: number) => {
+  /** Fills an answer's node; `results`, when the answer was just given, are every passage
+   *  retrieval found, which "All passages" lists per document with their scores. */
+  private fillAnswer(node: HTMLElement, answer: StreamingAnswer, results?: SearchResults) {
+    const open = (n: number, from: HTMLElement) => {
       const citation = answer.citations.find((c) => c.number === n);
-      if (citation) this.hooks.openCitation(citation);
+      if (citation) this.hooks.openCitation(citation, from);
     };
     const body = document.createElement("div");
     body.className = "body";
@@ -249,7 +274,7 @@ export class ChatPane {
         b.className = "source-page";
         b.textContent = `[${c.number}] p. ${c.page}`;
         b.title = c.quote;
-        b.addEventListener("click", () => this.hooks.openCitation(c));
+        b.addEventListener("click", () => this.hooks.openCitation(c, b));
         row.append(b);
       }
       sources.append(row);
@@ -263,7 +288,19 @@ export class ChatPane {
       "Copy the answer as markdown, with its footnotes",
     );
     actions.append(copy);
-    node.replaceChildren(body, sources, actions);
+    const parts: HTMLElement[] = [body, sources, actions];
+    if (results && results.hits.length > 0) {
+      const retrieved = retrievedPassages(results, (c) => this.hooks.openCitation(c));
+      retrieved.hidden = true;
+      const show = button(`All passages (${results.hits.length})`, "show-passages", () => {
+        retrieved.hidden = !retrieved.hidden;
+        show.setAttribute("aria-expanded", String(!retrieved.hidden));
+      });
+      show.setAttribute("aria-expanded", "false");
+      actions.append(show);
+      parts.push(retrieved);
+    }
+    node.replaceChildren(...parts);
     this.list.scrollTop = this.list.scrollHeight;
   }
 
@@ -330,7 +367,7 @@ export class ChatPane {
         },
       );
       this.chat = outcome.chat;
-      this.fillAnswer(node, { body: outcome.answer.body, citations: outcome.answer.citations });
+      this.fillAnswer(node, { body: outcome.answer.body, citations: outcome.answer.citations }, outcome.results);
       if (outcome.answer.finish === "cancelled") node.classList.add("stopped");
       await this.loadChats();
     } catch (e) {

@@ -67,6 +67,7 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     moveDocuments: (ids: string[], folder: string) => call<LibraryDocument[]>("move_documents", { ids, folder }),
     deleteDocument: (id: string) => call<LibraryDocument>("delete_document", { id }),
     renameDocument: (id: string, name: string) => call<LibraryDocument>("rename_document", { id, name }),
+    documentPassword: (id: string) => call<string | null>("document_password", { id }),
     documentLog: (id: string) => call<LogEntry[]>("document_log", { id }),
     reindexDocument: (id: string) => call<LibraryDocument>("reindex_document", { id }),
     cancelIndexing: (id: string) => call<boolean>("cancel_indexing", { id }),

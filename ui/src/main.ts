@@ -44,7 +44,7 @@ const viewer = new Viewer(document.getElementById("viewer") as HTMLElement, api)
 const chat = new ChatPane(document.getElementById("chat") as HTMLElement, {
   api,
   scope,
-  openCitation: (citation) => viewer.open(citation).catch((e) => report(errorMessage(e))),
+  openCitation: (citation, from) => viewer.open(citation, from).catch((e) => report(errorMessage(e))),
   openSettings: () => void settings.show(),
   report,
 });

@@ -39,4 +39,30 @@ describe("renderMarkdown", () => {
     expect(host.querySelectorAll("button").length).toBe(1);
     expect(host.lastElementChild?.textContent).toBe("[not a link]");
   });
+
+  it("renders tables with their alignment, headings, rules and numbered lists", () => {
+    const host = render(
+      "## Revenue\n\n| Year | Revenue | Note |\n|:-----|--------:|:----:|\n| 2023 | 1,200 | **up** [^1] |\n| 2024 | 1,350 | a \\| pipe |\n\n---\n\n3. third\n4. fourth\n   continued",
+    );
+    expect(host.querySelector("h4")?.textContent).toBe("Revenue");
+    const cells = [...host.querySelectorAll("tr")].map((tr) => [...tr.children].map((c) => c.textContent));
+    expect(cells).toEqual([
+      ["Year", "Revenue", "Note"],
+      ["2023", "1,200", "up 1"],
+      ["2024", "1,350", "a | pipe"],
+    ]);
+    const aligns = [...host.querySelectorAll("tbody tr:first-child td")].map((td) => (td as HTMLElement).style.textAlign);
+    expect(aligns).toEqual(["left", "right", "center"]);
+    expect(host.querySelector("td button.footnote")?.textContent).toBe("1");
+    expect(host.querySelector("hr")).not.toBeNull();
+    const list = host.querySelector("ol") as HTMLOListElement;
+    expect(list.start).toBe(3);
+    expect([...list.children].map((li) => li.textContent)).toEqual(["third", "fourth continued"]);
+  });
+
+  it("keeps a paragraph with a pipe in it a paragraph", () => {
+    const host = render("Either a | b\nor c.");
+    expect(host.querySelector("table")).toBeNull();
+    expect(host.querySelector("p")?.textContent).toBe("Either a | b or c.");
+  });
 });

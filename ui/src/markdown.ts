@@ -1,9 +1,59 @@
 // Answers and passages as DOM nodes, never as HTML: text always goes in through text nodes, so
-// model output and PDF text cannot inject markup. A small markdown subset is understood:
-// paragraphs, block quotes, lists, fenced code, inline code, **strong**, *emphasis*, and
-// footnote references [^n], which become buttons.
+// model output and PDF text cannot inject markup. The markdown answers use is understood:
+// paragraphs, headings, block quotes, lists, tables (GitHub's pipe tables, with alignment),
+// rules, fenced code, inline code, **strong**, *emphasis*, and footnote references [^n], which
+// become buttons.
 
-export type FootnoteHandler = (number: number) => void;
+/** Called with a footnote's number and its button when it is clicked. */
+export type FootnoteHandler = (number: number, button: HTMLButtonElement) => void;
+
+const LIST_ITEM = /^\s*([-*+]|\d+[.)])\s+/;
+const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+const RULE = /^\s*([-*_])(\s*\1){2,}\s*$/;
+const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+
+/** Whether a paragraph stops before this line: it starts a block of another kind. */
+function startsBlock(lines: string[], i: number): boolean {
+  const line = lines[i];
+  return (
+    line.trim() === "" ||
+    /^(```|>)/.test(line) ||
+    LIST_ITEM.test(line) ||
+    HEADING.test(line) ||
+    RULE.test(line) ||
+    (line.includes("|") && TABLE_DELIMITER.test(lines[i + 1] ?? ""))
+  );
+}
+
+/** The cells of a table row: split on pipes that are not escaped, the outer ones dropped. */
+export function tableCells(row: string): string[] {
+  const trimmed = row.trim().replace(/^\|/, "").replace(/(?<!\\)\|$/, "");
+  return trimmed.split(/(?<!\\)\|/).map((cell) => cell.trim());
+}
+
+function table(lines: string[], onFootnote: FootnoteHandler): HTMLTableElement {
+  const [head, delimiter, ...body] = lines;
+  const aligns = tableCells(delimiter).map((d) =>
+    d.startsWith(":") && d.endsWith(":") ? "center" : d.endsWith(":") ? "right" : d.startsWith(":") ? "left" : "",
+  );
+  const row = (cells: string[], tag: "th" | "td") => {
+    const tr = document.createElement("tr");
+    aligns.forEach((align, k) => {
+      const cell = document.createElement(tag);
+      if (align) cell.style.textAlign = align;
+      cell.append(renderInline(cells[k] ?? "", onFootnote));
+      tr.append(cell);
+    });
+    return tr;
+  };
+  const el = document.createElement("table");
+  const thead = document.createElement("thead");
+  thead.append(row(tableCells(head), "th"));
+  const tbody = document.createElement("tbody");
+  for (const line of body) tbody.append(row(tableCells(line), "td"));
+  el.append(thead, tbody);
+  return el;
+}
 
 /** Renders `markdown` into a new fragment; footnote buttons call `onFootnote`. */
 export function renderMarkdown(markdown: string, onFootnote: FootnoteHandler): DocumentFragment {
@@ -28,12 +78,32 @@ export function renderMarkdown(markdown: string, onFootnote: FootnoteHandler): D
       const el = document.createElement("blockquote");
       el.append(renderMarkdown(quote.join("\n"), onFootnote));
       fragment.append(el);
-    } else if (/^\s*([-*]|\d+\.)\s+/.test(line)) {
-      const ordered = /^\s*\d+\./.test(line);
+    } else if (HEADING.test(line)) {
+      const [, hashes, text] = HEADING.exec(line) ?? ["", "#", line];
+      // An answer sits under the window's own headings: its levels start at h3.
+      const heading = document.createElement(`h${Math.min(6, hashes.length + 2)}`);
+      heading.append(renderInline(text, onFootnote));
+      fragment.append(heading);
+      i++;
+    } else if (RULE.test(line)) {
+      fragment.append(document.createElement("hr"));
+      i++;
+    } else if (line.includes("|") && TABLE_DELIMITER.test(lines[i + 1] ?? "")) {
+      const rows = [lines[i], lines[i + 1]];
+      i += 2;
+      while (i < lines.length && lines[i].includes("|") && lines[i].trim() !== "") rows.push(lines[i++]);
+      fragment.append(table(rows, onFootnote));
+    } else if (LIST_ITEM.test(line)) {
+      const ordered = /^\s*\d+[.)]/.test(line);
       const list = document.createElement(ordered ? "ol" : "ul");
-      while (i < lines.length && /^\s*([-*]|\d+\.)\s+/.test(lines[i])) {
+      const start = ordered ? Number(/\d+/.exec(line)?.[0] ?? 1) : 1;
+      if (ordered && start !== 1) (list as HTMLOListElement).start = start;
+      while (i < lines.length && LIST_ITEM.test(lines[i])) {
         const item = document.createElement("li");
-        item.append(renderInline(lines[i++].replace(/^\s*([-*]|\d+\.)\s+/, ""), onFootnote));
+        const text = [lines[i++].replace(LIST_ITEM, "")];
+        // A line indented under an item continues it.
+        while (i < lines.length && /^\s{2,}\S/.test(lines[i]) && !LIST_ITEM.test(lines[i])) text.push(lines[i++].trim());
+        item.append(renderInline(text.join(" "), onFootnote));
         list.append(item);
       }
       fragment.append(list);
@@ -41,9 +111,8 @@ export function renderMarkdown(markdown: string, onFootnote: FootnoteHandler): D
       i++;
     } else {
       const paragraph: string[] = [];
-      while (i < lines.length && lines[i].trim() !== "" && !/^(```|>|\s*([-*]|\d+\.)\s+)/.test(lines[i])) {
-        paragraph.push(lines[i++]);
-      }
+      do paragraph.push(lines[i++]);
+      while (i < lines.length && !startsBlock(lines, i));
       const p = document.createElement("p");
       p.append(renderInline(paragraph.join(" "), onFootnote));
       fragment.append(p);
@@ -74,7 +143,7 @@ export function renderInline(text: string, onFootnote: FootnoteHandler): Documen
       button.textContent = String(number);
       button.dataset.footnote = String(number);
       button.setAttribute("aria-label", `Source ${number}`);
-      button.addEventListener("click", () => onFootnote(number));
+      button.addEventListener("click", () => onFootnote(number, button));
       const sup = document.createElement("sup");
       sup.append(button);
       fragment.append(sup);

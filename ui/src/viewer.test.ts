@@ -1,4 +1,4 @@
-import { highlightedBoxes, highlightedItems, pageWithin, zoomStep } from "./viewer";
+import { highlightedBoxes, highlightedItems, itemsWith, pagesWith, pageWithin, zoomStep } from "./viewer";
 
 describe("passage highlighting", () => {
   it("marks the page's text items that are part of the cited passage", () => {
@@ -53,5 +53,14 @@ describe("viewer navigation", () => {
     // Between two steps: the next one up, or the one below.
     expect(zoomStep(1.1, 1)).toBe(1.25);
     expect(zoomStep(1.1, -1)).toBe(1);
+  });
+});
+
+describe("find in the document", () => {
+  it("finds the pages holding every word searched for, and marks the items holding one", () => {
+    const pages = ["Annual report 2024", "Revenue grew in Europe.", "Europe: revenue by region", "Outlook"];
+    expect(pagesWith(pages, "revenue europe")).toEqual([2, 3]);
+    expect(pagesWith(pages, "  ")).toEqual([]);
+    expect(itemsWith(["Revenue grew", "in", "Asia"], "revenue europe")).toEqual([true, false, false]);
   });
 });

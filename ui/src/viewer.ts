@@ -1,7 +1,8 @@
 // The PDF viewer panel: pdf.js renders the cited page and its text layer, and the cited passage
 // is highlighted: through the text layer, or on a page read by OCR, from the boxes of its words.
 // The other pages are a click, a page number or Page Up/Down away; zoom goes in steps from the
-// page's width fitted to the panel.
+// page's width fitted to the panel, or fits the whole page; Ctrl+F finds words in the document,
+// page by page; "Back to the answer" returns to the footnote that opened the page.
 // The PDF's bytes come from the `document_pdf` command; the webview reads no file.
 
 import * as pdfjs from "pdfjs-dist";
@@ -23,6 +24,22 @@ export function highlightedItems(items: string[], passage: string): boolean[] {
     if (w.length === 1 && w[0].length < 5) return false;
     return joined.includes(` ${w.join(" ")} `);
   });
+}
+
+/** The pages (1-based) whose text holds every word of `query`, in order. */
+export function pagesWith(pageTexts: string[], query: string): number[] {
+  const wanted = words(query);
+  if (wanted.length === 0) return [];
+  return pageTexts.flatMap((text, i) => {
+    const have = new Set(words(text));
+    return wanted.every((w) => have.has(w)) ? [i + 1] : [];
+  });
+}
+
+/** Which text items hold one of the words of `query`. */
+export function itemsWith(items: string[], query: string): boolean[] {
+  const wanted = new Set(words(query));
+  return items.map((item) => words(item).some((w) => wanted.has(w)));
 }
 
 /** A rectangle on the page, as fractions of its width and height. */
@@ -80,6 +97,17 @@ export class Viewer {
   private readonly pageBox = document.createElement("input");
   private readonly pageCount = document.createElement("span");
   private readonly zoomLabel = document.createElement("span");
+  private readonly findBox = document.createElement("input");
+  private readonly findStatus = document.createElement("span");
+  private readonly back: HTMLButtonElement;
+  /** The element that opened the viewer (a footnote), where "Back to the answer" goes. */
+  private returnTo: HTMLElement | null = null;
+  /** Whether the zoom fits the whole page rather than its width. */
+  private fitPage = false;
+  /** The words found, and the pages that hold them. */
+  private found: { query: string; pages: number[] } | null = null;
+  /** Each page's text, read once per document for finding. */
+  private texts: { id: string; pages: Promise<string[]> } | null = null;
   /** The document shown; the citation whose page is highlighted, if any; the page shown; the zoom. */
   private doc: { id: string; name: string } | null = null;
   private citation: Citation | null = null;
@@ -109,9 +137,31 @@ export class Viewer {
       this.zoomLabel,
       button("+", "zoom-in", () => void this.setZoom(zoomStep(this.zoom, 1)), "Zoom in (+)"),
       button("Fit width", "zoom-fit", () => void this.setZoom(1), "Fit the page's width"),
+      button("Fit page", "zoom-page", () => void this.setZoom(1, true), "Fit the whole page"),
     );
+    const find = document.createElement("form");
+    find.className = "viewer-find";
+    find.setAttribute("role", "search");
+    this.findBox.type = "search";
+    this.findBox.placeholder = "Find in document";
+    this.findBox.setAttribute("aria-label", "Find in the document (Ctrl+F)");
+    this.findStatus.className = "find-status";
+    this.findStatus.setAttribute("aria-live", "polite");
+    find.addEventListener("submit", (e) => {
+      e.preventDefault();
+      void this.findNext(1);
+    });
+    this.findBox.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && e.shiftKey) {
+        e.preventDefault();
+        void this.findNext(-1);
+      }
+    });
+    find.append(this.findBox, this.findStatus);
+    this.back = button("Back to the answer", "back-to-answer", () => this.backToAnswer());
+    this.back.hidden = true;
     const close = button("Close", "close-viewer", () => (this.root.hidden = true), "Close the viewer");
-    header.append(this.title, nav, close);
+    header.append(this.title, nav, find, this.back, close);
     this.page.className = "page";
     root.tabIndex = -1;
     root.setAttribute("aria-label", "PDF viewer");
@@ -121,6 +171,12 @@ export class Viewer {
 
 
   private key(event: KeyboardEvent) {
+    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "f") {
+      event.preventDefault();
+      this.findBox.focus();
+      this.findBox.select();
+      return;
+    }
     if (event.target instanceof HTMLInputElement) return;
     const actions: Record<string, () => Promise<void>> = {
       PageDown: () => this.goTo(this.shown + 1),
@@ -139,15 +195,69 @@ export class Viewer {
   private load(id: string): Promise<PDFDocumentProxy> {
     let doc = this.documents.get(id);
     if (!doc) {
-      doc = this.api.documentPdf(id).then((bytes) => pdfjs.getDocument({ data: new Uint8Array(bytes) }).promise);
+      doc = this.api.documentPdf(id).then((bytes) => {
+        const task = pdfjs.getDocument({ data: new Uint8Array(bytes) });
+        // A protected PDF opens with the password it was unlocked with; asked for once.
+        let asked = false;
+        task.onPassword = (give: (password: string) => void) => {
+          if (asked) return void task.destroy();
+          asked = true;
+          this.api.documentPassword(id).then(
+            (password) => (password === null ? void task.destroy() : give(password)),
+            () => void task.destroy(),
+          );
+        };
+        return task.promise;
+      });
+      doc.catch(() => this.documents.delete(id));
       this.documents.set(id, doc);
     }
     return doc;
   }
 
   /** Opens the cited page with the passage highlighted, and moves the focus to it. */
-  async open(citation: Citation) {
+  async open(citation: Citation, from: HTMLElement | null = null) {
+    this.returnTo = from;
+    this.back.hidden = from === null;
     await this.show({ id: citation.document, name: citation.document_name }, citation, citation.page);
+  }
+
+  /** Moves the focus back to the footnote that opened the page. */
+  private backToAnswer() {
+    this.returnTo?.scrollIntoView({ block: "center" });
+    this.returnTo?.focus();
+  }
+
+  /** Goes to the next (or previous) page holding the words in the find box, and marks them. */
+  async findNext(direction: 1 | -1) {
+    const doc = this.doc;
+    const query = this.findBox.value.trim();
+    if (!doc || !query) return;
+    if (this.found?.query !== query) {
+      if (this.texts?.id !== doc.id) this.texts = { id: doc.id, pages: this.pageTexts(doc.id) };
+      this.found = { query, pages: pagesWith(await this.texts.pages, query) };
+    }
+    const pages = this.found.pages;
+    if (pages.length === 0) {
+      this.findStatus.textContent = "Not found";
+      return;
+    }
+    const next =
+      direction > 0
+        ? (pages.find((p) => p > this.shown) ?? pages[0])
+        : ([...pages].reverse().find((p) => p < this.shown) ?? pages[pages.length - 1]);
+    this.findStatus.textContent = `Page ${next}: ${pages.indexOf(next) + 1} of ${pages.length} pages`;
+    await this.render(next);
+  }
+
+  private async pageTexts(id: string): Promise<string[]> {
+    const pdf = await this.load(id);
+    const texts: string[] = [];
+    for (let n = 1; n <= pdf.numPages; n++) {
+      const content = await (await pdf.getPage(n)).getTextContent();
+      texts.push(content.items.map((item) => ("str" in item ? item.str : "")).join(" "));
+    }
+    return texts;
   }
 
   /** Opens a document at `page`, with nothing highlighted. */
@@ -158,6 +268,7 @@ export class Viewer {
   private async show(doc: { id: string; name: string }, citation: Citation | null, page: number) {
     this.root.hidden = false;
     this.root.focus({ preventScroll: true });
+    if (this.doc?.id !== doc.id) this.found = null;
     this.doc = doc;
     this.citation = citation;
     await this.render(page);
@@ -174,8 +285,9 @@ export class Viewer {
     await this.render(next);
   }
 
-  private async setZoom(zoom: number) {
+  private async setZoom(zoom: number, fitPage = false) {
     this.zoom = zoom;
+    this.fitPage = fitPage;
     if (this.doc) await this.render(this.shown);
   }
 
@@ -189,11 +301,15 @@ export class Viewer {
     this.pageBox.value = String(this.shown);
     this.pageBox.max = String(this.pages);
     this.pageCount.textContent = `of ${this.pages}`;
-    this.zoomLabel.textContent = `${Math.round(this.zoom * 100)} %`;
     this.page.dataset.page = String(this.shown);
     const page = await pdf.getPage(this.shown);
-    const width = Math.max(this.root.clientWidth - 24, 300) * this.zoom;
-    const viewport = page.getViewport({ scale: width / page.getViewport({ scale: 1 }).width });
+    const natural = page.getViewport({ scale: 1 });
+    const fitted = Math.max(this.root.clientWidth - 24, 300) / natural.width;
+    // Fit page: the page's height within the panel under its header, never wider than its width.
+    const header = this.root.querySelector("header")?.clientHeight ?? 0;
+    if (this.fitPage) this.zoom = Math.min(1, (this.root.clientHeight - header - 16) / (natural.height * fitted));
+    this.zoomLabel.textContent = this.fitPage ? "Page" : `${Math.round(this.zoom * 100)} %`;
+    const viewport = page.getViewport({ scale: fitted * this.zoom });
     const canvas = document.createElement("canvas");
     canvas.width = Math.floor(viewport.width);
     canvas.height = Math.floor(viewport.height);
@@ -206,11 +322,18 @@ export class Viewer {
     const content = await page.getTextContent();
     const layer = new pdfjs.TextLayer({ textContentSource: content, container: textLayer, viewport });
     await layer.render();
+    const spans = layer.textDivs;
+    if (this.found?.pages.includes(this.shown)) {
+      const marks = itemsWith(
+        spans.map((s) => s.textContent ?? ""),
+        this.found.query,
+      );
+      spans.forEach((span, i) => span.classList.toggle("found", marks[i]));
+    }
     if (!citation || this.shown !== citation.page) {
       this.root.scrollTop = 0;
       return;
     }
-    const spans = layer.textDivs;
     const marks = highlightedItems(
       spans.map((s) => s.textContent ?? ""),
       citation.quote,

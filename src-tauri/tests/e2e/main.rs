@@ -93,6 +93,12 @@ fn create_folder(session: &Session, name: &str) {
         .unwrap();
 }
 
+/// Opens the chat `id` from the list of chats in the chat bar.
+fn open_chat(session: &Session, id: &str) {
+    click_on(session, "button.chats-button");
+    click_on(session, &format!("li.chat[data-chat-id=\"{id}\"] .chat-title"));
+}
+
 /// Picks `value` in the `<select>` matching `selector` by clicking its option.
 fn choose(session: &Session, selector: &str, value: &str) {
     let option = session
@@ -157,6 +163,26 @@ fn document_log_says(session: &Session, id: &str, entry: &str) {
         .unwrap();
     assert!(log.as_str().unwrap().contains("Added from"), "{log}");
     click_on(session, "dialog.document-info button.close");
+}
+
+/// Shows every passage the last answer's retrieval found, each with its page and score.
+fn every_passage_retrieved(session: &Session) {
+    click_on(session, ".message.answer:last-child button.show-passages");
+    let shown = session
+        .wait_until(
+            "the retrieved passages",
+            "const box = document.querySelector('.message.answer:last-child .retrieved');
+             const rows = box && !box.hidden ? [...box.querySelectorAll('.passage-where')] : [];
+             return rows.length > 0 && rows.map((r) => r.textContent);",
+            SHORT,
+        )
+        .unwrap();
+    let rows = shown.as_array().unwrap();
+    assert!(
+        rows.iter()
+            .all(|r| r.as_str().unwrap().starts_with("p. ") && r.as_str().unwrap().contains(" · score ")),
+        "{shown}"
+    );
 }
 
 /// Waits until the chips above the chat name `labels`.
@@ -395,6 +421,32 @@ fn navigate_viewer(session: &Session, page: &Value) {
     let ratio = zoomed.as_f64().unwrap() / before["width"].as_f64().unwrap();
     assert!((1.2..1.3).contains(&ratio), "zoom in made the page {ratio}x wider");
     click_on(session, "#viewer button.zoom-fit");
+
+    // Ctrl+F's box finds the words on a page and marks them.
+    let find = session.wait_for("#viewer .viewer-find input", SHORT).unwrap();
+    session.type_text(&find, "lorem ipsum\u{E007}").unwrap();
+    let found = session
+        .wait_until(
+            "the words found",
+            "const v = document.querySelector('#viewer');
+             const status = v.querySelector('.find-status').textContent;
+             return v.querySelectorAll('.textLayer .found').length > 0 && status.startsWith('Page ') && status;",
+            SHORT,
+        )
+        .unwrap();
+    assert!(found.as_str().unwrap().contains(" of "), "{found}");
+}
+
+/// "Back to the answer" in the viewer gives the focus back to the footnote that opened it.
+fn back_to_the_answer(session: &Session) {
+    click_on(session, "#viewer button.back-to-answer");
+    session
+        .wait_until(
+            "the focus back on the footnote",
+            "return document.activeElement && document.activeElement.matches('.message.answer button.footnote');",
+            SHORT,
+        )
+        .unwrap();
 }
 
 fn no_injected_html(session: &Session) {
@@ -462,6 +514,8 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     assert!(text.contains("Andrew Jackson"), "{text}");
     assert!(sources.iter().any(|s| s == LOREM_PDF), "{sources:?}");
     open_first_citation(&session);
+    back_to_the_answer(&session);
+    every_passage_retrieved(&session);
     preview_first_footnote(&session, LOREM_PDF);
     desktop.screenshot(&shots.join("answer.png"));
     let (input, page) = search(&session, "waived copyright", LOREM_PDF);
@@ -560,7 +614,7 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     session.close().unwrap();
     let (session, warm) = start(&desktop);
     println!("second start to the folder tree: {} ms", warm.as_millis());
-    choose(&session, "select.chats", &chat);
+    open_chat(&session, &chat);
     session
         .wait_for(".message.answer .body button.footnote", SHORT)
         .unwrap();
@@ -575,7 +629,7 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
         &[("GTK_THEME", "Adwaita:dark")],
     );
     let (session, _) = start(&dark);
-    choose(&session, "select.chats", &chat);
+    open_chat(&session, &chat);
     session
         .wait_for(".message.answer .body button.footnote", SHORT)
         .unwrap();
