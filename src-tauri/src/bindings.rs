@@ -9,11 +9,12 @@ use lectern::answer::{Answer, AnswerEvent};
 use lectern::catalog::{AnswerKind, Chat, ChatMessage, Citation, Link, LogEntry, LogLevel, Scope, ScopeFilters};
 use lectern::jobs::IndexEvent;
 use lectern::llm::{ConnectionCheck, Finish, Role};
+use lectern::models::{InstallProgress, ModelRole};
 use lectern::pdf::WordBox;
 use lectern::search::{Hit, ScoreComponents, SearchMode, SearchResults, Skipped, Source};
 use lectern::{
     AskOutcome, BackendKind, Document, DocumentId, DocumentStatus, ErrorCode, ErrorPayload, Folder, FolderId, Hint,
-    ImportFailure, ImportReport, SecretPlace, Settings, SyncReport,
+    ImportFailure, ImportReport, ModelEntry, SecretPlace, Settings, SyncReport,
 };
 use ts_rs::{Config, TS};
 
@@ -38,7 +39,7 @@ fn typescript() -> String {
         SyncReport, FolderDeletion, Scope, ScopeFilters, Citation, AnswerKind, Answer, Finish, AnswerEvent, Role, Chat,
         ChatMessage, ChatView, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
         AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,
-        ErrorPayload, WordBox, LogEntry, LogLevel,
+        ErrorPayload, WordBox, LogEntry, LogLevel, ModelEntry, ModelRole, InstallProgress,
     ];
     let commands: Vec<String> = COMMANDS.iter().map(|c| format!("  {c:?},")).collect();
     format!(

@@ -6,15 +6,18 @@
 //! program's write lock.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use lectern::answer::AnswerEvent;
 use lectern::catalog::{Chat, ChatMessage, Link, LogEntry, Scope};
 use lectern::llm::ConnectionCheck;
+use lectern::models::{InstallOptions, InstallProgress};
 use lectern::pdf::WordBox;
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{
     AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, ImportReport, Library,
-    SecretPlace, Settings, SyncReport,
+    ModelEntry, SecretPlace, Settings, SyncReport,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
@@ -340,6 +343,66 @@ pub async fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Respo
 pub async fn document_password(state: State<'_, AppState>, id: String) -> Reply<Option<String>> {
     blocking(&state, "reading the document's password", move |library| {
         library.document_password(document_id(library, &id)?)
+    })
+    .await
+}
+
+/// Every known model and every model installed from a file, with size, memory, licence, and
+/// whether it is installed and in use.
+#[tauri::command]
+pub async fn list_models(state: State<'_, AppState>) -> Reply<Vec<ModelEntry>> {
+    blocking(&state, "listing the models", |library| library.list_models()).await
+}
+
+/// Installs a known model, sending its progress; [`cancel_install`] stops the download, which
+/// the next install of the same model resumes.
+#[tauri::command]
+pub async fn install_model(state: State<'_, AppState>, id: String, on_progress: Channel<InstallProgress>) -> Reply<()> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    if let Ok(mut installs) = state.installs.lock() {
+        installs.insert(id.clone(), cancel.clone());
+    }
+    let what = id.clone();
+    let installed = blocking(&state, "installing the model", move |library| {
+        let options = InstallOptions {
+            cancel: Some(cancel),
+            ..InstallOptions::default()
+        };
+        library
+            .install_model(&what, &options, &mut |progress| {
+                let _ = on_progress.send(progress.clone());
+            })
+            .map(|_| ())
+    })
+    .await;
+    if let Ok(mut installs) = state.installs.lock() {
+        installs.remove(&id);
+    }
+    installed
+}
+
+#[tauri::command]
+pub fn cancel_install(state: State<'_, AppState>, id: String) {
+    if let Some(cancel) = state.installs.lock().ok().and_then(|i| i.get(&id).cloned()) {
+        cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Makes an installed chat model the one that answers (and the built-in backend the one chosen);
+/// returns the settings as they now are.
+#[tauri::command]
+pub async fn use_model(state: State<'_, AppState>, id: String) -> Reply<Settings> {
+    blocking(&state, "choosing the model", move |library| {
+        library.use_model(&id)?;
+        library.settings()
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn remove_model(state: State<'_, AppState>, id: String) -> Reply<()> {
+    blocking(&state, "removing the model", move |library| {
+        library.remove_model(&id).map(|_| ())
     })
     .await
 }

@@ -1,9 +1,11 @@
 //! What the app holds while it runs: the library (which keeps the language model once loaded and
-//! the cancel flag of every answer being generated), where the app's own configuration lives, and
-//! why the indexer stopped, if it did.
+//! the cancel flag of every answer being generated), where the app's own configuration lives, why
+//! the indexer stopped, if it did, and the cancel flag of each model being installed.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 use lectern::{Error, ErrorPayload, Library};
 
@@ -15,6 +17,8 @@ pub struct AppState {
     pub config_dir: PathBuf,
     /// Why the indexer stopped, if it did: documents then wait, and the window says why.
     pub indexer_stopped: Mutex<Option<ErrorPayload>>,
+    /// The models being installed, by id, each with the flag that cancels its download.
+    pub installs: Mutex<HashMap<String, Arc<AtomicBool>>>,
 }
 
 impl AppState {
@@ -25,6 +29,7 @@ impl AppState {
             library: Library::open(app_config::library_config(&config_dir)?)?,
             config_dir,
             indexer_stopped: Mutex::new(None),
+            installs: Mutex::new(HashMap::new()),
         })
     }
 }

@@ -30,7 +30,7 @@ pub async fn run(library: &Library, command: ModelCommand) -> Result<ExitCode, E
                 let options = InstallOptions {
                     sha256,
                     id,
-                    index: None,
+                    ..InstallOptions::default()
                 };
                 let installed = library.install_model(&what, &options, &mut |p| {
                     bar.set_message(p.step.clone());

@@ -14,6 +14,7 @@ use crate::models::{
 
 /// One model as `lectern model ls` shows it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ModelEntry {
     pub id: String,
     pub name: String,

@@ -6,6 +6,8 @@
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::blocking::{Client, Response};
@@ -29,6 +31,9 @@ const ATTEMPTS: usize = 4;
 /// An HTTP client for model downloads.
 pub struct Downloader {
     client: Client,
+    /// Set from elsewhere to stop a download between two reads; what was written stays, to be
+    /// resumed.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Downloader {
@@ -45,7 +50,12 @@ impl Downloader {
                 url: String::new(),
                 reason: e.to_string(),
             })?;
-        Ok(Downloader { client })
+        Ok(Downloader { client, cancel: None })
+    }
+
+    /// The same downloader, stopped by `cancel` (when given) with [`ModelError::Cancelled`].
+    pub fn cancelled_by(self, cancel: Option<Arc<AtomicBool>>) -> Downloader {
+        Downloader { cancel, ..self }
     }
 
     /// GETs `url` as JSON, asking for `accept`.
@@ -148,6 +158,10 @@ impl Downloader {
             .map_err(ModelError::io(partial))?;
         let mut buffer = vec![0u8; 256 * 1024];
         loop {
+            if self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+                file.sync_all().map_err(ModelError::io(partial))?;
+                return Err(ModelError::Cancelled);
+            }
             let n = match response.read(&mut buffer) {
                 Ok(0) => break,
                 Ok(n) => n,

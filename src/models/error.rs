@@ -10,6 +10,8 @@ pub enum ModelError {
     Unknown(String),
     #[error("the model \"{0}\" is not installed")]
     NotInstalled(String),
+    #[error("the download was cancelled; installing the model again goes on where it stopped")]
+    Cancelled,
     #[error("{url} was not found (HTTP 404): check the address")]
     NotFound { url: String },
     #[error("{url} answered HTTP {status}{hint}")]

@@ -5,6 +5,8 @@
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -24,10 +26,13 @@ pub struct InstallOptions {
     pub id: Option<String>,
     /// The package index for PyPI sources (default: [`pypi::DEFAULT_INDEX`]).
     pub index: Option<String>,
+    /// Set from elsewhere to stop the download (see [`Downloader::cancelled_by`]).
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 /// How an installation is going.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct InstallProgress {
     /// The file being installed.
     pub file: String,
@@ -92,6 +97,7 @@ impl ModelStore {
                         reasons.clear();
                         break;
                     }
+                    Err(ModelError::Cancelled) => return Err(ModelError::Cancelled),
                     Err(e) => reasons.push(format!("{}: {e}", source.describe())),
                 }
             }
@@ -124,7 +130,7 @@ impl ModelStore {
         options: &InstallOptions,
         progress: &mut dyn FnMut(&InstallProgress),
     ) -> Result<(), ModelError> {
-        let downloader = Downloader::new()?;
+        let downloader = Downloader::new()?.cancelled_by(options.cancel.clone());
         let expect = Expect {
             size: Some(file.size),
             sha256: Some(file.sha256.to_string()),
@@ -211,14 +217,19 @@ impl ModelStore {
             sha256: options.sha256.clone(),
         };
         let step = format!("downloading from {}", host(url));
-        Downloader::new()?.download(url, &staging, &expect, &mut |done, total| {
-            progress(&InstallProgress {
-                file: name.clone(),
-                step: step.clone(),
-                done,
-                total,
-            })
-        })?;
+        Downloader::new()?.cancelled_by(options.cancel.clone()).download(
+            url,
+            &staging,
+            &expect,
+            &mut |done, total| {
+                progress(&InstallProgress {
+                    file: name.clone(),
+                    step: step.clone(),
+                    done,
+                    total,
+                })
+            },
+        )?;
         self.adopt(&staging, &id, &name)
     }
 

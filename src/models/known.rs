@@ -6,6 +6,7 @@ use serde::Serialize;
 
 /// What a model does in Lectern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ModelRole {
     /// Writes answers (a GGUF file run by the built-in runtime).

@@ -299,6 +299,37 @@ fn a_download_cut_short_every_time_keeps_its_bytes_for_the_next_command() {
 }
 
 #[test]
+fn a_cancelled_download_stops_and_the_next_install_resumes_it() {
+    let body = fake_gguf(3_000_000);
+    let served = body.clone();
+    let (url, seen) = serve(move |request, _| ranged(&served, request));
+    let dir = tempfile::tempdir().unwrap();
+    let store = ModelStore::new(dir.path());
+    let target = format!("{url}/m.gguf");
+    let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let options = InstallOptions {
+        cancel: Some(cancel.clone()),
+        ..InstallOptions::default()
+    };
+    let e = store
+        .install(&target, &options, &mut |p| {
+            if p.done >= 1_000_000 {
+                cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        })
+        .unwrap_err();
+    assert!(matches!(e, ModelError::Cancelled), "{e}");
+    assert!(store.installed().is_empty());
+    let kept = std::fs::metadata(dir.path().join(".partial/m/m.gguf.partial"))
+        .unwrap()
+        .len();
+    assert!((1_000_000..3_000_000).contains(&kept), "{kept}");
+    let installed = store.install(&target, &InstallOptions::default(), &mut |_| {}).unwrap();
+    assert_eq!(std::fs::read(&installed.path).unwrap(), body);
+    assert_eq!(seen.lock().unwrap().last().unwrap().range_start, Some(kept));
+}
+
+#[test]
 fn missing_files_and_non_models_are_refused_with_reasons() {
     let (url, _) = serve(|request, _| match request.path.as_str() {
         "/page.html" => Response::ok(b"<html>not a model</html>".to_vec()),

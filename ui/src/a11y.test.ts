@@ -72,6 +72,23 @@ const api = makeApi(
           data_dir: "/home/me/.local/share/lectern",
           next_data_dir: null,
         };
+      case "list_models":
+        return [
+          {
+            id: "qwen2.5-coder-1.5b",
+            name: "Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+            family: "qwen2",
+            role: "chat",
+            size: 1_000_000_000,
+            sha256: null,
+            licence: "Apache-2.0",
+            memory_mb: 2048,
+            context: 32768,
+            installed: false,
+            active: false,
+            note: "",
+          },
+        ];
       default:
         return [];
     }

@@ -510,6 +510,41 @@ at: number, level: LogLevel, message: string, };
 
 export type LogLevel = "info" | "warning" | "error";
 
+/**
+ * One model as `lectern model ls` shows it.
+ */
+export type ModelEntry = { id: string, name: string, family: string, role: ModelRole, 
+/**
+ * Bytes of its files.
+ */
+size: number, 
+/**
+ * The first file's SHA-256 (known models only).
+ */
+sha256: string | null, licence: string | null, memory_mb: number | null, context: number | null, installed: boolean, 
+/**
+ * Whether it answers (chat) or embeds (embedding) in this library now.
+ */
+active: boolean, note: string, };
+
+/**
+ * What a model does in Lectern.
+ */
+export type ModelRole = "chat" | "embedding";
+
+/**
+ * How an installation is going.
+ */
+export type InstallProgress = { 
+/**
+ * The file being installed.
+ */
+file: string, 
+/**
+ * What is being done: "downloading part 3 of 22 from PyPI", "checking", "copying".
+ */
+step: string, done: number, total: number | null, };
+
 /** The app's commands, as `src-tauri/src/commands.rs` defines them. */
 export const COMMANDS = [
   "library_state",
@@ -537,6 +572,11 @@ export const COMMANDS = [
   "export_chat",
   "document_pdf",
   "document_password",
+  "list_models",
+  "install_model",
+  "cancel_install",
+  "use_model",
+  "remove_model",
   "indexer_problem",
   "quick_search",
   "warm_search",

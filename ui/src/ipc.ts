@@ -15,10 +15,12 @@ import type {
   Folder,
   FolderDeletion,
   ImportReport,
+  InstallProgress,
   LibraryDocument,
   LibraryView,
   Link,
   LogEntry,
+  ModelEntry,
   SearchResults,
   Settings,
   SettingsView,
@@ -97,6 +99,17 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     testConnection: (settings: Settings) => call<ConnectionCheck>("test_connection", { settings }),
     /** Chooses the data directory used from the next start on. */
     setDataDir: (path: string) => call<SettingsView>("set_data_dir", { path }),
+    listModels: () => call<ModelEntry[]>("list_models"),
+    /** Installs a known model; `onProgress` gets how far it is. Minutes for a chat model. */
+    installModel: (id: string, onProgress: (progress: InstallProgress) => void) => {
+      const channel = newChannel<InstallProgress>();
+      channel.onmessage = onProgress;
+      return call<void>("install_model", { id, onProgress: channel });
+    },
+    cancelInstall: (id: string) => call<void>("cancel_install", { id }),
+    /** Makes an installed chat model the one that answers; the settings as they now are. */
+    useModel: (id: string) => call<Settings>("use_model", { id }),
+    removeModel: (id: string) => call<void>("remove_model", { id }),
     /** Asks a question; `onEvent` gets the answer's text and footnotes as they are made. */
     ask: (request: AskPayload, answerId: string, onEvent: (event: AnswerEvent) => void) => {
       const channel = newChannel<AnswerEvent>();

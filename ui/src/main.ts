@@ -13,6 +13,7 @@ import { ChatPane } from "./chat";
 import { errorMessage, makeApi } from "./ipc";
 import { QuickSearch } from "./search";
 import { SettingsDialog } from "./settings";
+import { SetupDialog } from "./setup";
 import { WHOLE_LIBRARY } from "./scope";
 import { folderAt, importPdfs, Sidebar, type SidebarHooks } from "./sidebar";
 import { EMPTY_LIBRARY, Store } from "./store";
@@ -133,8 +134,19 @@ window.setInterval(() => {
   if (library.documents.some((d) => d.status === "queued" || d.status === "indexing")) void refresh();
 }, 1000);
 
+// The first run with no chat model installed opens the model setup.
+const setup = new SetupDialog({
+  api,
+  report,
+  saved: (saved) => chat.useSettings(saved),
+  openSettings: () => void settings.show(),
+});
+document.body.append(setup.element);
 void api.getSettings().then(
-  (view) => chat.useSettings(view.settings),
+  (view) => {
+    chat.useSettings(view.settings);
+    return setup.showIfNeeded(view.settings);
+  },
   (e) => report(errorMessage(e)),
 );
 void refresh().then(() => chat.loadChats());

@@ -4,6 +4,7 @@
 // The form's fields and the saved settings convert into each other through pure functions.
 
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
+import { ModelList } from "./models";
 import type { BackendKind, ConnectionCheck, SearchMode, Settings, SettingsView } from "./bindings";
 
 /** Each backend's label and the placeholders of the fields it uses (null: a field it does not use). */
@@ -97,7 +98,20 @@ export class SettingsDialog {
   private readonly dataDir = document.createElement("div");
   private readonly nextDataDir = document.createElement("p");
 
+  private readonly models: ModelList;
+
   constructor(private readonly hooks: SettingsHooks) {
+    this.models = new ModelList({
+      api: hooks.api,
+      report: hooks.report,
+      chose: (settings) => {
+        // The model chosen answers now: the form shows it, and the chat's switch too.
+        this.backend.value = settings.backend;
+        this.model.value = settings.model ?? "";
+        this.showBackend();
+        hooks.saved(settings);
+      },
+    });
     this.element.className = "settings";
     const title = document.createElement("h2");
     title.textContent = "Settings";
@@ -155,6 +169,7 @@ export class SettingsDialog {
     this.nextDataDir.className = "pending-data-dir";
     this.nextDataDir.hidden = true;
     const data = section("Data directory", this.dataDir, choose, this.nextDataDir);
+    const models = section("Models", this.models.element);
     const buttons = document.createElement("div");
     buttons.className = "buttons";
     const cancel = document.createElement("button");
@@ -171,7 +186,7 @@ export class SettingsDialog {
       e.preventDefault();
       void this.save();
     });
-    this.form.append(title, answers, search, data, buttons);
+    this.form.append(title, answers, models, search, data, buttons);
     this.element.append(this.form);
   }
 
@@ -190,6 +205,7 @@ export class SettingsDialog {
           : "No system keyring answered: keys and PDF passwords are kept in the library's database, readable only by you.";
       this.forgetKey.checked = false;
       this.showDataDir(view);
+      await this.models.load();
     } catch (e) {
       this.hooks.report(errorMessage(e));
       return;

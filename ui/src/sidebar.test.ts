@@ -158,6 +158,8 @@ describe("sidebar", () => {
     let input = s.row("d:d1").querySelector("input.rename") as HTMLInputElement;
     expect(document.activeElement).toBe(input);
     input.value = "Annual report 2025";
+    s.tree.render(filled);
+    expect(s.row("d:d1").querySelector("input.rename")).toBe(input);
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
     await vi.waitFor(() => expect(s.counts.refreshes).toBe(1));
     expect(s.calls).toEqual([["rename_document", { id: "d1", name: "Annual report 2025" }]]);

@@ -94,6 +94,9 @@ export class Sidebar {
   /** Draws the library, keeping which folders are open, the focus and the selection. */
   render(view: LibraryView) {
     this.view = view;
+    // A name being typed is not redrawn away: the tree shows the new state once it is done.
+    const typing = document.activeElement;
+    if (typing instanceof HTMLInputElement && typing.classList.contains("rename") && this.tree.contains(typing)) return;
     for (const id of [...this.selected]) if (!view.documents.some((d) => d.id === id)) this.selected.delete(id);
     const roots = buildTree(view);
     this.rows = visibleRows(roots, this.closed);

@@ -56,7 +56,15 @@ fn start(desktop: &Desktop) -> (Session, Duration) {
 
 /// Clicks what `selector` names, once it is on screen.
 fn click_on(session: &Session, selector: &str) {
-    session.click(&session.wait_for(selector, SHORT).unwrap()).unwrap();
+    // The tree and the indexing panel are drawn anew as indexing goes on: an element found just
+    // before that is gone, and the one that replaced it is clicked instead.
+    for attempt in 0.. {
+        match session.click(&session.wait_for(selector, SHORT).unwrap()) {
+            Ok(()) => return,
+            Err(e) if e.contains("stale element") && attempt < 10 => {}
+            Err(e) => panic!("clicking {selector}: {e}"),
+        }
+    }
 }
 
 /// Calls a command the way the UI does, through Tauri's IPC from inside the page.
@@ -544,6 +552,19 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     // A server's answer holding HTML, set up in Settings with its connection tested.
     let url = fixtures::serve_ollama();
     click_on(&session, "button.open-settings");
+    // The models on this machine are listed with what they need; the built-in one is installed.
+    let installed = session
+        .wait_until(
+            "the models in the settings",
+            "const m = document.querySelector('dialog.settings li.model[data-model=\"smollm2-135m\"]');
+             return m && m.querySelector('.model-state').textContent;",
+            SHORT,
+        )
+        .unwrap();
+    assert!(
+        ["In use", "Installed"].contains(&installed.as_str().unwrap()),
+        "{installed}"
+    );
     choose(&session, "dialog.settings select[name=backend]", "ollama");
     let model = session.wait_for("dialog.settings input[name=model]", SHORT).unwrap();
     session.type_text(&model, "probe").unwrap();
