@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use lectern::answer::AnswerEvent;
 use lectern::catalog::{Chat, ChatMessage, Link, LogEntry, Scope};
@@ -207,11 +208,7 @@ pub async fn cancel_indexing(state: State<'_, AppState>, id: String) -> Reply<bo
 /// Pauses or resumes the whole indexing queue; returns whether it is paused now.
 #[tauri::command]
 pub fn pause_indexing(state: State<'_, AppState>, paused: bool) -> bool {
-    if paused {
-        state.library.pause_indexing();
-    } else {
-        state.library.resume_indexing();
-    }
+    state.library.set_indexing_paused(paused);
     state.library.indexing_paused()
 }
 
@@ -359,7 +356,17 @@ pub async fn list_models(state: State<'_, AppState>) -> Reply<Vec<ModelEntry>> {
 #[tauri::command]
 pub async fn install_model(state: State<'_, AppState>, id: String, on_progress: Channel<InstallProgress>) -> Reply<()> {
     let cancel = Arc::new(AtomicBool::new(false));
-    if let Ok(mut installs) = state.installs.lock() {
+    {
+        let mut installs = state
+            .installs
+            .lock()
+            .map_err(|_| fail(Error::stopped("installing the model")("a lock was poisoned")))?;
+        if installs.contains_key(&id) {
+            return Err(fail(Error::Config {
+                name: "model".into(),
+                reason: format!("{id} is being installed already"),
+            }));
+        }
         installs.insert(id.clone(), cancel.clone());
     }
     let what = id.clone();
@@ -368,9 +375,16 @@ pub async fn install_model(state: State<'_, AppState>, id: String, on_progress: 
             cancel: Some(cancel),
             ..InstallOptions::default()
         };
+        // A tenth of a second between messages is smooth enough, and spares the window a
+        // message for every read of a gigabyte.
+        let mut last: Option<Instant> = None;
         library
             .install_model(&what, &options, &mut |progress| {
-                let _ = on_progress.send(progress.clone());
+                let finished = progress.total == Some(progress.done);
+                if finished || last.is_none_or(|at| at.elapsed() >= Duration::from_millis(100)) {
+                    last = Some(Instant::now());
+                    let _ = on_progress.send(progress.clone());
+                }
             })
             .map(|_| ())
     })
@@ -399,10 +413,13 @@ pub async fn use_model(state: State<'_, AppState>, id: String) -> Reply<Settings
     .await
 }
 
+/// Removes an installed model; returns the settings as they now are (a chat model that was
+/// chosen is forgotten).
 #[tauri::command]
-pub async fn remove_model(state: State<'_, AppState>, id: String) -> Reply<()> {
+pub async fn remove_model(state: State<'_, AppState>, id: String) -> Reply<Settings> {
     blocking(&state, "removing the model", move |library| {
-        library.remove_model(&id).map(|_| ())
+        library.remove_model(&id)?;
+        library.settings()
     })
     .await
 }

@@ -243,13 +243,17 @@ impl Catalog {
         }
     }
 
-    /// Marks a document as being indexed, keeping the count of indexers that died indexing it.
-    pub fn start_indexing(&self, id: DocumentId) -> Result<(), CatalogError> {
-        self.conn.execute(
-            "UPDATE documents SET status = 'indexing', reason = NULL WHERE id = ?1",
+    /// Marks a queued document as being indexed, keeping the count of indexers that died
+    /// indexing it; `false` if it no longer waits in the queue (cancelled or deleted meanwhile).
+    pub fn start_indexing(&self, id: DocumentId) -> Result<bool, CatalogError> {
+        let changed = self.conn.execute(
+            "UPDATE documents SET status = 'indexing', reason = NULL WHERE id = ?1 AND status = 'queued'",
             [id.to_string()],
         )?;
-        self.log(id, LogLevel::Info, "Reading started")
+        if changed == 1 {
+            self.log(id, LogLevel::Info, "Reading started")?;
+        }
+        Ok(changed == 1)
     }
 
     /// Records indexing progress in pages.

@@ -75,6 +75,7 @@ impl Engine {
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| "document.pdf".to_string());
+        let origin = file_origin(path);
         self.catalog().locked(|catalog| {
             let folder = catalog.folder_by_path(folder_path)?;
             let hash = &staged.stored.content_hash;
@@ -92,7 +93,7 @@ impl Engine {
                 file_name,
                 byte_size: staged.stored.byte_size,
                 content_hash: hash.clone(),
-                origin: Some(file_origin(path)),
+                origin: Some(origin),
             })?;
             record(catalog, &doc)?;
             staged.keep()?;
@@ -207,6 +208,7 @@ impl Engine {
     pub fn cancel(&self, id: DocumentId) -> bool {
         match self.cancels().get(&id) {
             Some(flag) => {
+                self.not_by_pause(id);
                 flag.store(true, Ordering::Relaxed);
                 true
             }

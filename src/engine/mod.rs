@@ -13,7 +13,7 @@ mod events;
 mod import;
 mod ocr;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -42,6 +42,8 @@ pub struct Engine {
     events: broadcast::Sender<IndexEvent>,
     cancels: Mutex<HashMap<DocumentId, Arc<AtomicBool>>>,
     paused: AtomicBool,
+    /// The documents whose step [`Engine::pause`] stopped (not a person's cancel).
+    stopped_by_pause: Mutex<HashSet<DocumentId>>,
     answers: Mutex<HashMap<String, Cancel>>,
     wake: Notify,
     chunker: Mutex<Option<Arc<Chunker>>>,
@@ -76,6 +78,7 @@ impl Engine {
             events,
             cancels: Mutex::new(HashMap::new()),
             paused: AtomicBool::new(false),
+            stopped_by_pause: Mutex::new(HashSet::new()),
             answers: Mutex::new(HashMap::new()),
             wake: Notify::new(),
             chunker: Mutex::new(None),
@@ -159,9 +162,22 @@ impl Engine {
     /// the batches it wrote.
     pub fn pause(&self) {
         self.paused.store(true, Ordering::SeqCst);
-        for flag in self.cancels().values() {
+        let cancels = self.cancels();
+        let mut stopped = lock(&self.stopped_by_pause);
+        for (id, flag) in cancels.iter() {
+            stopped.insert(*id);
             flag.store(true, Ordering::SeqCst);
         }
+    }
+
+    /// Whether the step of `id` that just stopped was stopped by a pause; forgets it either way.
+    pub fn stopped_by_pause(&self, id: DocumentId) -> bool {
+        lock(&self.stopped_by_pause).remove(&id)
+    }
+
+    /// A person's cancel wins over a pause that stopped the same step.
+    pub fn not_by_pause(&self, id: DocumentId) {
+        lock(&self.stopped_by_pause).remove(&id);
     }
 
     /// Lets indexing go on after [`Engine::pause`].

@@ -111,8 +111,9 @@ async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut I
             let Some((step, doc)) = next_step(engine, jobs, &embedder, mode)? else {
                 break;
             };
-            if step == Step::Read {
-                engine.catalog().start_indexing(doc.id)?;
+            // Taken out of the queue since it was chosen: the next one.
+            if step == Step::Read && !engine.catalog().start_indexing(doc.id)? {
+                continue;
             }
             jobs.start(engine, step, doc, runtime.clone());
         }

@@ -51,6 +51,8 @@ pub(super) fn run_step(engine: &Engine, step: Step, doc: Document, runtime: &Han
         Step::Embed => embed(engine, &doc, runtime, &cancel),
     };
     engine.cancels().remove(&doc.id);
+    // A pause that stopped a step which ended anyway (an embedding, or the last page) is over.
+    engine.stopped_by_pause(doc.id);
     result
 }
 
@@ -114,7 +116,7 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
             settle(engine, doc.id, DocumentStatus::NeedsOcr, &reason)
         }
         // Paused: back to the queue, to be read again when indexing resumes.
-        Err(BuildError::Cancelled) if engine.is_paused() => {
+        Err(BuildError::Cancelled) if engine.stopped_by_pause(doc.id) => {
             engine.catalog().requeue_unfinished(&[doc.id])?;
             engine.emit(IndexEvent::Queued { document: doc.id });
             Ok(())

@@ -132,6 +132,14 @@ impl Library {
         self.engine.resume();
     }
 
+    pub fn set_indexing_paused(&self, paused: bool) {
+        if paused {
+            self.pause_indexing();
+        } else {
+            self.resume_indexing();
+        }
+    }
+
     pub fn indexing_paused(&self) -> bool {
         self.engine.is_paused()
     }

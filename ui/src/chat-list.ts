@@ -40,6 +40,8 @@ export class ChatList {
   private renaming: string | null = null;
   /** Chats deleted but not yet gone, each with the timer that deletes it. */
   private readonly deleting = new Map<string, number>();
+  /** The chat the undo bar offers to bring back. */
+  private undoFor: string | null = null;
 
   constructor(private readonly hooks: ChatListHooks) {
     this.element.className = "chat-list-wrap";
@@ -159,7 +161,10 @@ export class ChatList {
         }
       }
       this.render();
-      (this.list.querySelector(`li[data-chat-id="${chat.id}"] .chat-title`) as HTMLElement | null)?.focus();
+      [...this.list.querySelectorAll<HTMLElement>("li.chat")]
+        .find((li) => li.dataset.chatId === chat.id)
+        ?.querySelector<HTMLElement>(".chat-title")
+        ?.focus();
     };
     input.addEventListener("keydown", (e) => {
       e.stopPropagation();
@@ -188,6 +193,7 @@ export class ChatList {
     });
     this.undo.replaceChildren(text, undo);
     this.undo.hidden = false;
+    this.undoFor = chat.id;
     this.render();
     if (this.current?.id === chat.id) void this.hooks.open(null);
     undo.focus();
@@ -195,7 +201,7 @@ export class ChatList {
 
   private async deleteNow(chat: Chat) {
     this.deleting.delete(chat.id);
-    this.undo.hidden = true;
+    if (this.undoFor === chat.id) this.undo.hidden = true;
     try {
       await this.hooks.api.deleteChat(chat.id);
       this.chats = this.chats.filter((c) => c.id !== chat.id);

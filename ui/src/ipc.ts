@@ -109,7 +109,8 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     cancelInstall: (id: string) => call<void>("cancel_install", { id }),
     /** Makes an installed chat model the one that answers; the settings as they now are. */
     useModel: (id: string) => call<Settings>("use_model", { id }),
-    removeModel: (id: string) => call<void>("remove_model", { id }),
+    /** Removes a model; the settings as they now are (a chosen chat model removed is forgotten). */
+    removeModel: (id: string) => call<Settings>("remove_model", { id }),
     /** Asks a question; `onEvent` gets the answer's text and footnotes as they are made. */
     ask: (request: AskPayload, answerId: string, onEvent: (event: AnswerEvent) => void) => {
       const channel = newChannel<AnswerEvent>();

@@ -10,7 +10,7 @@ import type { InstallProgress, ModelEntry, Settings } from "./bindings";
 export interface ModelsHooks {
   api: Api;
   report: (message: string) => void;
-  /** The settings changed: a chat model was chosen. */
+  /** The settings changed: a chat model was chosen, or the one chosen was removed. */
   chose: (settings: Settings) => void;
 }
 
@@ -125,7 +125,7 @@ export class ModelList {
     try {
       await this.hooks.api.installModel(m.id, (p) => {
         this.installing.set(m.id, p);
-        this.render();
+        this.showProgress(m.id, p);
       });
     } catch (e) {
       if (!this.cancelled.has(m.id)) this.hooks.report(`${m.name}: ${errorMessage(e)}`);
@@ -133,6 +133,19 @@ export class ModelList {
     this.cancelled.delete(m.id);
     this.installing.delete(m.id);
     await this.load();
+  }
+
+  /** Updates an install's bar and words in place: the Cancel button beside them stays put. */
+  private showProgress(id: string, p: InstallProgress) {
+    const item = [...this.element.querySelectorAll<HTMLElement>("li.model")].find((li) => li.dataset.model === id);
+    const bar = item?.querySelector("progress");
+    const text = item?.querySelector(".install-progress");
+    if (!bar || !text) return this.render();
+    if (p.total) {
+      bar.max = p.total;
+      bar.value = p.done;
+    }
+    text.textContent = progressText(p);
   }
 
   private async use(m: ModelEntry) {
@@ -147,7 +160,7 @@ export class ModelList {
   private async remove(m: ModelEntry) {
     if (!window.confirm(`Remove ${m.name} (${sizeText(m.size)}) from this machine?`)) return;
     try {
-      await this.hooks.api.removeModel(m.id);
+      this.hooks.chose(await this.hooks.api.removeModel(m.id));
     } catch (e) {
       this.hooks.report(errorMessage(e));
     }

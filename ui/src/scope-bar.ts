@@ -89,7 +89,6 @@ export class ScopeBar {
     }
     this.list.replaceChildren(...items);
     this.filterButton.classList.toggle("active", hasFilters(scope.filters));
-    if (!this.filters.hidden) this.fillFilters();
   }
 
   private toggleFilters() {
@@ -120,6 +119,7 @@ export class ScopeBar {
     apply.textContent = "Apply";
     const clear = button("Clear", "clear-filters", () => {
       this.scope.update((s) => ({ ...s, filters: WHOLE_LIBRARY.filters }));
+      this.fillFilters();
     });
     const buttons = document.createElement("div");
     buttons.className = "buttons";

@@ -133,6 +133,9 @@ describe("sidebar", () => {
     expect(s.hooks.scope.value).toEqual({ ...WHOLE_LIBRARY, folders: [2] });
     const checked = [...s.root.querySelectorAll<HTMLInputElement>(".in-scope")].filter((b) => b.checked);
     expect(checked.map((b) => b.closest("[data-key]")?.getAttribute("data-key"))).toEqual(["f:2", "d:d2", "d:d3"]);
+    expect((s.row("d:d2").querySelector(".in-scope") as HTMLInputElement).disabled).toBe(true);
+    expect(s.row("f:2").getAttribute("aria-checked")).toBe("true");
+    expect(s.row("f:2").getAttribute("aria-labelledby")).toBe("name-f:2");
   });
 
   it("asks about a folder from its menu, and gives the focus back when the menu closes", () => {
@@ -168,6 +171,7 @@ describe("sidebar", () => {
     input = s.row("f:2").querySelector("input.rename") as HTMLInputElement;
     input.value = "other";
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape" }));
+    expect(s.row("f:2").querySelector("input.rename")).toBeNull();
     expect(s.row("f:2").querySelector(".folder-name")?.textContent).toBe("taxes");
     expect(s.calls).toHaveLength(1);
   });
@@ -181,6 +185,7 @@ describe("sidebar", () => {
     s.row("d:d3").dispatchEvent(new MouseEvent("click", { bubbles: true, ctrlKey: true }));
     expect([...s.tree.selected].sort()).toEqual(["d2", "d4"]);
     expect(s.row("d:d2").getAttribute("aria-selected")).toBe("true");
+    s.row("d:d4").focus();
     s.press("Delete");
     await vi.waitFor(() => expect(s.counts.refreshes).toBe(1));
     expect(confirm.mock.calls[0][0]).toMatch(/^Delete these 2 documents/);

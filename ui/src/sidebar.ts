@@ -96,7 +96,8 @@ export class Sidebar {
     this.view = view;
     // A name being typed is not redrawn away: the tree shows the new state once it is done.
     const typing = document.activeElement;
-    if (typing instanceof HTMLInputElement && typing.classList.contains("rename") && this.tree.contains(typing)) return;
+    const renaming = typing instanceof HTMLInputElement && typing.classList.contains("rename");
+    if (this.renaming !== null && renaming && this.tree.contains(typing)) return;
     for (const id of [...this.selected]) if (!view.documents.some((d) => d.id === id)) this.selected.delete(id);
     const roots = buildTree(view);
     this.rows = visibleRows(roots, this.closed);
@@ -208,15 +209,21 @@ export class Sidebar {
     const row = document.createElement("div");
     row.className = "document-row";
     const label = doc.title || doc.file_name;
-    const name = this.nameOf(key, label, "document-name");
+    // Renaming changes the file name; the title, when the PDF has one, is shown otherwise.
+    const name = this.nameOf(key, label, "document-name", doc.file_name);
     name.title = doc.file_name;
     const scope = this.hooks.scope.value;
-    const included = scope.documents.includes(doc.id) || folderIncluded(scope, this.view, doc.folder);
+    const withFolder = folderIncluded(scope, this.view, doc.folder);
+    const box = this.checkBox(key, label, withFolder || scope.documents.includes(doc.id));
+    if (withFolder) {
+      box.disabled = true;
+      box.title = "Asked about with its folder";
+    }
     const space = document.createElement("span");
     space.className = "disclosure-space";
     row.append(
       space,
-      this.checkBox(key, label, included),
+      box,
       icon(FileText, "kind"),
       name,
       statusBadge(doc),
@@ -259,17 +266,20 @@ export class Sidebar {
     return item;
   }
 
-  /** A row's name, or the box that renames it in place (Enter keeps, Esc goes back). */
-  private nameOf(key: string, text: string, className: string): HTMLElement {
+  /** A row's name, or the box that renames it in place (Enter keeps, Esc goes back); `edited`
+   *  is the name the box starts from, when it is not the one shown. */
+  private nameOf(key: string, text: string, className: string, edited = text): HTMLElement {
     if (this.renaming !== key) {
       const name = document.createElement("span");
       name.className = className;
+      name.id = `name-${key}`;
       name.textContent = text;
+      this.items.get(key)?.setAttribute("aria-labelledby", name.id);
       return name;
     }
     const input = document.createElement("input");
     input.className = `rename ${className}`;
-    input.value = text;
+    input.value = edited;
     input.setAttribute("aria-label", `New name for ${text}`);
     let done = false;
     const finish = (keep: boolean) => {
@@ -277,7 +287,7 @@ export class Sidebar {
       done = true;
       this.renaming = null;
       const name = input.value.trim();
-      if (keep && name && name !== text) void this.rename(key, name);
+      if (keep && name && name !== edited) void this.rename(key, name);
       else this.render(this.view);
       this.item(key)?.focus();
     };
@@ -303,6 +313,7 @@ export class Sidebar {
     box.tabIndex = -1;
     box.checked = included;
     box.setAttribute("aria-label", `Ask about ${label}`);
+    this.items.get(key)?.setAttribute("aria-checked", String(included));
     box.addEventListener("click", (e) => {
       e.stopPropagation();
       this.toggleScope(key);
@@ -529,7 +540,7 @@ export class Sidebar {
 
   private async remove(row: Row) {
     if (row.kind === "folder") await this.deleteFolder(row.node);
-    else await this.deleteDocuments(this.selected.size > 0 ? [...this.selected] : [row.doc.id]);
+    else await this.deleteDocuments(this.selected.has(row.doc.id) ? [...this.selected] : [row.doc.id]);
   }
 
   private async deleteDocuments(ids: string[]) {

@@ -235,7 +235,10 @@ export class Viewer {
     if (!doc || !query) return;
     if (this.found?.query !== query) {
       if (this.texts?.id !== doc.id) this.texts = { id: doc.id, pages: this.pageTexts(doc.id) };
-      this.found = { query, pages: pagesWith(await this.texts.pages, query) };
+      const pages = pagesWith(await this.texts.pages, query);
+      // Another document was opened meanwhile: this search is not its.
+      if (this.doc !== doc) return;
+      this.found = { query, pages };
     }
     const pages = this.found.pages;
     if (pages.length === 0) {
@@ -262,6 +265,8 @@ export class Viewer {
 
   /** Opens a document at `page`, with nothing highlighted. */
   async openDocument(id: string, name: string, page = 1) {
+    this.returnTo = null;
+    this.back.hidden = true;
     await this.show({ id, name }, null, page);
   }
 
