@@ -83,6 +83,10 @@ const tree = new Sidebar(sidebar, hooks);
 const indexing = new IndexingPanel(hooks);
 (document.getElementById("sidebar") as HTMLElement).append(indexing.element);
 
+/** The library as last drawn, to skip drawing the tree again unchanged (1,000 rows are not
+ *  free); the indexing panel samples its rate at every look all the same. */
+let drawn = "";
+
 async function refresh() {
   try {
     library = await api.libraryState();
@@ -90,8 +94,11 @@ async function refresh() {
     report(errorMessage(e));
     return;
   }
-  tree.render(library);
   indexing.update(library);
+  const state = JSON.stringify(library);
+  if (state === drawn) return;
+  drawn = state;
+  tree.render(library);
   chat.updateLibrary(library);
 }
 
