@@ -6,8 +6,6 @@
 //! program's write lock.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use lectern::answer::AnswerEvent;
@@ -355,31 +353,12 @@ pub async fn list_models(state: State<'_, AppState>) -> Reply<Vec<ModelEntry>> {
 /// the next install of the same model resumes.
 #[tauri::command]
 pub async fn install_model(state: State<'_, AppState>, id: String, on_progress: Channel<InstallProgress>) -> Reply<()> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let mut installs = state
-            .installs
-            .lock()
-            .map_err(|_| fail(Error::stopped("installing the model")("a lock was poisoned")))?;
-        if installs.contains_key(&id) {
-            return Err(fail(Error::Config {
-                name: "model".into(),
-                reason: format!("{id} is being installed already"),
-            }));
-        }
-        installs.insert(id.clone(), cancel.clone());
-    }
-    let what = id.clone();
-    let installed = blocking(&state, "installing the model", move |library| {
-        let options = InstallOptions {
-            cancel: Some(cancel),
-            ..InstallOptions::default()
-        };
+    blocking(&state, "installing the model", move |library| {
         // A tenth of a second between messages is smooth enough, and spares the window a
         // message for every read of a gigabyte.
         let mut last: Option<Instant> = None;
         library
-            .install_model(&what, &options, &mut |progress| {
+            .install_model(&id, &InstallOptions::default(), &mut |progress| {
                 let finished = progress.total == Some(progress.done);
                 if finished || last.is_none_or(|at| at.elapsed() >= Duration::from_millis(100)) {
                     last = Some(Instant::now());
@@ -388,18 +367,12 @@ pub async fn install_model(state: State<'_, AppState>, id: String, on_progress: 
             })
             .map(|_| ())
     })
-    .await;
-    if let Ok(mut installs) = state.installs.lock() {
-        installs.remove(&id);
-    }
-    installed
+    .await
 }
 
 #[tauri::command]
 pub fn cancel_install(state: State<'_, AppState>, id: String) {
-    if let Some(cancel) = state.installs.lock().ok().and_then(|i| i.get(&id).cloned()) {
-        cancel.store(true, Ordering::Relaxed);
-    }
+    state.library.cancel_install(&id);
 }
 
 /// Makes an installed chat model the one that answers (and the built-in backend the one chosen);

@@ -1,11 +1,9 @@
 //! What the app holds while it runs: the library (which keeps the language model once loaded and
-//! the cancel flag of every answer being generated), where the app's own configuration lives, why
-//! the indexer stopped, if it did, and the cancel flag of each model being installed.
+//! the cancel flag of every answer being generated and every model being installed), where the
+//! app's own configuration lives, and why the indexer stopped, if it did.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use lectern::{Error, ErrorPayload, Library};
 
@@ -17,8 +15,6 @@ pub struct AppState {
     pub config_dir: PathBuf,
     /// Why the indexer stopped, if it did: documents then wait, and the window says why.
     pub indexer_stopped: Mutex<Option<ErrorPayload>>,
-    /// The models being installed, by id, each with the flag that cancels its download.
-    pub installs: Mutex<HashMap<String, Arc<AtomicBool>>>,
 }
 
 impl AppState {
@@ -29,7 +25,6 @@ impl AppState {
             library: Library::open(app_config::library_config(&config_dir)?)?,
             config_dir,
             indexer_stopped: Mutex::new(None),
-            installs: Mutex::new(HashMap::new()),
         })
     }
 }

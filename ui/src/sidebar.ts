@@ -5,7 +5,7 @@
 // Home/End, Enter, Space, F2, Delete), Ctrl/Shift+click choose several documents, and folders and
 // documents move by dragging.
 
-import { button } from "./dom";
+import { button, inlineEdit } from "./dom";
 import {
   ChevronRight,
   CircleAlert,
@@ -277,32 +277,12 @@ export class Sidebar {
       this.items.get(key)?.setAttribute("aria-labelledby", name.id);
       return name;
     }
-    const input = document.createElement("input");
-    input.className = `rename ${className}`;
-    input.value = edited;
-    input.setAttribute("aria-label", `New name for ${text}`);
-    let done = false;
-    const finish = (keep: boolean) => {
-      if (done) return;
-      done = true;
+    return inlineEdit(edited, `rename ${className}`, `New name for ${text}`, (name) => {
       this.renaming = null;
-      const name = input.value.trim();
-      if (keep && name && name !== edited) void this.rename(key, name);
+      if (name) void this.rename(key, name);
       else this.render(this.view);
       this.item(key)?.focus();
-    };
-    input.addEventListener("keydown", (e) => {
-      e.stopPropagation();
-      if (e.key === "Enter") finish(true);
-      else if (e.key === "Escape") finish(false);
     });
-    input.addEventListener("blur", () => finish(true));
-    input.addEventListener("click", (e) => e.stopPropagation());
-    queueMicrotask(() => {
-      input.focus();
-      input.select();
-    });
-    return input;
   }
 
   /** The box that puts a row in the scope; a row inside a chosen folder shows checked too. */
