@@ -100,7 +100,7 @@ fn measure(corpus: &Path, entry: &Entry, ocr: Option<&OcrSettings>) -> Row {
     while let Some(step) = extraction.next_step() {
         match step {
             Ok(Extracted::Page { text, .. }) => pages.push(text),
-            Ok(Extracted::Opened(_) | Extracted::Recognised { .. }) => {}
+            Ok(_) => {}
             Err(e) => error = Some(e.to_string()),
         }
     }

@@ -139,7 +139,7 @@ fn read(reader: &PdfReader, path: &Path) -> (Result<u64, String>, Option<u64>) {
     let outcome = loop {
         match extraction.next_step() {
             Some(Ok(Extracted::Page { .. })) => pages += 1,
-            Some(Ok(Extracted::Opened(_) | Extracted::Recognised { .. })) => {}
+            Some(Ok(_)) => {}
             Some(Err(e)) => break Err(e.to_string()),
             None => break Ok(pages),
         }

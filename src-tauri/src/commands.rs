@@ -428,8 +428,8 @@ pub async fn warm_search(state: State<'_, AppState>) -> Reply<usize> {
     state.library.open_indexes(&Scope::default()).await.map_err(fail)
 }
 
-/// The words OCR read on a page of a document, with their boxes: how the viewer highlights a
-/// passage on a page that has no text of its own.
+/// Where each word of a page of a document is, placed on the page's stored text: how the viewer
+/// highlights a cited passage from its character offsets.
 #[tauri::command]
 pub async fn page_words(state: State<'_, AppState>, id: String, page: u32) -> Reply<Vec<WordBox>> {
     blocking(&state, "reading the page's words", move |library| {

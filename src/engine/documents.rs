@@ -10,7 +10,6 @@ use crate::catalog::{
     Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, FileOrigin, NewDocument,
 };
 use crate::error::Error;
-use crate::pdf::Extracted;
 use crate::secrets::SecretPlace;
 
 /// Where a file comes from: its absolute path, its type by its first bytes (a PDF's header may
@@ -110,7 +109,7 @@ impl Engine {
         let path = self.files().path(&doc.content_hash)?;
         let mut probe = self.config().pdf_reader().extract(&path, Some(password.to_string()));
         match probe.next_step() {
-            Some(Ok(Extracted::Opened(_) | Extracted::Page { .. } | Extracted::Recognised { .. })) | None => {}
+            Some(Ok(_)) | None => {}
             Some(Err(e)) => return Err(e.into()),
         }
         let in_keyring = self.secrets().put(&password_name(&doc.content_hash), password)?;

@@ -129,8 +129,8 @@ fn build_in(
                 meta = m;
                 on_progress(progress);
             }
-            Extracted::Recognised { number, .. } => {
-                return Err(PdfError::Crashed(format!("the reader sent page {number} read by OCR unasked")).into())
+            Extracted::Recognised { number, .. } | Extracted::Words { number, .. } => {
+                return Err(PdfError::Crashed(format!("the reader sent page {number}'s words unasked")).into())
             }
             Extracted::Page {
                 number,

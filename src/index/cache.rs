@@ -1,6 +1,6 @@
-//! Open per-document indexes kept between queries: the resident vector block and the open
-//! keyword reader of every document searched so far, keyed by document and index generation, so
-//! a query touches no file but the few exact vectors it rescores.
+//! Open per-document indexes kept between queries: the open keyword reader and (once read) the
+//! resident vector block of every document searched so far, keyed by document and index
+//! generation, so a query touches no file but the few exact vectors it rescores.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -47,8 +47,8 @@ impl IndexCache {
             entries.len(),
             entries
                 .values()
-                .filter_map(|e| e.vectors.as_ref())
-                .map(|v| v.block.vectors.heap_bytes())
+                .filter_map(|e| e.resident_vectors())
+                .map(|block| block.vectors.heap_bytes())
                 .sum(),
         )
     }

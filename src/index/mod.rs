@@ -33,7 +33,7 @@ pub use error::IndexError;
 pub use keyword_reader::{Fields, KeywordReader, Located};
 pub use manifest::{Manifest, FORMAT_VERSION, MANIFEST_FILE};
 pub use ocr_pages::page_words;
-pub use reader::{DocIndex, Vectors};
+pub use reader::DocIndex;
 
 /// Checks that the index in `dir` is complete and whole: a readable manifest, a keyword index
 /// and, if the manifest names vectors, a vector block and vector table, all holding exactly the

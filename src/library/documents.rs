@@ -7,7 +7,7 @@ use crate::catalog::{CatalogError, Document, DocumentId, LogEntry};
 pub use crate::engine::{ImportFailure, ImportReport};
 use crate::error::Error;
 use crate::index;
-use crate::pdf::WordBox;
+use crate::pdf::{PdfError, WordBox};
 
 impl Library {
     /// Copies the PDFs at `paths` (files, or directories searched recursively) into the library
@@ -66,11 +66,21 @@ impl Library {
         Ok(path)
     }
 
-    /// The words OCR read on page `page` of a document, with their boxes; none for a page that
-    /// has its own text (a viewer highlights those through the page's text layer).
+    /// Where each word of page `page` of a document is, placed on the page's stored text: how a
+    /// viewer highlights a passage from its stored offsets. A page read by OCR has its boxes in
+    /// the index; a page with its own text is laid out again in a PDF worker. None for a page
+    /// only the second reader (PDFium) could read: the viewer matches the passage's words there.
     pub fn page_words(&self, id: DocumentId, page: u32) -> Result<Vec<WordBox>, Error> {
-        self.engine.catalog().document(id)?;
-        Ok(index::page_words(&self.engine.dirs().dir(id), page).unwrap_or_default())
+        let doc = self.engine.catalog().document(id)?;
+        if let Some(words) = index::page_words(&self.engine.dirs().dir(id), page) {
+            return Ok(words);
+        }
+        let path = self.stored_file_path(&doc.content_hash)?;
+        let password = self.engine.password_for(&doc.content_hash)?;
+        match self.engine.config().pdf_reader().page_words(&path, password, page) {
+            Err(PdfError::Parse(_) | PdfError::NoPages) => Ok(Vec::new()),
+            read => Ok(read?),
+        }
     }
 
     /// Moves a document to the folder at `folder`: one catalog row changes, nothing on disk.

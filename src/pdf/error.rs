@@ -41,6 +41,8 @@ pub enum PdfError {
     WorkerStart(String),
     #[error("the file could not be read: {0}")]
     Io(String),
+    #[error("the PDF has no page {page}; it has {count}")]
+    NoSuchPage { page: u32, count: u32 },
     #[error("OCR is not available: {0}")]
     OcrUnavailable(String),
     #[error("page {page} could not be read by OCR: {reason}")]

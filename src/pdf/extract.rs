@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::ocr::OcrSettings;
+use super::ocr::{OcrSettings, WordBox};
 use super::read::Extracted;
 use super::worker::{Reply, Request, Task, WORKER_ARG};
 use super::PdfError;
@@ -100,6 +100,23 @@ impl PdfReader {
                 settings: settings.clone(),
             },
         })
+    }
+
+    /// Where each word of page `page` of `path` is, placed on the page's text as extraction
+    /// stores it; read in a worker, like the text.
+    pub fn page_words(&self, path: &Path, password: Option<String>, page: u32) -> Result<Vec<WordBox>, PdfError> {
+        let mut extraction = self.start(Request {
+            path: path.to_path_buf(),
+            password,
+            limits: self.limits,
+            task: Task::Words { page },
+        });
+        while let Some(step) = extraction.next_step() {
+            if let Extracted::Words { words, .. } = step? {
+                return Ok(words);
+            }
+        }
+        Ok(Vec::new())
     }
 
     fn start(&self, request: Request) -> Extraction {

@@ -9,6 +9,7 @@ mod pdfium_text;
 mod quality;
 mod read;
 mod sniff;
+mod words;
 mod worker;
 mod write;
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::info::read_info;
-use super::ocr::{self, OcrPage, OcrSettings};
+use super::ocr::{self, OcrPage, OcrSettings, WordBox};
 use super::pdfium_text;
 use super::{Limits, PdfError};
 use crate::catalog::PdfMetadata;
@@ -34,6 +34,8 @@ pub enum Extracted {
     },
     /// One page (1-based) as OCR read it.
     Recognised { number: u32, page: OcrPage },
+    /// Where each word of one page's text is.
+    Words { number: u32, words: Vec<WordBox> },
 }
 
 /// Opens the document and hands its steps to `emit`, stopping early when `emit` says so (false).
@@ -81,13 +83,7 @@ pub fn read(
     if !emit(Extracted::Opened(meta)) {
         return Ok(());
     }
-    let mut extractor = Extractor::new(
-        &doc,
-        lectern_text::Limits {
-            max_decompressed: limits.max_decompressed,
-            ..lectern_text::Limits::default()
-        },
-    );
+    let mut extractor = extractor(&doc, limits);
     for (index, (_, &page_id)) in pages.iter().enumerate() {
         let number = index as u32 + 1;
         let page = extractor.page(page_id);
@@ -109,6 +105,17 @@ pub fn read(
     Ok(())
 }
 
+/// The page extractor of `doc`, within `limits`.
+fn extractor<'a>(doc: &'a Document, limits: &Limits) -> Extractor<'a> {
+    Extractor::new(
+        doc,
+        lectern_text::Limits {
+            max_decompressed: limits.max_decompressed,
+            ..lectern_text::Limits::default()
+        },
+    )
+}
+
 /// Loads the document, telling a missing or wrong password apart from a damaged file.
 fn open(path: &Path, password: Option<&str>, limits: &Limits) -> Result<Document, PdfError> {
     let bytes = std::fs::read(path)?;
@@ -117,6 +124,33 @@ fn open(path: &Path, password: Option<&str>, limits: &Limits) -> Result<Document
         OpenError::WrongPassword => PdfError::WrongPassword,
         OpenError::Parse(e) => PdfError::Parse(e.to_string()),
     })
+}
+
+/// Lays out page `number` again with the box of each word, and hands them to `emit` placed on
+/// the page's text as it was stored.
+pub fn words(
+    path: &Path,
+    password: Option<&str>,
+    limits: &Limits,
+    number: u32,
+    emit: &mut dyn FnMut(Extracted) -> bool,
+) -> Result<(), PdfError> {
+    let doc = open(path, password, limits)?;
+    let pages = doc.get_pages();
+    let Some(&page_id) = pages.get(&number) else {
+        return Err(PdfError::NoSuchPage {
+            page: number,
+            count: pages.len() as u32,
+        });
+    };
+    let mut extractor = extractor(&doc, limits).with_words();
+    let page = extractor.page(page_id);
+    if page.truncated {
+        return Err(PdfError::PageTooComplex(number));
+    }
+    let words = super::words::place(&normalise(&page.text), &page.words);
+    emit(Extracted::Words { number, words });
+    Ok(())
 }
 
 /// Reads page `number` by OCR and hands it to `emit`.

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::ocr::OcrSettings;
-use super::read::{read, recognise, Extracted};
+use super::read::{read, recognise, words, Extracted};
 use super::{Limits, PdfError};
 
 /// The first argument that turns a program into a PDF worker.
@@ -40,6 +40,8 @@ pub(super) enum Task {
     Text { pdfium: Option<PathBuf> },
     /// Reads one page by OCR.
     Recognise { page: u32, settings: OcrSettings },
+    /// Finds where each word of one page's text is.
+    Words { page: u32 },
 }
 
 /// One line of a worker's answer.
@@ -77,6 +79,7 @@ fn serve() -> i32 {
         match &request.task {
             Task::Text { pdfium } => read(path, password, &request.limits, pdfium.as_deref(), &mut emit),
             Task::Recognise { page, settings } => recognise(path, password, *page, settings, &mut emit),
+            Task::Words { page } => words(path, password, &request.limits, *page, &mut emit),
         }
     }));
     let last = match outcome {

@@ -68,10 +68,14 @@ pub fn open_scope(engine: &Engine, docs: &[ScopedDocument], wanted: &Wanted<'_>)
             }
             if let (Some(q), Some(embedder)) = (wanted.quantized, wanted.embedder) {
                 match index.vectors_of(embedder) {
-                    Some(block) if block.vectors.dimension() == q.dimension() => {
+                    Ok(Some(block)) if block.vectors.dimension() == q.dimension() => {
                         block.vectors.scan(q, pos as u32, &mut part.pool)
                     }
-                    _ => part.keyword_only.push(pos),
+                    Ok(_) => part.keyword_only.push(pos),
+                    Err(e) => {
+                        part.skipped.push((pos, e));
+                        continue;
+                    }
                 }
             }
             part.opened.insert(pos, index);

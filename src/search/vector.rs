@@ -51,7 +51,10 @@ pub fn fill_vector_scores(hits: &mut [Ranked], opened: &Opened, query: &[f32], e
         }
     }
     for (doc, want) in wanted {
-        let Some(index) = opened.get(&doc).filter(|i| i.vectors_of(embedder).is_some()) else {
+        let Some(index) = opened
+            .get(&doc)
+            .filter(|i| matches!(i.vectors_of(embedder), Ok(Some(_))))
+        else {
             continue;
         };
         let Ok(Some(meta)) = index.read_meta() else {

@@ -8,7 +8,9 @@ use lectern::catalog::{Scope, DEFAULT_FOLDER};
 use lectern::search::{SearchMode, SearchRequest};
 use lectern::{DocumentStatus, ErrorCode};
 
-use crate::common::{corpus_dir, corpus_manifest, corpus_pdf, index_all, library, runtime, CorpusEntry};
+use lectern::pdf::Extracted;
+
+use crate::common::{config, corpus_dir, corpus_manifest, corpus_pdf, index_all, library, runtime, CorpusEntry};
 
 /// The files without a text layer whose pages show text (scans, a rotated scan, text drawn as
 /// curves, fonts without Unicode), each with words its page image shows, which OCR must find.
@@ -194,4 +196,49 @@ fn a_password_unlocks_a_protected_pdf_and_a_wrong_one_changes_nothing() {
 
     let err = lib.unlock(doc.id, "again").unwrap_err();
     assert!(err.to_string().contains("does not need a password"), "{err}");
+}
+
+#[test]
+fn every_character_of_a_corpus_page_with_text_is_placed_on_the_page() {
+    let home = tempfile::tempdir().unwrap();
+    let reader = config(home.path()).reader;
+    let (mut short, mut placed_pages) = (Vec::new(), 0);
+    for entry in corpus_manifest().into_iter().filter(|e| e.expect == "text") {
+        let path = corpus_pdf(&entry.file);
+        let password = entry.user_password.clone().filter(|p| !p.is_empty());
+        let mut extraction = reader.extract(&path, password.clone());
+        // The first page with text, as the index stores it.
+        let Some((number, text)) = std::iter::from_fn(|| extraction.next_step()).find_map(|step| match step {
+            Ok(Extracted::Page { number, text, .. }) if !text.trim().is_empty() => Some((number, text)),
+            _ => None,
+        }) else {
+            continue;
+        };
+        drop(extraction);
+        let words = reader.page_words(&path, password, number).unwrap();
+        let visible: Vec<u32> = text
+            .chars()
+            .enumerate()
+            .filter(|(_, c)| !c.is_whitespace())
+            .map(|(i, _)| i as u32)
+            .collect();
+        let placed = visible
+            .iter()
+            .filter(|&&i| words.iter().any(|w| w.start <= i && i < w.end))
+            .count();
+        // A page only PDFium reads has no boxes: the viewer matches words there.
+        if words.is_empty() {
+            continue;
+        }
+        placed_pages += 1;
+        if placed * 100 < visible.len() * 99 {
+            short.push(format!(
+                "{}: {placed} of {} characters placed",
+                entry.file,
+                visible.len()
+            ));
+        }
+    }
+    assert!(short.is_empty(), "{}", short.join("\n"));
+    assert!(placed_pages >= 40, "only {placed_pages} pages placed");
 }

@@ -577,7 +577,7 @@ fn a_question_naming_the_document_finds_it_though_its_pages_never_say_the_name()
 }
 
 #[test]
-fn opening_a_scopes_indexes_ahead_keeps_them_open_for_the_queries_that_follow() {
+fn opening_a_scopes_indexes_ahead_keeps_them_open_and_only_vector_search_reads_their_vectors() {
     let t = library();
     let papers = t.create_folder("Papers").unwrap().id;
     let other = t.create_folder("Other").unwrap().id;
@@ -597,4 +597,62 @@ fn opening_a_scopes_indexes_ahead_keeps_them_open_for_the_queries_that_follow() 
     assert_eq!(t.search_cache().usage().0, 4);
     let found = search(&t, "rivers", None, Scope::default(), SearchMode::Keyword);
     assert_eq!(found.hits.len(), 3);
+    assert_eq!(
+        t.search_cache().usage().1,
+        0,
+        "a search by keyword reads no vector block"
+    );
+    search(&t, "rivers", Some(vector(1)), Scope::default(), SearchMode::Hybrid);
+    assert!(t.search_cache().usage().1 > 0, "a hybrid search reads them, once");
+}
+
+#[test]
+fn a_passage_on_a_page_with_text_is_placed_on_the_page_from_its_stored_offsets() {
+    let t = library();
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = dir.path().join("minutes.pdf");
+    write_text_pdf(
+        &pdf,
+        &[
+            "Minutes of the lighthouse committee",
+            "The keeper asked for a new lamp",
+            "The budget was approved in March",
+        ],
+    );
+    let doc = t.add(&[pdf], lectern::catalog::DEFAULT_FOLDER).unwrap().added.remove(0);
+    index_all(&t);
+    let request = SearchRequest {
+        query: "budget approved".into(),
+        scope: Scope::default(),
+        k: 1,
+        mode: SearchMode::Keyword,
+    };
+    let hit = runtime().block_on(t.search(&request)).unwrap().hits.remove(0);
+    let words = t.page_words(doc.id, hit.page).unwrap();
+    // Every character of the passage is in a word's box, each box on the page.
+    let text: Vec<char> = hit.text.chars().collect();
+    for (i, c) in text.iter().enumerate().filter(|(_, c)| !c.is_whitespace()) {
+        let at = hit.char_start + i as u32;
+        assert!(
+            words.iter().any(|w| w.start <= at && at < w.end),
+            "{c:?} at {at} has no box: {words:?}"
+        );
+    }
+    assert!(words.iter().all(|w| {
+        let [left, top, right, bottom] = w.bounds;
+        (0.0..=1.0).contains(&left)
+            && left < right
+            && right <= 1.0
+            && (0.0..=1.0).contains(&top)
+            && top < bottom
+            && bottom <= 1.0
+    }));
+    // "budget" is the third line's second word: 96 points from the left of a 612-point page,
+    // its baseline 104 points below the top of a 792-point one.
+    let budget = hit.char_start + text.iter().collect::<String>().find("budget").unwrap() as u32;
+    let [left, top, right, bottom] = words.iter().find(|w| w.start == budget).unwrap().bounds;
+    assert!((0.14..0.17).contains(&left), "{left}");
+    assert!((0.20..0.30).contains(&right), "{right}");
+    assert!((0.11..0.13).contains(&top), "{top}");
+    assert!((0.125..0.14).contains(&bottom), "{bottom}");
 }

@@ -156,4 +156,7 @@ void api.getSettings().then(
   },
   (e) => report(errorMessage(e)),
 );
-void refresh().then(() => chat.loadChats());
+// Once the window has drawn the library, its indexes open for instant search's first words.
+void refresh()
+  .then(() => chat.loadChats())
+  .then(() => quickSearch.warm());

@@ -85,6 +85,8 @@ export class QuickSearch {
   private chosen = 0;
   /** The number of the latest search: replies to older ones are dropped. */
   private latest = 0;
+  /** The opening of the library's indexes under way, if any. */
+  private warming: Promise<unknown> | null = null;
 
   constructor(private readonly hooks: QuickSearchHooks) {
     this.element.className = "quick-search";
@@ -105,13 +107,22 @@ export class QuickSearch {
     this.input.addEventListener("keydown", (event) => this.key(event));
   }
 
-  /** Opens the dialog with the words last searched for selected; the library's indexes are
-   *  opened meanwhile, so the first words typed find them open. */
+  /** Opens the library's indexes ahead of the first search (those opened since are cheap to
+   *  look at again); a search waits for an opening under way rather than open them twice. */
+  warm() {
+    // A failure here shows again, and is reported, when the search runs.
+    this.warming ??= this.hooks.api
+      .warmSearch()
+      .catch(() => undefined)
+      .finally(() => (this.warming = null));
+  }
+
+  /** Opens the dialog with the words last searched for selected; the indexes of documents
+   *  added since the last opening are opened meanwhile. */
   show() {
     if (!this.element.open) {
       this.element.showModal();
-      // A failure here shows again, and is reported, when the search runs.
-      this.hooks.api.warmSearch().catch(() => undefined);
+      this.warm();
     }
     this.input.select();
   }
@@ -128,6 +139,7 @@ export class QuickSearch {
     }
     let hits: Hit[];
     try {
+      if (this.warming) await this.warming;
       hits = (await this.hooks.api.quickSearch(query, RESULTS)).hits;
     } catch (e) {
       if (number === this.latest) this.hooks.report((e as { message?: string }).message ?? String(e));

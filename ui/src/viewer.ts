@@ -1,5 +1,6 @@
 // The PDF viewer panel: pdf.js renders the cited page and its text layer, and the cited passage
-// is highlighted: through the text layer, or on a page read by OCR, from the boxes of its words.
+// is highlighted from its stored character offsets, by the boxes the core gives each word of the
+// page (by matching its words in the text layer only where the core has no boxes).
 // The other pages are a click, a page number or Page Up/Down away; zoom goes in steps from the
 // page's width fitted to the panel, or fits the whole page; Ctrl+F finds words in the document,
 // page by page; "Back to the answer" returns to the footnote that opened the page.
@@ -50,8 +51,8 @@ export interface Rect {
   bottom: number;
 }
 
-/** The rectangles that cover characters `start..end` of a page read by OCR: the boxes of the
- *  words in that range, those on one line joined into one. */
+/** The rectangles that cover characters `start..end` of a page's text: the boxes of the words
+ *  in that range, those on one line joined into one. */
 export function highlightedBoxes(words: WordBox[], start: number, end: number): Rect[] {
   const rects: Rect[] = [];
   for (const word of words) {
@@ -108,6 +109,8 @@ export class Viewer {
   private found: { query: string; pages: number[] } | null = null;
   /** Each page's text, read once per document for finding. */
   private texts: { id: string; pages: Promise<string[]> } | null = null;
+  /** The boxes of the cited page's words, kept while it is shown again (zoomed, left and back). */
+  private citedWords: { citation: Citation; words: Promise<WordBox[]> } | null = null;
   /** The document shown; the citation whose page is highlighted, if any; the page shown; the zoom. */
   private doc: { id: string; name: string } | null = null;
   private citation: Citation | null = null;
@@ -339,15 +342,15 @@ export class Viewer {
       this.root.scrollTop = 0;
       return;
     }
-    const marks = highlightedItems(
-      spans.map((s) => s.textContent ?? ""),
-      citation.quote,
-    );
-    spans.forEach((span, i) => span.classList.toggle("highlight", marks[i]));
-    const words = await this.api.pageWords(citation.document, citation.page);
+    if (this.citedWords?.citation !== citation) {
+      this.citedWords = { citation, words: this.api.pageWords(citation.document, citation.page) };
+    }
+    // Without them (the file could not be read again), the passage's words are matched.
+    const words = await this.citedWords.words.catch((): WordBox[] => []);
+    if (this.shown !== citation.page) return;
     const boxes = highlightedBoxes(words, citation.char_start, citation.char_end).map((rect) => {
       const box = document.createElement("div");
-      box.className = "ocr-highlight";
+      box.className = "passage-highlight";
       box.style.left = `${rect.left * 100}%`;
       box.style.top = `${rect.top * 100}%`;
       box.style.width = `${(rect.right - rect.left) * 100}%`;
@@ -355,6 +358,14 @@ export class Viewer {
       return box;
     });
     this.page.append(...boxes);
+    // Without boxes (a page only the second reader could read), so are they.
+    const marks = boxes.length
+      ? []
+      : highlightedItems(
+          spans.map((s) => s.textContent ?? ""),
+          citation.quote,
+        );
+    spans.forEach((span, i) => span.classList.toggle("highlight", marks[i] ?? false));
     (boxes[0] ?? spans.find((_, i) => marks[i]))?.scrollIntoView({ block: "center" });
   }
 }

@@ -127,13 +127,52 @@ struct Segment {
 }
 
 /// A page's text in reading order and the headings found in it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Layout {
     /// Lines in reading order, separated by newlines.
     pub text: String,
     /// Lines set well above the body size, in reading order; the lines of a heading that wraps
     /// are joined.
     pub headings: Vec<String>,
+    /// Each word of `text` and where its glyphs are.
+    pub words: Vec<LaidWord>,
+}
+
+/// A word of a page's laid-out text: bytes `start..end` of it, and the box of its glyphs in user
+/// space as the page is displayed (left, bottom, right, top; y grows upwards).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LaidWord {
+    pub start: usize,
+    pub end: usize,
+    pub bounds: [f32; 4],
+}
+
+/// How far a glyph reaches above and below its baseline, in font sizes (a typical font's ascent
+/// and descent).
+const ASCENT: f32 = 0.8;
+const DESCENT: f32 = 0.2;
+
+/// The box of a glyph: from its origin along its writing direction by its extent, and across
+/// it from below its baseline to above it.
+fn glyph_box(g: &PlacedGlyph) -> [f32; 4] {
+    let (ux, uy) = (-g.dy, g.dx);
+    let (ex, ey) = (g.dx * g.extent, g.dy * g.extent);
+    let (low, high) = (-DESCENT * g.size, ASCENT * g.size);
+    let corners = [
+        (g.x + ux * low, g.y + uy * low),
+        (g.x + ex + ux * low, g.y + ey + uy * low),
+        (g.x + ux * high, g.y + uy * high),
+        (g.x + ex + ux * high, g.y + ey + uy * high),
+    ];
+    corners.iter().fold(
+        [f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY],
+        |[l, b, r, t], &(x, y)| [l.min(x), b.min(y), r.max(x), t.max(y)],
+    )
+}
+
+/// The box covering both `a` and `b`.
+fn union(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
+    [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])]
 }
 
 /// The text of a page's glyphs in reading order, lines separated by newlines, and its headings.
@@ -189,7 +228,7 @@ pub fn lay_out(glyphs: &[PlacedGlyph], text: &str) -> Layout {
                     out.text.push('\n');
                 }
                 let start = out.text.len();
-                write_line(&line, glyphs, text, &mut out.text);
+                write_line(&line, glyphs, text, &mut out.text, &mut out.words);
                 // Headings come from the page's main writing direction only: a large stamp
                 // up the margin is not a section.
                 let size = median_size(&line);
@@ -430,8 +469,11 @@ fn block_lines(mut block: Vec<Segment>) -> Vec<Vec<Item>> {
 }
 
 /// Appends a line's text, with a space wherever a space glyph was or the gap is wide.
-fn write_line(line: &[Item], glyphs: &[PlacedGlyph], text: &str, out: &mut String) {
+/// Writes a line's glyphs to `out`, with a space where one was shown or a gap is wide, and each
+/// word written, with its box, to `words`.
+fn write_line(line: &[Item], glyphs: &[PlacedGlyph], text: &str, out: &mut String, words: &mut Vec<LaidWord>) {
     let mut previous: Option<&Item> = None;
+    let mut word: Option<LaidWord> = None;
     for item in line {
         let Some(glyph) = glyphs.get(item.glyph) else { continue };
         if let Some(prev) = previous {
@@ -439,13 +481,30 @@ fn write_line(line: &[Item], glyphs: &[PlacedGlyph], text: &str, out: &mut Strin
             let wide = gap > WORD_GAP * prev.size.max(item.size);
             if (glyph.space_before || wide) && !out.ends_with(' ') {
                 out.push(' ');
+                words.extend(word.take());
             }
         }
         if let Some(s) = text.get(glyph.start as usize..glyph.end as usize) {
+            let start = out.len();
             out.push_str(s);
+            let bounds = glyph_box(glyph);
+            match &mut word {
+                Some(w) => {
+                    w.end = out.len();
+                    w.bounds = union(w.bounds, bounds);
+                }
+                None => {
+                    word = Some(LaidWord {
+                        start,
+                        end: out.len(),
+                        bounds,
+                    })
+                }
+            }
         }
         previous = Some(item);
     }
+    words.extend(word);
 }
 
 #[cfg(test)]
@@ -487,6 +546,28 @@ mod tests {
             g.extent *= scale;
             g.size = size;
         }
+    }
+
+    #[test]
+    fn each_word_written_has_the_box_of_its_glyphs() {
+        let (mut text, mut glyphs) = (String::new(), Vec::new());
+        words(&mut text, &mut glyphs, 0.0, 100.0, "ab cd");
+        words(&mut text, &mut glyphs, 0.0, 80.0, "e");
+        let laid = lay_out(&glyphs, &text);
+        assert_eq!(laid.text, "ab cd\ne");
+        let found: Vec<(&str, [f32; 4])> = laid
+            .words
+            .iter()
+            .map(|w| (&laid.text[w.start..w.end], w.bounds))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("ab", [0.0, 98.0, 10.0, 108.0]),
+                ("cd", [13.0, 98.0, 23.0, 108.0]),
+                ("e", [0.0, 78.0, 5.0, 88.0])
+            ]
+        );
     }
 
     #[test]

@@ -89,11 +89,7 @@ impl Desktop {
     /// Like [`Desktop::start`], but the app opens the library at `library` if given, and `env`
     /// overrides the environment the app gets.
     pub fn start_with(library: Option<&Path>, env: &[(&str, &str)]) -> Desktop {
-        let display = (90..200)
-            .find(|n| {
-                !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            })
-            .expect("a free X display number");
+        let display = (90..200).find(|&n| display_free(n)).expect("a free X display number");
         let xvfb = Process::spawn(
             Command::new("Xvfb")
                 .args([
@@ -176,5 +172,14 @@ impl Desktop {
     /// Saves the display as the PNG `path`.
     pub fn screenshot(&self, path: &Path) {
         crate::screenshot::save(&self.display, path);
+    }
+}
+
+/// Whether X display `n` is free: no server holds its lock. A lock left by a server that was
+/// killed names a process that is gone, and Xvfb takes such a display over.
+fn display_free(n: u32) -> bool {
+    match std::fs::read_to_string(format!("/tmp/.X{n}-lock")) {
+        Ok(pid) => !Path::new(&format!("/proc/{}", pid.trim())).exists(),
+        Err(_) => !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists(),
     }
 }

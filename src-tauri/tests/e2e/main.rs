@@ -298,7 +298,7 @@ fn open_first_citation(session: &Session) {
         .wait_until(
             "the cited page with the passage highlighted",
             "const v = document.querySelector('#viewer');
-             const marks = v.querySelectorAll('.textLayer .highlight');
+             const marks = v.querySelectorAll('.page .passage-highlight');
              return !v.hidden && marks.length > 0 && v.querySelector('.page').dataset.page;",
             SHORT,
         )
@@ -376,7 +376,7 @@ fn open_found(session: &Session, input: &webdriver::Element, page: &Value) {
             "the page found, highlighted",
             "const v = document.querySelector('#viewer');
              return !v.hidden && !document.querySelector('dialog.quick-search').open
-                 && v.querySelectorAll('.textLayer .highlight').length > 0 && v.querySelector('.page').dataset.page;",
+                 && v.querySelectorAll('.page .passage-highlight').length > 0 && v.querySelector('.page').dataset.page;",
             SHORT,
         )
         .unwrap();
@@ -390,7 +390,7 @@ fn navigate_viewer(session: &Session, page: &Value) {
     let cited: u32 = page.as_str().unwrap().parse().unwrap();
     let state = "const v = document.querySelector('#viewer');
                  return { page: v.querySelector('.page').dataset.page,
-                          marks: v.querySelectorAll('.textLayer .highlight').length,
+                          marks: v.querySelectorAll('.page .passage-highlight').length,
                           width: v.querySelector('.page canvas').width };";
     let page_shown = |want: u32, what: &str| {
         session
@@ -411,7 +411,7 @@ fn navigate_viewer(session: &Session, page: &Value) {
     session
         .wait_until(
             "the highlight again",
-            "return document.querySelectorAll('#viewer .textLayer .highlight').length > 0;",
+            "return document.querySelectorAll('#viewer .page .passage-highlight').length > 0;",
             SHORT,
         )
         .unwrap();
