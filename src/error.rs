@@ -131,6 +131,7 @@ impl Error {
                 CatalogError::FolderNotFound(_)
                 | CatalogError::DocumentNotFound(_)
                 | CatalogError::ChatNotFound(_)
+                | CatalogError::AnswerNotFound { .. }
                 | CatalogError::LinkNotFound(_) => ErrorCode::NotFound,
                 CatalogError::NameClash { .. }
                 | CatalogError::FolderNotEmpty { .. }
@@ -169,7 +170,7 @@ impl Error {
             Error::Catalog(e) => match e {
                 CatalogError::FolderNotFound(_) => Some(Hint::ListFolders),
                 CatalogError::DocumentNotFound(_) => Some(Hint::ListDocuments),
-                CatalogError::ChatNotFound(_) => Some(Hint::ListChats),
+                CatalogError::ChatNotFound(_) | CatalogError::AnswerNotFound { .. } => Some(Hint::ListChats),
                 CatalogError::LinkNotFound(_) => Some(Hint::ListLinks),
                 CatalogError::AlreadyLinked { .. } => Some(Hint::Unlink),
                 _ => None,

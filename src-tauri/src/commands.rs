@@ -313,12 +313,42 @@ pub async fn delete_chat(state: State<'_, AppState>, id: String) -> Reply<()> {
     .await
 }
 
+/// Writes a chat, or one of its answers (`message`), as markdown to `path`, which the user chose
+/// in the save dialog; returns where it went. The file is always markdown: `.md` is added to a
+/// name without it, so no other kind of file is ever written over.
 #[tauri::command]
-pub async fn export_chat(state: State<'_, AppState>, id: String) -> Reply<String> {
+pub async fn export_chat(
+    state: State<'_, AppState>,
+    id: String,
+    message: Option<i64>,
+    path: PathBuf,
+) -> Reply<PathBuf> {
     blocking(&state, "exporting the chat", move |library| {
-        library.export_chat(library.find_chat(&id)?)
+        let chat = library.find_chat(&id)?;
+        let markdown = match message {
+            Some(message) => library.export_answer(chat, message)?,
+            None => library.export_chat(chat)?,
+        };
+        let path = markdown_path(path);
+        std::fs::write(&path, markdown).map_err(|source| lectern::Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(path)
     })
     .await
+}
+
+/// `path`, with `.md` added unless it names a markdown file already.
+fn markdown_path(path: PathBuf) -> PathBuf {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown") => path,
+        _ => {
+            let mut name = path.into_os_string();
+            name.push(".md");
+            PathBuf::from(name)
+        }
+    }
 }
 
 /// The bytes of a document's stored PDF, for the viewer: the webview reads no file itself.
@@ -502,4 +532,21 @@ pub async fn set_data_dir(state: State<'_, AppState>, path: String) -> Reply<Set
         settings_view(library, &config_dir)
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_export_is_always_written_to_a_markdown_file() {
+        assert_eq!(markdown_path("/a/answer".into()), PathBuf::from("/a/answer.md"));
+        assert_eq!(markdown_path("/a/notes.MD".into()), PathBuf::from("/a/notes.MD"));
+        assert_eq!(markdown_path("/a/b.markdown".into()), PathBuf::from("/a/b.markdown"));
+        assert_eq!(
+            markdown_path("/home/me/.bashrc".into()),
+            PathBuf::from("/home/me/.bashrc.md")
+        );
+        assert_eq!(markdown_path("/a/report.pdf".into()), PathBuf::from("/a/report.pdf.md"));
+    }
 }

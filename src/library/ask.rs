@@ -47,6 +47,8 @@ impl AskRequest {
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct AskOutcome {
     pub chat: Chat,
+    /// The answer as saved in the chat (the id [`Library::export_answer`] takes).
+    pub message: i64,
     pub answer: Answer,
     /// What retrieval found (the answer's citations point into it).
     pub results: SearchResults,
@@ -181,7 +183,7 @@ impl Library {
                 backend: None,
             },
         )?;
-        catalog.add_chat_message(
+        let message = catalog.add_chat_message(
             chat,
             &NewMessage {
                 role: Role::Assistant,
@@ -193,6 +195,7 @@ impl Library {
         )?;
         Ok(AskOutcome {
             chat: catalog.chat(chat)?,
+            message,
             answer: answered,
             results,
         })
@@ -238,5 +241,24 @@ impl Library {
     pub fn export_chat(&self, id: ChatId) -> Result<String, Error> {
         let (chat, messages) = self.chat(id)?;
         Ok(crate::answer::chat_markdown(&chat.title, &messages))
+    }
+
+    /// One answer of a chat as a markdown document: the question it answers as the title, the
+    /// answer, and its footnotes with their quotes.
+    pub fn export_answer(&self, id: ChatId, message: i64) -> Result<String, Error> {
+        let (_, messages) = self.chat(id)?;
+        let at = messages
+            .iter()
+            .position(|m| m.id == message && m.role == Role::Assistant)
+            .ok_or_else(|| CatalogError::AnswerNotFound {
+                chat: id.to_string(),
+                message,
+            })?;
+        let question = messages[..at]
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::User)
+            .map_or("Answer", |m| m.content.trim());
+        Ok(crate::answer::chat_markdown(question, &messages[at..=at]))
     }
 }

@@ -678,6 +678,18 @@ fn chats_keep_scope_and_citations_across_a_restart_and_export_as_markdown() {
         assert!(markdown.contains(&format!("[^{n}]\n")) || markdown.contains(&format!("[^{n}] ")));
     }
     assert!(!markdown.contains(&format!("[^{}]", total + 1)));
+    // One answer alone: its question as the title, its own footnotes numbered from one.
+    assert_eq!(messages[3].id, two.message);
+    let answer = reopened.export_answer(chat.id, two.message).unwrap();
+    assert!(answer.starts_with(&format!("# {}\n", second.question)), "{answer}");
+    assert!(!answer.contains(&first.question));
+    for n in 1..=two.answer.citations.len() {
+        assert_eq!(answer.matches(&format!("[^{n}]:")).count(), 1, "{answer}");
+    }
+    assert!(
+        reopened.export_answer(chat.id, messages[0].id).is_err(),
+        "a question is no answer"
+    );
     reopened.delete_chat(chat.id).unwrap();
     assert!(reopened.chats().unwrap().is_empty());
     assert!(reopened.chat(chat.id).is_err());

@@ -164,7 +164,7 @@ describe("accessibility (axe-core)", () => {
   it("the chat with an answer and a footnote's preview", async () => {
     const root = document.createElement("main");
     document.body.append(root);
-    const chat = new ChatPane(root, { api, scope: new Store(WHOLE_LIBRARY), openCitation: () => {}, openSettings: () => {}, report: () => {} });
+    const chat = new ChatPane(root, { api, scope: new Store(WHOLE_LIBRARY), openCitation: () => {}, openSettings: () => {}, report: () => {}, save: async () => null });
     chat.updateLibrary({ folders: [{ id: 1, parent: null, name: "Work", path: "Work", created_at: 0 }], documents: [], links: [], paused: false });
     (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
     await chat.ask();

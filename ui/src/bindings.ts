@@ -405,7 +405,11 @@ scope: Scope | null, };
 /**
  * An answered question.
  */
-export type AskOutcome = { chat: Chat, answer: Answer, 
+export type AskOutcome = { chat: Chat, 
+/**
+ * The answer as saved in the chat (the id [`Library::export_answer`] takes).
+ */
+message: number, answer: Answer, 
 /**
  * What retrieval found (the answer's citations point into it).
  */

@@ -1,4 +1,4 @@
-import { ChatPane, previewQuote } from "./chat";
+import { ChatPane, fileName, previewQuote } from "./chat";
 import { makeApi } from "./ipc";
 import { WHOLE_LIBRARY } from "./scope";
 import { Store } from "./store";
@@ -20,8 +20,9 @@ const cited = (quote: string): Citation => ({
 });
 
 /** A chat pane over a fake shell; `replies` answers the commands by name. */
-function pane(replies: Record<string, (args?: Record<string, unknown>) => unknown>) {
+function pane(replies: Record<string, (args?: Record<string, unknown>) => unknown>, savePath: string | null = null) {
   const calls: [string, Record<string, unknown> | undefined][] = [];
+  const saveAsked: unknown[] = [];
   const reports: string[] = [];
   const settingsOpened: number[] = [];
   const opened: Citation[] = [];
@@ -39,9 +40,13 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
     openCitation: (c: Citation) => opened.push(c),
     openSettings: () => settingsOpened.push(1),
     report: (m) => reports.push(m),
+    save: async (options) => {
+      saveAsked.push(options);
+      return savePath;
+    },
   });
   const backend = root.querySelector("select.backend") as HTMLSelectElement;
-  return { chat, root, backend, calls, reports, settingsOpened, opened };
+  return { chat, root, backend, calls, reports, settingsOpened, opened, saveAsked };
 }
 
 describe("chat pane", () => {
@@ -80,6 +85,7 @@ describe("chat pane", () => {
     const { chat, root, calls } = pane({
       ask: () => ({
         chat: chatInfo,
+        message: 2,
         answer: { kind: "extractive", body: "Answer", citations: [], finish: "stop", backend: "extractive" },
         results: { hits: [], sources: [], skipped: [] },
       }),
@@ -91,6 +97,37 @@ describe("chat pane", () => {
     expect(calls[0][0]).toBe("ask");
     expect(calls[0][1]?.request).toEqual({ question: "What is it?", chat: null, scope: WHOLE_LIBRARY });
     expect(root.querySelector(".answer .body")?.textContent).toBe("Answer");
+  });
+
+  it("saves one answer, or the whole chat, as markdown where the user chooses", async () => {
+    const chatInfo = { id: "c1", title: "Tax: 2024?", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 };
+    const { chat, root, calls, saveAsked } = pane(
+      {
+        ask: () => ({
+          chat: chatInfo,
+          message: 7,
+          answer: { kind: "extractive", body: "Answer", citations: [], finish: "stop", backend: "extractive" },
+          results: { hits: [], sources: [], skipped: [] },
+        }),
+        list_chats: () => [chatInfo],
+        export_chat: (args) => args?.path,
+      },
+      "/home/me/answer.md",
+    );
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "What is the 2024 tax rate?";
+    await chat.ask();
+    const exportAnswer = root.querySelector(".answer button.export-answer") as HTMLButtonElement;
+    exportAnswer.click();
+    await vi.waitFor(() => expect(exportAnswer.textContent).toBe("Saved"));
+    expect(saveAsked[0]).toMatchObject({ defaultPath: "What is the 2024 tax rate.md" });
+    expect(calls.at(-1)).toEqual(["export_chat", { id: "c1", message: 7, path: "/home/me/answer.md" }]);
+    expect(exportAnswer.title).toBe("Saved to /home/me/answer.md");
+    const exportChat = [...root.querySelectorAll("button")].find((b) => b.textContent === "Export" && !b.classList.contains("export-answer"));
+    exportChat?.click();
+    await vi.waitFor(() => expect(calls.at(-1)).toEqual(["export_chat", { id: "c1", message: null, path: "/home/me/answer.md" }]));
+    expect(saveAsked[1]).toMatchObject({ defaultPath: "Tax 2024.md" });
+    expect(fileName(" / ")).toBe("Lectern chat");
   });
 
   it("offers the settings when the answer fails because a server or model is not there", async () => {
@@ -133,6 +170,7 @@ describe("footnote previews", () => {
     const { chat, root } = pane({
       ask: () => ({
         chat: { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 },
+        message: 2,
         answer: { kind: "extractive", body: "It grew.[^1]", citations: [citation], finish: "stop", backend: "extractive" },
         results: { hits: [], sources: [], skipped: [] },
       }),
@@ -183,6 +221,7 @@ describe("retrieved passages", () => {
     const { chat, root, opened } = pane({
       ask: () => ({
         chat: { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 },
+        message: 2,
         answer: { kind: "extractive", body: "It grew.[^1]", citations: [cited("Revenue grew.")], finish: "stop", backend: "extractive" },
         results: { query: "q", mode: "keyword", hits, sources: [source("a", [0, 2]), source("b", [1])], skipped: [] },
       }),

@@ -4,7 +4,7 @@
 
 import { ChatList } from "./chat-list";
 import { button } from "./dom";
-import { commandError, errorMessage, type Api } from "./ipc";
+import { commandError, errorMessage, type Api, type SaveDialog } from "./ipc";
 import { renderMarkdown } from "./markdown";
 import { ScopeBar } from "./scope-bar";
 import { BACKENDS } from "./settings";
@@ -20,6 +20,14 @@ export interface ChatHooks {
   openCitation: (citation: Citation, from?: HTMLElement) => void;
   openSettings: () => void;
   report: (message: string) => void;
+  /** Asks where to save a file. */
+  save: SaveDialog;
+}
+
+/** A file name from a title: characters file systems refuse become spaces, and it is kept short. */
+export function fileName(title: string): string {
+  const name = title.replace(/[\/\\:*?"<>|\u0000-\u001f]+/g, " ").replace(/\s+/g, " ").trim().slice(0, 60).trim();
+  return name || "Lectern chat";
 }
 
 /** The most of a quoted passage a footnote's preview shows. */
@@ -99,13 +107,9 @@ export class ChatPane {
     for (const [value, { label }] of Object.entries(BACKENDS)) this.backend.append(new Option(label, value));
     this.backend.addEventListener("change", () => void this.switchBackend());
     const exportButton = this.button("Export", async () => {
-      if (!this.chat) return;
-      const markdown = await this.hooks.api.exportChat(this.chat.id);
-      const link = document.createElement("a");
-      link.href = URL.createObjectURL(new Blob([markdown], { type: "text/markdown" }));
-      link.download = `${this.chat.title.slice(0, 60)}.md`;
-      link.click();
+      if (this.chat) await this.exportMarkdown(this.chat.title, null, exportButton);
     });
+    exportButton.title = "Save the whole chat, with its sources, as a markdown file";
     bar.append(this.chatList.element, this.backend, exportButton);
     this.list.className = "messages";
     const form = document.createElement("form");
@@ -222,7 +226,7 @@ export class ChatPane {
       this.question(message.content);
     } else {
       const node = this.answerNode();
-      this.fillAnswer(node, { body: message.content, citations: message.citations });
+      this.fillAnswer(node, { body: message.content, citations: message.citations }, undefined, message.id);
     }
   }
 
@@ -241,8 +245,9 @@ export class ChatPane {
   }
 
   /** Fills an answer's node; `results`, when the answer was just given, are every passage
-   *  retrieval found, which "All passages" lists per document with their scores. */
-  private fillAnswer(node: HTMLElement, answer: StreamingAnswer, results?: SearchResults) {
+   *  retrieval found, which "All passages" lists per document with their scores; `message`, once
+   *  the answer is saved, is its id in the chat (for its export). */
+  private fillAnswer(node: HTMLElement, answer: StreamingAnswer, results?: SearchResults, message?: number) {
     const open = (n: number, from: HTMLElement) => {
       const citation = answer.citations.find((c) => c.number === n);
       if (citation) this.hooks.openCitation(citation, from);
@@ -288,6 +293,17 @@ export class ChatPane {
       "Copy the answer as markdown, with its footnotes",
     );
     actions.append(copy);
+    if (message !== undefined) {
+      node.dataset.message = String(message);
+      const title = node.previousElementSibling?.textContent ?? "Answer";
+      const save = button(
+        "Export",
+        "export-answer",
+        () => void this.exportMarkdown(title, message, save),
+        "Save this answer, its question and its sources as a markdown file",
+      );
+      actions.append(save);
+    }
     const parts: HTMLElement[] = [body, sources, actions];
     if (results && results.hits.length > 0) {
       const retrieved = retrievedPassages(results, (c) => this.hooks.openCitation(c));
@@ -302,6 +318,25 @@ export class ChatPane {
     }
     node.replaceChildren(...parts);
     this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  /** Saves the chat, or its answer `message`, as a markdown file where the user chooses; the
+   *  button that asked says where it went. */
+  private async exportMarkdown(title: string, message: number | null, from: HTMLButtonElement) {
+    if (!this.chat) return;
+    const chat = this.chat.id;
+    const path = await this.hooks.save({
+      defaultPath: `${fileName(title)}.md`,
+      filters: [{ name: "Markdown", extensions: ["md"] }],
+    });
+    if (!path) return;
+    try {
+      const saved = await this.hooks.api.exportChat(chat, message, path);
+      from.textContent = "Saved";
+      from.title = `Saved to ${saved}`;
+    } catch (e) {
+      this.hooks.report(`Could not save the ${message === null ? "chat" : "answer"}: ${errorMessage(e)}`);
+    }
   }
 
   /** Copies an answer as markdown, its footnotes listed under it with their documents and pages. */
@@ -367,7 +402,12 @@ export class ChatPane {
         },
       );
       this.chat = outcome.chat;
-      this.fillAnswer(node, { body: outcome.answer.body, citations: outcome.answer.citations }, outcome.results);
+      this.fillAnswer(
+        node,
+        { body: outcome.answer.body, citations: outcome.answer.citations },
+        outcome.results,
+        outcome.message,
+      );
       if (outcome.answer.finish === "cancelled") node.classList.add("stopped");
       await this.loadChats();
     } catch (e) {

@@ -2,7 +2,7 @@
 // from the Rust side (`bindings.ts`). `invoke` and `Channel` are injected so that tests run the
 // layer against a fake shell; errors come back as `{code, message, hint}`.
 
-import type { OpenDialogOptions } from "@tauri-apps/plugin-dialog";
+import type { OpenDialogOptions, SaveDialogOptions } from "@tauri-apps/plugin-dialog";
 import type {
   AnswerEvent,
   AskOutcome,
@@ -32,6 +32,9 @@ export type Invoke = (command: string, args?: Record<string, unknown>) => Promis
 
 /** The dialog plugin's file picker (injected too): the path or paths picked, or null if cancelled. */
 export type OpenDialog = (options: OpenDialogOptions) => Promise<string | string[] | null>;
+
+/** The dialog plugin's save dialog (injected too): the path chosen, or null if cancelled. */
+export type SaveDialog = (options: SaveDialogOptions) => Promise<string | null>;
 
 export interface ChannelLike<T> {
   onmessage: (message: T) => void;
@@ -82,7 +85,9 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     openChat: (id: string) => call<ChatView>("open_chat", { id }),
     renameChat: (id: string, title: string) => call<Chat>("rename_chat", { id, title }),
     deleteChat: (id: string) => call<void>("delete_chat", { id }),
-    exportChat: (id: string) => call<string>("export_chat", { id }),
+    /** Writes a chat, or one answer of it, as markdown to `path`; where it went. */
+    exportChat: (id: string, message: number | null, path: string) =>
+      call<string>("export_chat", { id, message, path }),
     documentPdf: (id: string) => call<ArrayBuffer>("document_pdf", { id }),
     /** The words OCR read on a page, with their boxes; none for a page with text of its own. */
     pageWords: (id: string, page: number) => call<WordBox[]>("page_words", { id, page }),

@@ -5,7 +5,7 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
-import { open } from "@tauri-apps/plugin-dialog";
+import { open, save } from "@tauri-apps/plugin-dialog";
 import { showIndexerProblem } from "./banner";
 import { IndexingPanel } from "./indexing";
 import { InfoDialog } from "./info";
@@ -48,6 +48,7 @@ const chat = new ChatPane(document.getElementById("chat") as HTMLElement, {
   openCitation: (citation, from) => viewer.open(citation, from).catch((e) => report(errorMessage(e))),
   openSettings: () => void settings.show(),
   report,
+  save,
 });
 const settings = new SettingsDialog({ api, open, report, saved: (saved) => chat.useSettings(saved) });
 document.body.append(settings.element);

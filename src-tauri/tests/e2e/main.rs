@@ -15,7 +15,7 @@ mod harness;
 mod screenshot;
 mod webdriver;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -191,6 +191,30 @@ fn every_passage_retrieved(session: &Session) {
             .all(|r| r.as_str().unwrap().starts_with("p. ") && r.as_str().unwrap().contains(" · score ")),
         "{shown}"
     );
+}
+
+/// The last answer exported to `path` the way its Export button does once the save dialog (the
+/// dialog plugin's, which WebDriver cannot reach) has named `path` without its extension: it is
+/// written there as markdown, with its question and the footnotes of its sources; returns the
+/// file's text.
+fn export_last_answer(session: &Session, path: &Path) -> String {
+    let message = session
+        .execute(
+            "const answer = document.querySelector('.message.answer:last-child');
+             return answer.querySelector('button.export-answer') && Number(answer.dataset.message);",
+            json!([]),
+        )
+        .unwrap();
+    assert!(message.is_number(), "the answer has no Export: {message}");
+    let chats = invoke(session, "list_chats", json!({}));
+    let chat = chats[0]["id"].clone();
+    let saved = invoke(
+        session,
+        "export_chat",
+        json!({ "id": chat, "message": message, "path": path.with_extension("") }),
+    );
+    assert_eq!(saved, json!(path));
+    std::fs::read_to_string(path).unwrap()
 }
 
 /// Waits until the chips above the chat name `labels`.
@@ -524,6 +548,12 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     open_first_citation(&session);
     back_to_the_answer(&session);
     every_passage_retrieved(&session);
+    let exported = export_last_answer(&session, &desktop.home.path().join("answer.md"));
+    assert!(exported.starts_with(&format!("# {LOREM_QUESTION}\n")), "{exported}");
+    assert!(
+        exported.contains("\n[^1]: ") && exported.contains(&format!("{LOREM_PDF}, page ")),
+        "{exported}"
+    );
     preview_first_footnote(&session, LOREM_PDF);
     desktop.screenshot(&shots.join("answer.png"));
     let (input, page) = search(&session, "waived copyright", LOREM_PDF);
