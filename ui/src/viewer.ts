@@ -9,6 +9,7 @@
 import * as pdfjs from "pdfjs-dist";
 import type { PDFDocumentProxy } from "pdfjs-dist";
 import { button } from "./dom";
+import { Thumbnails } from "./thumbnails";
 import type { Api } from "./ipc";
 import type { Citation, WordBox } from "./bindings";
 import { words } from "./store";
@@ -95,6 +96,9 @@ export class Viewer {
   private readonly documents = new Map<string, Promise<PDFDocumentProxy>>();
   private readonly title = document.createElement("h2");
   private readonly page = document.createElement("div");
+  /** What scrolls the page shown. */
+  private readonly scroller = document.createElement("div");
+  private readonly thumbnails = new Thumbnails((page) => void this.goTo(page));
   private readonly pageBox = document.createElement("input");
   private readonly pageCount = document.createElement("span");
   private readonly zoomLabel = document.createElement("span");
@@ -131,7 +135,19 @@ export class Viewer {
     this.pageBox.setAttribute("aria-label", "Page");
     this.pageBox.addEventListener("change", () => void this.goTo(Number(this.pageBox.value)));
     this.zoomLabel.className = "zoom-level";
+    const pagesButton = button(
+      "Pages",
+      "toggle-thumbnails",
+      () => {
+        pagesButton.setAttribute("aria-pressed", String(this.thumbnails.toggle()));
+        // The page is fitted again to the room left beside the strip.
+        if (this.doc) void this.render(this.shown);
+      },
+      "Show or hide the pages",
+    );
+    pagesButton.setAttribute("aria-pressed", "false");
     nav.append(
+      pagesButton,
       button("‹", "previous-page", () => void this.goTo(this.shown - 1), "Previous page (Page Up)"),
       this.pageBox,
       this.pageCount,
@@ -166,10 +182,15 @@ export class Viewer {
     const close = button("Close", "close-viewer", () => (this.root.hidden = true), "Close the viewer");
     header.append(this.title, nav, find, this.back, close);
     this.page.className = "page";
+    this.scroller.className = "viewer-page";
+    this.scroller.append(this.page);
+    const body = document.createElement("div");
+    body.className = "viewer-body";
+    body.append(this.thumbnails.element, this.scroller);
     root.tabIndex = -1;
     root.setAttribute("aria-label", "PDF viewer");
     root.addEventListener("keydown", (event) => this.key(event));
-    root.replaceChildren(header, this.page);
+    root.replaceChildren(header, body);
   }
 
 
@@ -310,23 +331,28 @@ export class Viewer {
     this.pageBox.max = String(this.pages);
     this.pageCount.textContent = `of ${this.pages}`;
     this.page.dataset.page = String(this.shown);
+    this.thumbnails.show(pdf, this.shown);
     const page = await pdf.getPage(this.shown);
     const natural = page.getViewport({ scale: 1 });
-    const fitted = Math.max(this.root.clientWidth - 24, 300) / natural.width;
+    const fitted = Math.max(this.scroller.clientWidth - 24, 300) / natural.width;
     // Fit page: the page's height within the panel under its header, never wider than its width.
-    const header = this.root.querySelector("header")?.clientHeight ?? 0;
-    if (this.fitPage) this.zoom = Math.min(1, (this.root.clientHeight - header - 16) / (natural.height * fitted));
+    if (this.fitPage) this.zoom = Math.min(1, (this.scroller.clientHeight - 16) / (natural.height * fitted));
     this.zoomLabel.textContent = this.fitPage ? "Page" : `${Math.round(this.zoom * 100)} %`;
     const viewport = page.getViewport({ scale: fitted * this.zoom });
+    // Drawn at the screen's own pixels (125 % or 150 % scaling stays sharp), shown at its size.
+    const ratio = window.devicePixelRatio || 1;
     const canvas = document.createElement("canvas");
-    canvas.width = Math.floor(viewport.width);
-    canvas.height = Math.floor(viewport.height);
+    canvas.width = Math.floor(viewport.width * ratio);
+    canvas.height = Math.floor(viewport.height * ratio);
+    canvas.style.width = `${Math.floor(viewport.width)}px`;
+    canvas.style.height = `${Math.floor(viewport.height)}px`;
     const context = canvas.getContext("2d");
     const textLayer = document.createElement("div");
     textLayer.className = "textLayer";
     this.page.replaceChildren(canvas, textLayer);
     this.page.style.setProperty("--scale-factor", String(viewport.scale));
-    if (context) await page.render({ canvasContext: context, viewport }).promise;
+    const transform = ratio === 1 ? undefined : [ratio, 0, 0, ratio, 0, 0];
+    if (context) await page.render({ canvasContext: context, viewport, transform }).promise;
     const content = await page.getTextContent();
     const layer = new pdfjs.TextLayer({ textContentSource: content, container: textLayer, viewport });
     await layer.render();
@@ -339,7 +365,7 @@ export class Viewer {
       spans.forEach((span, i) => span.classList.toggle("found", marks[i]));
     }
     if (!citation || this.shown !== citation.page) {
-      this.root.scrollTop = 0;
+      this.scroller.scrollTop = 0;
       return;
     }
     if (this.citedWords?.citation !== citation) {

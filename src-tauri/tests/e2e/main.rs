@@ -467,6 +467,24 @@ fn navigate_viewer(session: &Session, page: &Value) {
         )
         .unwrap();
     assert!(found.as_str().unwrap().contains(" of "), "{found}");
+
+    // The pages as thumbnails, drawn as they come into view: the one shown is marked, and a
+    // click on another shows it (the strip is left open).
+    click_on(session, "#viewer button.toggle-thumbnails");
+    let strip = session
+        .wait_until(
+            "the thumbnails drawn",
+            "const items = [...document.querySelectorAll('#viewer .thumbnails button.thumbnail')];
+             const drawn = items.filter((b) => b.querySelector('canvas').width < 300);
+             return drawn.length === items.length && items.length > 1
+               && { pages: items.length, current: document.querySelector('#viewer .thumbnail[aria-current]').dataset.page };",
+            SHORT,
+        )
+        .unwrap();
+    let shown = session.execute(state, json!([])).unwrap();
+    assert_eq!(strip["current"], shown["page"], "{strip}");
+    click_on(session, "#viewer .thumbnails button.thumbnail:first-child");
+    page_shown(1, "the first page, from its thumbnail");
 }
 
 /// "Back to the answer" in the viewer gives the focus back to the footnote that opened it.
@@ -560,6 +578,8 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     desktop.screenshot(&shots.join("search.png"));
     open_found(&session, &input, &page);
     navigate_viewer(&session, &page);
+    desktop.screenshot(&shots.join("viewer.png"));
+    click_on(&session, "#viewer button.toggle-thumbnails");
 
     // The PDF's markup is quoted as text.
     let (text, _) = ask(
