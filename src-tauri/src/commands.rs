@@ -313,6 +313,15 @@ pub async fn delete_chat(state: State<'_, AppState>, id: String) -> Reply<()> {
     .await
 }
 
+/// Sets the size of the whole interface (the window's zoom), as chosen in the settings: 125 % or
+/// 150 % makes it readable from further away, as the system's own scaling would.
+#[tauri::command]
+pub fn set_zoom(webview: tauri::Webview, zoom: f64) -> Reply<()> {
+    webview
+        .set_zoom(zoom.clamp(0.5, 3.0))
+        .map_err(|e| fail(Error::stopped("zooming the window")(e)))
+}
+
 /// Writes a chat, or one of its answers (`message`), as markdown to `path`, which the user chose
 /// in the save dialog; returns where it went. The file is always markdown: `.md` is added to a
 /// name without it, so no other kind of file is ever written over.

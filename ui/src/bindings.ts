@@ -573,6 +573,7 @@ export const COMMANDS = [
   "open_chat",
   "rename_chat",
   "delete_chat",
+  "set_zoom",
   "export_chat",
   "document_pdf",
   "document_password",

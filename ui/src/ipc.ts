@@ -85,6 +85,8 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     openChat: (id: string) => call<ChatView>("open_chat", { id }),
     renameChat: (id: string, title: string) => call<Chat>("rename_chat", { id, title }),
     deleteChat: (id: string) => call<void>("delete_chat", { id }),
+    /** Sets the size of the whole interface (the window's zoom). */
+    setZoom: (zoom: number) => call<void>("set_zoom", { zoom }),
     /** Writes a chat, or one answer of it, as markdown to `path`; where it went. */
     exportChat: (id: string, message: number | null, path: string) =>
       call<string>("export_chat", { id, message, path }),

@@ -12,6 +12,7 @@ import { InfoDialog } from "./info";
 import { ChatPane } from "./chat";
 import { errorMessage, makeApi } from "./ipc";
 import { QuickSearch } from "./search";
+import { savedSize, useSize } from "./zoom";
 import { SettingsDialog } from "./settings";
 import { SetupDialog } from "./setup";
 import { WHOLE_LIBRARY } from "./scope";
@@ -157,6 +158,8 @@ void api.getSettings().then(
   },
   (e) => report(errorMessage(e)),
 );
+// The interface's size chosen last.
+if (savedSize() !== 1) useSize(api, savedSize()).catch((e) => report(errorMessage(e)));
 // Once the window has drawn the library, its indexes open for instant search's first words.
 void refresh()
   .then(() => chat.loadChats())

@@ -5,6 +5,7 @@
 
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
 import { ModelList } from "./models";
+import { INTERFACE_SIZES, savedSize, useSize } from "./zoom";
 import type { BackendKind, ConnectionCheck, SearchMode, Settings, SettingsView } from "./bindings";
 
 /** Each backend's label and the placeholders of the fields it uses (null: a field it does not use). */
@@ -169,6 +170,15 @@ export class SettingsDialog {
     this.nextDataDir.className = "pending-data-dir";
     this.nextDataDir.hidden = true;
     const data = section("Data directory", this.dataDir, choose, this.nextDataDir);
+    const size = document.createElement("select");
+    size.className = "interface-size";
+    for (const value of INTERFACE_SIZES) size.append(new Option(`${Math.round(value * 100)} %`, String(value)));
+    size.value = String(savedSize());
+    // Applied at once, like the system's own scaling; kept apart from the library's settings.
+    size.addEventListener("change", () =>
+      useSize(this.hooks.api, Number(size.value)).catch((e) => this.hooks.report(errorMessage(e))),
+    );
+    const appearance = section("Appearance", field("Interface size", size));
     const models = section("Models", this.models.element);
     const buttons = document.createElement("div");
     buttons.className = "buttons";
@@ -186,7 +196,7 @@ export class SettingsDialog {
       e.preventDefault();
       void this.save();
     });
-    this.form.append(title, answers, models, search, data, buttons);
+    this.form.append(title, answers, models, search, appearance, data, buttons);
     this.element.append(this.form);
   }
 

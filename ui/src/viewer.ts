@@ -191,6 +191,14 @@ export class Viewer {
     root.setAttribute("aria-label", "PDF viewer");
     root.addEventListener("keydown", (event) => this.key(event));
     root.replaceChildren(header, body);
+    // A resized window (or interface size) fits the page again, once the resizing pauses.
+    let resized = 0;
+    window.addEventListener("resize", () => {
+      window.clearTimeout(resized);
+      resized = window.setTimeout(() => {
+        if (this.doc && !this.root.hidden) void this.render(this.shown);
+      }, 200);
+    });
   }
 
 

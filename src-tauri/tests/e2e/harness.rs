@@ -175,11 +175,18 @@ impl Desktop {
     }
 }
 
-/// Whether X display `n` is free: no server holds its lock. A lock left by a server that was
-/// killed names a process that is gone, and Xvfb takes such a display over.
+/// Whether X display `n` is free: no server holds its lock. What a server that was killed left
+/// (a lock naming a process that is gone, its socket) is cleared, so that the socket appears
+/// again only once the new server listens.
 fn display_free(n: u32) -> bool {
-    match std::fs::read_to_string(format!("/tmp/.X{n}-lock")) {
-        Ok(pid) => !Path::new(&format!("/proc/{}", pid.trim())).exists(),
-        Err(_) => !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists(),
+    let (lock, socket) = (format!("/tmp/.X{n}-lock"), format!("/tmp/.X11-unix/X{n}"));
+    let gone = |path: &str| match std::fs::remove_file(path) {
+        Ok(()) => true,
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    };
+    match std::fs::read_to_string(&lock) {
+        Ok(pid) if Path::new(&format!("/proc/{}", pid.trim())).exists() => false,
+        Ok(_) => gone(&socket) && gone(&lock),
+        Err(_) => !Path::new(&socket).exists(),
     }
 }

@@ -217,6 +217,85 @@ fn export_last_answer(session: &Session, path: &Path) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
+/// The window's sizes a user may have: 1024 × 640, and the usual window at 125 % and 150 %
+/// (the interface size of the settings, which leaves the layout the room the system's scaling
+/// would), with 1024 × 640 at 125 % too.
+const SMALL_WINDOWS: [(u32, u32, f64); 4] = [(1024, 640, 1.0), (1280, 820, 1.25), (1280, 820, 1.5), (1024, 640, 1.25)];
+
+/// Which of `selectors` are not wholly in the window, or are covered by something else: none,
+/// when everything they name can be seen and clicked.
+fn out_of_reach(session: &Session, selectors: &[&str]) -> Value {
+    session
+        .execute(
+            "const root = document.documentElement;
+             const problems = arguments[0].flatMap((selector) => {
+               const element = document.querySelector(selector);
+               if (!element) return [`${selector}: missing`];
+               const r = element.getBoundingClientRect();
+               if (r.width === 0 || r.height === 0) return [`${selector}: not shown`];
+               if (r.left < 0 || r.top < 0 || r.right > root.clientWidth + 1 || r.bottom > root.clientHeight + 1) {
+                 return [`${selector}: outside the window at ${JSON.stringify(r)}`];
+               }
+               const top = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+               return top && (element.contains(top) || top.contains(element)) ? [] : [`${selector}: covered by ${top?.outerHTML.slice(0, 80)}`];
+             });
+             if (document.getElementById('app').scrollWidth > root.clientWidth + 1) problems.push('the window scrolls sideways');
+             return problems;",
+            json!([selectors]),
+        )
+        .unwrap()
+}
+
+/// At each of [`SMALL_WINDOWS`], the viewer's controls and page, then (the viewer closed) the
+/// sidebar's and the chat's, can all be seen and clicked, and nothing scrolls sideways.
+fn usable_when_small(session: &Session, desktop: &Desktop, shots: &Path) {
+    let resize = |width: u32, height: u32, zoom: f64| {
+        session.set_window_size(width, height).unwrap();
+        invoke(session, "set_zoom", json!({ "zoom": zoom }));
+        std::thread::sleep(Duration::from_millis(400));
+    };
+    let viewer = [
+        "#viewer button.close-viewer",
+        "#viewer button.next-page",
+        "#viewer button.zoom-in",
+        "#viewer input.page-number",
+        "#viewer .viewer-find input",
+        "#viewer .viewer-page",
+    ];
+    let window = [
+        "#sidebar button.open-search",
+        "#sidebar [role=tree] [role=treeitem]",
+        "#sidebar button.toggle-queue",
+        ".chat-bar select.backend",
+        "form.ask textarea",
+        "form.ask button[type=submit]",
+        ".scope-bar",
+    ];
+    for (width, height, zoom) in SMALL_WINDOWS {
+        resize(width, height, zoom);
+        if (width, zoom) == (1024, 1.0) {
+            desktop.screenshot(&shots.join("small.png"));
+        }
+        assert_eq!(
+            out_of_reach(session, &viewer),
+            json!([]),
+            "the viewer at {width}x{height}, {zoom}"
+        );
+    }
+    // WebDriver's clicks land where the page would be at 100 %.
+    resize(1280, 820, 1.0);
+    click_on(session, "#viewer button.close-viewer");
+    for (width, height, zoom) in SMALL_WINDOWS {
+        resize(width, height, zoom);
+        assert_eq!(
+            out_of_reach(session, &window),
+            json!([]),
+            "the window at {width}x{height}, {zoom}"
+        );
+    }
+    resize(1280, 820, 1.0);
+}
+
 /// Waits until the chips above the chat name `labels`.
 fn scope_chips_are(session: &Session, labels: &[&str]) {
     session
@@ -580,6 +659,7 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     navigate_viewer(&session, &page);
     desktop.screenshot(&shots.join("viewer.png"));
     click_on(&session, "#viewer button.toggle-thumbnails");
+    usable_when_small(&session, &desktop, &shots);
 
     // The PDF's markup is quoted as text.
     let (text, _) = ask(

@@ -26,20 +26,24 @@ pub fn save(display: &str, path: &Path) {
     let (header_size, format, width, height) = (be32(&xwd, 0), be32(&xwd, 2), be32(&xwd, 4), be32(&xwd, 5));
     let (byte_order, bits_per_pixel, bytes_per_line) = (be32(&xwd, 7), be32(&xwd, 11), be32(&xwd, 12));
     let colours = be32(&xwd, 19);
+    // Pixels of 24 bits (what xwd writes once the window has been resized) or 32, in lines of
+    // `bytes_per_line`.
+    let step = bits_per_pixel as usize / 8;
     assert!(
-        format == 2 && bits_per_pixel == 32,
-        "xwd wrote format {format} at {bits_per_pixel} bits a pixel; expected a 32-bit ZPixmap"
+        format == 2 && matches!(bits_per_pixel, 24 | 32),
+        "xwd wrote format {format} at {bits_per_pixel} bits a pixel; expected a 24- or 32-bit ZPixmap"
     );
     let pixels = &xwd[header_size as usize + colours as usize * 12..];
     let mut rgb = Vec::with_capacity((width * height * 3) as usize);
     for y in 0..height as usize {
         let line = &pixels[y * bytes_per_line as usize..];
         for x in 0..width as usize {
-            let p = &line[x * 4..x * 4 + 4];
+            let mut p = [0u8; 4];
+            p[..step].copy_from_slice(&line[x * step..(x + 1) * step]);
             let value = if byte_order == 0 {
-                u32::from_le_bytes([p[0], p[1], p[2], p[3]])
+                u32::from_le_bytes(p)
             } else {
-                u32::from_be_bytes([p[0], p[1], p[2], p[3]])
+                u32::from_be_bytes(p) >> (8 * (4 - step))
             };
             rgb.extend_from_slice(&[(value >> 16) as u8, (value >> 8) as u8, value as u8]);
         }

@@ -122,6 +122,12 @@ impl Session {
         self.post("/execute/async", json!({ "script": script, "args": args }))
     }
 
+    /// Resizes the window to `width` × `height` (outer size, in CSS pixels).
+    pub fn set_window_size(&self, width: u32, height: u32) -> Result<()> {
+        self.post("/window/rect", json!({ "width": width, "height": height }))
+            .map(|_| ())
+    }
+
     /// Types `text` into the open prompt and accepts it.
     pub fn answer_prompt(&self, text: &str) -> Result<()> {
         let started = Instant::now();
