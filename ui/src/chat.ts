@@ -68,7 +68,9 @@ function retrievedPassages(results: SearchResults, open: (citation: Citation) =>
       const text = document.createElement("span");
       text.className = "passage-text";
       text.textContent = previewQuote(hit.text);
-      const openButton = button("", "open-passage", () => open(hitCitation(hit)), `Open page ${hit.page} of ${hit.document_name}`);
+      // Named by what it shows, the page, score and passage.
+      const openButton = button("", "open-passage", () => open(hitCitation(hit)));
+      openButton.title = `Open page ${hit.page} of ${hit.document_name}`;
       openButton.append(where, text);
       item.append(openButton);
       list.append(item);

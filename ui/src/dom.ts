@@ -9,7 +9,9 @@ export function button(text: string, className: string, onClick: () => void, lab
   b.textContent = text;
   if (label) {
     b.title = label;
-    b.setAttribute("aria-label", label);
+    // A button named by its words keeps them as its name (what a voice user says to press it);
+    // the label names one shown as an icon or a symbol.
+    if (!/[\p{L}\p{N}]/u.test(text)) b.setAttribute("aria-label", label);
   }
   b.addEventListener("click", (e) => {
     e.stopPropagation();

@@ -183,6 +183,9 @@ export class Viewer {
     header.append(this.title, nav, find, this.back, close);
     this.page.className = "page";
     this.scroller.className = "viewer-page";
+    // Scrolled by the keyboard too.
+    this.scroller.tabIndex = 0;
+    this.scroller.setAttribute("aria-label", "Page");
     this.scroller.append(this.page);
     const body = document.createElement("div");
     body.className = "viewer-body";
