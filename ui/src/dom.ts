@@ -53,3 +53,21 @@ export function inlineEdit(
   });
   return input;
 }
+
+/** Runs `rebuild`, which redraws `container`, and puts the focus back on the control it was on
+ *  inside it: the one of the same class, in the row (an element with `data-<key>`) of the same
+ *  value, so a keyboard user is not thrown out by a redraw. */
+export function keepingFocus(container: HTMLElement, key: string, rebuild: () => void) {
+  const active = document.activeElement;
+  const control = active instanceof HTMLElement && container.contains(active) ? active : null;
+  const attribute = `data-${key}`;
+  const row = control?.closest(`[${attribute}]`)?.getAttribute(attribute);
+  const className = control?.className;
+  rebuild();
+  if (!control || !className || container.contains(control)) return;
+  const rows = row == null ? [container] : [...container.querySelectorAll(`[${attribute}]`)].filter((r) => r.getAttribute(attribute) === row);
+  const again = rows
+    .flatMap((r) => [...r.getElementsByClassName(className.split(" ")[0])])
+    .find((e): e is HTMLElement => e instanceof HTMLElement && e.className === className);
+  again?.focus();
+}

@@ -109,4 +109,18 @@ describe("indexing panel", () => {
       ["reindex_document", { id: "f" }],
     ]);
   });
+
+  it("keeps the focus on the control it was on when the queue is drawn again", () => {
+    const { p } = panel(library());
+    document.body.append(p.element);
+    (p.element.querySelector("button.toggle-queue") as HTMLButtonElement).click();
+    (p.element.querySelector('li[data-document-id="q"] button.cancel-indexing') as HTMLButtonElement).focus();
+    p.update(library(false, 6), 1000);
+    expect(document.activeElement?.closest("li")?.dataset.documentId).toBe("q");
+    expect(document.activeElement?.classList.contains("cancel-indexing")).toBe(true);
+    (p.element.querySelector("button.pause-indexing") as HTMLButtonElement).focus();
+    p.update(library(false, 7), 2000);
+    expect(document.activeElement?.classList.contains("pause-indexing")).toBe(true);
+    p.element.remove();
+  });
 });

@@ -4,7 +4,7 @@
 // need attention with their action (retry, enter the password).
 
 import { cancelIndexing, reindex, run, unlock, type ActionHooks } from "./actions";
-import { button } from "./dom";
+import { button, keepingFocus } from "./dom";
 import { ChevronRight, Pause, Play, X, icon } from "./icons";
 import { queueView, RateMeter, secondsLeft, timeLeftText, workDone, type QueueEntry } from "./queue";
 import type { LibraryDocument, LibraryView } from "./bindings";
@@ -37,8 +37,13 @@ export class IndexingPanel {
     this.element.hidden = true;
   }
 
-  /** Shows the queue as the library now stands; `now` is when that state was read. */
+  /** Shows the queue as the library now stands; `now` is when that state was read. The focus
+   *  stays on the control it was on. */
   update(view: LibraryView, now = Date.now()) {
+    keepingFocus(this.element, "document-id", () => this.redraw(view, now));
+  }
+
+  private redraw(view: LibraryView, now: number) {
     this.view = view;
     if (view.paused) this.meter.reset();
     else this.meter.add(now, workDone(view));

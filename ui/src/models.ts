@@ -2,7 +2,7 @@
 // licence: install with progress and cancel (a cancelled download resumes next time), choose
 // the chat model that answers, remove one. Shown in the settings and on the first-run screen.
 
-import { button } from "./dom";
+import { button, keepingFocus } from "./dom";
 import { sizeText } from "./info";
 import { errorMessage, type Api } from "./ipc";
 import type { InstallProgress, ModelEntry, Settings } from "./bindings";
@@ -59,9 +59,10 @@ export class ModelList {
     return this.models.some((m) => m.role === "chat" && m.installed);
   }
 
+  /** Draws the list again, the focus staying on the control it was on. */
   private render() {
     const shown = this.models.filter((m) => this.only === null || m.role === this.only);
-    this.element.replaceChildren(...shown.map((m) => this.item(m)));
+    keepingFocus(this.element, "model", () => this.element.replaceChildren(...shown.map((m) => this.item(m))));
   }
 
   private item(m: ModelEntry): HTMLLIElement {
