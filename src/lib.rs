@@ -20,6 +20,7 @@ mod panic;
 pub mod pdf;
 pub mod search;
 mod secrets;
+pub mod serve;
 pub mod server;
 pub mod watch;
 

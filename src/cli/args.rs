@@ -48,6 +48,22 @@ pub enum Command {
     Model(ModelCommand),
     /// Print the text the core extracts from a PDF, page by page (no library needed).
     Extract(ExtractArgs),
+    /// Serve the library to other programs over HTTP (OpenAI-style `/v1/models`,
+    /// `/v1/embeddings`, and `/v1/search`), each request needing the library's token.
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Where to listen: this machine only unless another address is given.
+    #[arg(long, default_value = lectern::serve::DEFAULT_ADDRESS)]
+    pub listen: std::net::SocketAddr,
+    /// Print the library's token (made now if it has none) and exit.
+    #[arg(long, conflicts_with = "rotate_token")]
+    pub show_token: bool,
+    /// Replace the library's token with a new one, print it and exit: the old one stops working.
+    #[arg(long)]
+    pub rotate_token: bool,
 }
 
 #[derive(Debug, Args)]

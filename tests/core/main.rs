@@ -17,4 +17,5 @@ mod models;
 mod ocr;
 mod search;
 mod secrets;
+mod serve;
 mod watch;

@@ -1,0 +1,77 @@
+//! The server's error replies, in the OpenAI API's shape (`{"error": {"message", "type",
+//! "code"}}`) so its clients report them as they report OpenAI's, with the HTTP status a
+//! library error's code implies.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use crate::error::{Error, ErrorCode};
+
+/// A request the server could not serve, and why.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    kind: &'static str,
+    code: Option<&'static str>,
+    message: String,
+}
+
+impl ApiError {
+    /// A request without the library's token, or with another.
+    pub fn unauthorised() -> ApiError {
+        ApiError {
+            status: StatusCode::UNAUTHORIZED,
+            kind: "invalid_request_error",
+            code: Some("invalid_api_key"),
+            message: "this server needs the library's token as a bearer token (`lectern serve --show-token` prints it)"
+                .into(),
+        }
+    }
+
+    /// A request that names something this library does not have, or asks what it cannot do.
+    pub fn invalid(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            kind: "invalid_request_error",
+            code: None,
+            message: message.into(),
+        }
+    }
+
+    /// A model name that is neither the library nor one of its folders.
+    pub fn no_such_model(model: &str) -> ApiError {
+        ApiError {
+            status: StatusCode::NOT_FOUND,
+            kind: "invalid_request_error",
+            code: Some("model_not_found"),
+            message: format!("no model {model:?}: the models are \"lectern\" (the whole library) and \"lectern/<folder path>\" (GET /v1/models lists them)"),
+        }
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> ApiError {
+        let (status, kind) = match e.code() {
+            ErrorCode::NotFound => (StatusCode::NOT_FOUND, "invalid_request_error"),
+            ErrorCode::InvalidInput | ErrorCode::NeedsPassword => (StatusCode::BAD_REQUEST, "invalid_request_error"),
+            ErrorCode::Conflict => (StatusCode::CONFLICT, "invalid_request_error"),
+            ErrorCode::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "server_error"),
+            ErrorCode::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "server_error"),
+        };
+        ApiError {
+            status,
+            kind,
+            code: None,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = json!({ "error": { "message": self.message, "type": self.kind, "code": self.code, "param": null } });
+        (self.status, Json(body)).into_response()
+    }
+}
