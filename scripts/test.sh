@@ -27,6 +27,9 @@ scripts/setup-models.sh "$LECTERN_TEST_MODELS"
 phase tools
 
 command -v cargo-nextest >/dev/null 2>&1 || cargo install --locked cargo-nextest
+# The server's test drives it with the official OpenAI Python client, kept beside the models.
+PYTHONPATH="$LECTERN_TEST_MODELS/python-packages" python3 -c 'import openai' 2>/dev/null ||
+    python3 -m pip install --quiet --disable-pip-version-check --target "$LECTERN_TEST_MODELS/python-packages" openai==3.51.0
 # The app's end-to-end tests drive its window through tauri-driver (over Debian's WebKitWebDriver).
 command -v tauri-driver >/dev/null 2>&1 || [ -x "${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver" ] || cargo install --locked tauri-driver
 

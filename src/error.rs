@@ -38,6 +38,12 @@ pub enum Error {
     },
     #[error("{0}: no such file or directory")]
     NotFound(PathBuf),
+    /// The server could not listen where it was told to.
+    #[error("could not serve the library at {address}: {reason}; if another program (another `lectern serve`, or the app) listens there, stop it or choose another address (`lectern serve --listen`, or LECTERN_SERVE_ADDRESS for the app)")]
+    Listen { address: String, reason: String },
+    /// A page or passage a document does not have (or not yet: it is not indexed).
+    #[error("document {document} has no {part}")]
+    PartNotFound { document: String, part: String },
     #[error("another Lectern process is indexing this library; it picks up new documents by itself")]
     IndexerBusy,
     #[error("document {0} does not need a password")]
@@ -132,7 +138,8 @@ impl Error {
                 | CatalogError::DocumentNotFound(_)
                 | CatalogError::ChatNotFound(_)
                 | CatalogError::AnswerNotFound { .. }
-                | CatalogError::LinkNotFound(_) => ErrorCode::NotFound,
+                | CatalogError::LinkNotFound(_)
+                | CatalogError::TokenNotFound(_) => ErrorCode::NotFound,
                 CatalogError::NameClash { .. }
                 | CatalogError::FolderNotEmpty { .. }
                 | CatalogError::AlreadyLinked { .. } => ErrorCode::Conflict,
@@ -156,8 +163,8 @@ impl Error {
             Error::Llm(LlmError::Runtime(_)) => ErrorCode::Internal,
             Error::Llm(LlmError::Model(e)) | Error::Model(e) => model_code(e),
             Error::Llm(_) => ErrorCode::Unavailable,
-            Error::NotFound(_) => ErrorCode::NotFound,
-            Error::IndexerBusy => ErrorCode::Conflict,
+            Error::NotFound(_) | Error::PartNotFound { .. } => ErrorCode::NotFound,
+            Error::IndexerBusy | Error::Listen { .. } => ErrorCode::Conflict,
             Error::NotLocked(_) | Error::Config { .. } => ErrorCode::InvalidInput,
             Error::Keyring { .. } => ErrorCode::Unavailable,
             Error::Index(_) | Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,

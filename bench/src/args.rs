@@ -37,6 +37,10 @@ pub enum Command {
     /// Query speed and memory on synthetic libraries of 10 to 3,000 documents, against one LanceDB
     /// table holding the same chunks; and on a real library if one is given.
     Search(SearchBenchArgs),
+    /// `lectern serve` under load: requests per second of `/v1/search` with concurrent clients
+    /// on the synthetic library, their p50/p99 beside the same searches in-process, and the
+    /// server's memory at idle.
+    Serve(ServeBenchArgs),
     /// Time to first token and tokens per second of the built-in model, llama.cpp beside candle
     /// on the same prompt tokens.
     Llm(LlmBenchArgs),
@@ -132,6 +136,25 @@ pub struct LlmBenchArgs {
     /// Passages from this text file make the prompt (default: a corpus reference extraction).
     #[arg(long, default_value = "corpus/expected/text-kb-pdf-risks-56p-objstm.pdftotext.txt")]
     pub text: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeBenchArgs {
+    /// Where the synthetic library is generated (kept for later runs; the search benchmark's).
+    #[arg(long, default_value = "/var/tmp/lectern-bench-search")]
+    pub data: PathBuf,
+    /// Documents in the library.
+    #[arg(long, default_value_t = 1000)]
+    pub documents: usize,
+    /// Clients sending searches at once.
+    #[arg(long, default_value_t = 8)]
+    pub clients: usize,
+    /// Seconds the clients send searches for.
+    #[arg(long, default_value_t = 20)]
+    pub seconds: u64,
+    /// Distinct questions (each asked once before timing, so that every index is open).
+    #[arg(long, default_value_t = 100)]
+    pub queries: usize,
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ mod index;
 mod llm;
 mod ocr;
 mod search;
+mod serve;
 mod watch;
 
 use std::process::ExitCode;
@@ -51,6 +52,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     Ok(match cli.command {
         Command::Index(args) => index::run(config, &args).await?,
         Command::Search(args) => search::run(config, &args).await?,
+        Command::Serve(args) => serve::run(&args).await.map(|()| ExitCode::SUCCESS)?,
         Command::Watch(args) => watch::run(config, &args).await.map(|()| ExitCode::SUCCESS)?,
         Command::Ask(args) => ask::run(config, &args).await.map(|()| ExitCode::SUCCESS)?,
         Command::Llm(args) => tokio::task::spawn_blocking(move || llm::run(config, args))

@@ -61,13 +61,13 @@ struct Probe {
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-struct Latency {
-    p50: f64,
-    p99: f64,
+pub struct Latency {
+    pub p50: f64,
+    pub p99: f64,
 }
 
 impl Latency {
-    fn of(mut ms: Vec<f64>) -> Latency {
+    pub fn of(mut ms: Vec<f64>) -> Latency {
         ms.sort_by(f64::total_cmp);
         let at = |q: f64| {
             ms.get(((ms.len() as f64 - 1.0) * q).round() as usize)
@@ -158,6 +158,34 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
         real_run(config, questions, folder, args.queries).await?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The synthetic library of `size` documents of `chunks` passages (generated under `data` as
+/// this benchmark does, unless it is there), and `count` questions quoting its passages.
+pub async fn synthetic_library(
+    data: &Path,
+    size: usize,
+    chunks: usize,
+    texts: &Path,
+    count: usize,
+) -> anyhow::Result<(PathBuf, Vec<String>)> {
+    let args = SearchBenchArgs {
+        data: data.to_path_buf(),
+        sizes: vec![size],
+        chunks,
+        texts: texts.to_path_buf(),
+        queries: count,
+        questions: None,
+        folder: None,
+        probe: None,
+    };
+    ensure_data(&args, &args.sizes).await?;
+    let texts = Texts::load(texts)?;
+    let questions = questions(count, size, chunks, &texts)
+        .into_iter()
+        .map(|(q, _)| q)
+        .collect();
+    Ok((home(&data_dir(&args, &args.sizes)), questions))
 }
 
 fn join(sizes: &[usize]) -> String {

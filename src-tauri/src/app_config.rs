@@ -1,5 +1,6 @@
 //! The app's own configuration file, beside the library rather than in it: which data directory
-//! to open (`app.json` in the app's config directory). `LECTERN_HOME` still wins when set.
+//! to open (`LECTERN_HOME` still wins when set) and whether to serve the library to other
+//! programs while the app runs (`app.json` in the app's config directory).
 
 use std::path::{Path, PathBuf};
 
@@ -10,16 +11,31 @@ use serde::{Deserialize, Serialize};
 #[serde(default)]
 struct AppConfig {
     data_dir: Option<PathBuf>,
+    serve: bool,
 }
 
 fn file(config_dir: &Path) -> PathBuf {
     config_dir.join("app.json")
 }
 
-/// The data directory the config file names, if any (an unreadable file names none).
+/// The config file's settings (an unreadable file has none).
+fn read(config_dir: &Path) -> AppConfig {
+    std::fs::read_to_string(file(config_dir))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
+}
+
+fn write(config_dir: &Path, config: &AppConfig) -> Result<(), Error> {
+    std::fs::create_dir_all(config_dir).map_err(Error::io(config_dir))?;
+    let json = serde_json::to_string_pretty(config).map_err(Error::stopped("saving the app's configuration"))?;
+    let path = file(config_dir);
+    std::fs::write(&path, json).map_err(Error::io(&path))
+}
+
+/// The data directory the config file names, if any.
 pub fn data_dir(config_dir: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(file(config_dir)).ok()?;
-    serde_json::from_str::<AppConfig>(&text).ok()?.data_dir
+    read(config_dir).data_dir
 }
 
 /// Names `dir` as the data directory for the next start.
@@ -30,13 +46,29 @@ pub fn set_data_dir(config_dir: &Path, dir: &Path) -> Result<(), Error> {
             reason: format!("{} is not an absolute path", dir.display()),
         });
     }
-    std::fs::create_dir_all(config_dir).map_err(Error::io(config_dir))?;
-    let json = serde_json::to_string_pretty(&AppConfig {
-        data_dir: Some(dir.to_path_buf()),
-    })
-    .map_err(Error::stopped("saving the app's configuration"))?;
-    let path = file(config_dir);
-    std::fs::write(&path, json).map_err(Error::io(&path))
+    write(
+        config_dir,
+        &AppConfig {
+            data_dir: Some(dir.to_path_buf()),
+            ..read(config_dir)
+        },
+    )
+}
+
+/// Whether the app serves the library to other programs while it runs.
+pub fn serves(config_dir: &Path) -> bool {
+    read(config_dir).serve
+}
+
+/// Says whether the app serves the library from now on, at each start too.
+pub fn set_serves(config_dir: &Path, serve: bool) -> Result<(), Error> {
+    write(
+        config_dir,
+        &AppConfig {
+            serve,
+            ..read(config_dir)
+        },
+    )
 }
 
 /// The library configuration: the environment's, with the data directory of the config file

@@ -6,7 +6,9 @@
 use std::path::Path;
 
 use lectern::answer::{Answer, AnswerEvent};
-use lectern::catalog::{AnswerKind, Chat, ChatMessage, Citation, Link, LogEntry, LogLevel, Scope, ScopeFilters};
+use lectern::catalog::{
+    AnswerKind, ApiRequest, ApiToken, Chat, ChatMessage, Citation, Link, LogEntry, LogLevel, Scope, ScopeFilters,
+};
 use lectern::jobs::IndexEvent;
 use lectern::llm::{ConnectionCheck, Finish, Role};
 use lectern::models::{InstallProgress, ModelRole};
@@ -18,7 +20,7 @@ use lectern::{
 };
 use ts_rs::{Config, TS};
 
-use crate::commands::{AskPayload, ChatView, FolderDeletion, LibraryView, SettingsView};
+use crate::commands::{AskPayload, ChatView, FolderDeletion, LibraryView, ServerView, SettingsView};
 use crate::COMMANDS;
 
 const BINDINGS: &str = "../ui/src/bindings.ts";
@@ -39,7 +41,8 @@ fn typescript() -> String {
         SyncReport, FolderDeletion, Scope, ScopeFilters, Citation, AnswerKind, Answer, Finish, AnswerEvent, Role, Chat,
         ChatMessage, ChatView, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
         AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,
-        ErrorPayload, WordBox, LogEntry, LogLevel, ModelEntry, ModelRole, InstallProgress,
+        ErrorPayload, WordBox, LogEntry, LogLevel, ModelEntry, ModelRole, InstallProgress, ServerView, ApiToken,
+        ApiRequest,
     ];
     let commands: Vec<String> = COMMANDS.iter().map(|c| format!("  {c:?},")).collect();
     format!(

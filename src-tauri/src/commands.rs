@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use lectern::answer::AnswerEvent;
-use lectern::catalog::{Chat, ChatMessage, Link, LogEntry, Scope};
+use lectern::catalog::{ApiRequest, ApiToken, Chat, ChatMessage, Link, LogEntry, Scope};
 use lectern::llm::ConnectionCheck;
 use lectern::models::{InstallOptions, InstallProgress};
 use lectern::pdf::WordBox;
@@ -541,6 +541,84 @@ pub async fn set_data_dir(state: State<'_, AppState>, path: String) -> Reply<Set
         settings_view(library, &config_dir)
     })
     .await
+}
+
+/// The server for other programs, as the settings show it.
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ServerView {
+    /// Whether the app serves the library from its start.
+    enabled: bool,
+    /// Where the server answers while it runs (`http://127.0.0.1:8765/v1`).
+    url: Option<String>,
+    /// The library's token, which sees everything.
+    token: String,
+    /// Tokens limited to folders (made with `lectern serve token add`).
+    tokens: Vec<ApiToken>,
+    /// The latest requests, newest first.
+    requests: Vec<ApiRequest>,
+}
+
+/// How many of the latest requests the settings show.
+const SHOWN_REQUESTS: usize = 50;
+
+async fn server_view(state: &AppState) -> Reply<ServerView> {
+    let url = state
+        .server
+        .lock()
+        .await
+        .as_ref()
+        .map(|running| format!("http://{}/v1", running.address));
+    let config_dir = state.config_dir.clone();
+    blocking(state, "reading the server's state", move |library| {
+        let mut requests = library.api_requests(SHOWN_REQUESTS)?;
+        requests.reverse();
+        Ok(ServerView {
+            enabled: app_config::serves(&config_dir),
+            url,
+            token: library.api_token()?,
+            tokens: library.api_tokens()?,
+            requests,
+        })
+    })
+    .await
+}
+
+/// Starts the server unless it runs.
+pub async fn start_server(state: &AppState) -> Result<(), Error> {
+    let mut server = state.server.lock().await;
+    if server.is_none() {
+        *server = Some(crate::server::start(state.library.clone()).await?);
+    }
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn server_state(state: State<'_, AppState>) -> Reply<ServerView> {
+    server_view(&state).await
+}
+
+/// Serves the library to other programs, or stops, from now on and at each start.
+#[tauri::command]
+pub async fn set_serving(state: State<'_, AppState>, on: bool) -> Reply<ServerView> {
+    if on {
+        start_server(&state).await.map_err(fail)?;
+    } else if let Some(running) = state.server.lock().await.take() {
+        running.stop();
+    }
+    let config_dir = state.config_dir.clone();
+    blocking(&state, "saving the app's configuration", move |_| {
+        app_config::set_serves(&config_dir, on)
+    })
+    .await?;
+    server_view(&state).await
+}
+
+/// Replaces the library's token; the old one stops working at once.
+#[tauri::command]
+pub async fn rotate_token(state: State<'_, AppState>) -> Reply<ServerView> {
+    blocking(&state, "making a new token", |library| library.rotate_api_token()).await?;
+    server_view(&state).await
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ mod app_config;
 #[cfg(test)]
 mod bindings;
 mod commands;
+mod server;
 mod state;
 
 // `invoke_handler!` and `COMMANDS`, from the `#[tauri::command]` functions of `commands.rs`.
@@ -22,6 +23,7 @@ fn main() {
         .setup(|app| {
             let state = state::AppState::open(app.path().app_config_dir()?)?;
             let library = state.library.clone();
+            let serves = app_config::serves(&state.config_dir);
             // Catches up on linked directories, then follows them for the app's lifetime.
             app.manage(library.watch()?);
             app.manage(state);
@@ -32,6 +34,17 @@ fn main() {
                     let _ = handle.emit("index-event", &event);
                 }
             });
+            // Other programs are served from the start when the user switched it on; a server
+            // that cannot start (its port taken) is said in the settings.
+            if serves {
+                let handle = app.handle().clone();
+                tauri::async_runtime::spawn(async move {
+                    let state = handle.state::<state::AppState>();
+                    if let Err(e) = commands::start_server(&state).await {
+                        eprintln!("lectern: {e}");
+                    }
+                });
+            }
             // For the app's lifetime; another process (a `lectern add`) may be the indexer for a
             // while, and this one takes over when it stops.
             // An indexer that stops leaves documents waiting: the window is told why.

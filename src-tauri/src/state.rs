@@ -1,6 +1,7 @@
 //! What the app holds while it runs: the library (which keeps the language model once loaded and
 //! the cancel flag of every answer being generated and every model being installed), where the
-//! app's own configuration lives, and why the indexer stopped, if it did.
+//! app's own configuration lives, why the indexer stopped, if it did, and the server for other
+//! programs, while it runs.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -8,6 +9,7 @@ use std::sync::Mutex;
 use lectern::{Error, ErrorPayload, Library};
 
 use crate::app_config;
+use crate::server::Running;
 
 pub struct AppState {
     pub library: Library,
@@ -15,6 +17,8 @@ pub struct AppState {
     pub config_dir: PathBuf,
     /// Why the indexer stopped, if it did: documents then wait, and the window says why.
     pub indexer_stopped: Mutex<Option<ErrorPayload>>,
+    /// The server for other programs, while it runs (held while it starts or stops).
+    pub server: tokio::sync::Mutex<Option<Running>>,
 }
 
 impl AppState {
@@ -25,6 +29,7 @@ impl AppState {
             library: Library::open(app_config::library_config(&config_dir)?)?,
             config_dir,
             indexer_stopped: Mutex::new(None),
+            server: tokio::sync::Mutex::new(None),
         })
     }
 }

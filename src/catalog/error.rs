@@ -19,6 +19,8 @@ pub enum CatalogError {
     LinkNotFound(String),
     #[error("{path} is already linked to folder \"{folder}\"; unlink it first")]
     AlreadyLinked { path: String, folder: String },
+    #[error("no token named \"{0}\" (`lectern serve token list` lists them)")]
+    TokenNotFound(String),
     #[error("no document with id {0}")]
     DocumentNotFound(String),
     #[error("\"{name}\" already exists in {parent}; choose another name")]

@@ -1,7 +1,7 @@
 //! Versioned schema migrations, applied in order and recorded in SQLite's `user_version`.
 //!
 //! A migration is never edited once released: a change to the schema is a new entry at the end.
-//! Each step is tested from the schema before it (`tests/catalog/migrations.rs`).
+//! Each step is tested from the schema before it (`tests/core/catalog.rs`).
 
 use rusqlite::Connection;
 
@@ -145,6 +145,31 @@ pub const MIGRATIONS: &[&str] = &[
         message      TEXT NOT NULL
     );
     CREATE INDEX document_log_document ON document_log (document_id, id);
+    "#,
+    // 13: tokens for other programs limited to folders (kept as hashes), and the log of what
+    //     the server was asked.
+    r#"
+    CREATE TABLE api_tokens (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        hash        TEXT NOT NULL UNIQUE,
+        created_at  INTEGER NOT NULL
+    );
+    CREATE TABLE api_token_folders (
+        token_id   INTEGER NOT NULL REFERENCES api_tokens(id) ON DELETE CASCADE,
+        folder_id  INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+        PRIMARY KEY (token_id, folder_id)
+    );
+    CREATE TABLE api_requests (
+        id        INTEGER PRIMARY KEY,
+        at        INTEGER NOT NULL,
+        holder    TEXT NOT NULL,
+        method    TEXT NOT NULL,
+        path      TEXT NOT NULL,
+        scope     TEXT NOT NULL,
+        status    INTEGER NOT NULL,
+        millis    INTEGER NOT NULL
+    );
     "#,
 ];
 

@@ -5,6 +5,7 @@
 //! A document's index lives on disk keyed by its id, so moving a document changes one row here
 //! and nothing else. The connection runs in WAL mode so that readers never wait for the indexer.
 
+mod api;
 mod chats;
 mod documents;
 mod error;
@@ -22,6 +23,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
+pub use api::{ApiRequest, ApiToken};
 pub use chats::{AnswerKind, Chat, ChatId, ChatMessage, Citation, NewMessage};
 pub use documents::{FileOrigin, Interrupted, NewDocument, PdfMetadata, Readied};
 pub use error::CatalogError;

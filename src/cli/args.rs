@@ -49,12 +49,19 @@ pub enum Command {
     /// Print the text the core extracts from a PDF, page by page (no library needed).
     Extract(ExtractArgs),
     /// Serve the library to other programs over HTTP (OpenAI-style `/v1/models`,
-    /// `/v1/embeddings`, and `/v1/search`), each request needing the library's token.
+    /// `/v1/chat/completions`, `/v1/embeddings`, and `/v1/search`), each request needing a token;
+    /// manage the tokens limited to folders and read the log of requests.
     Serve(ServeArgs),
+    /// Serve the library to an MCP client over standard input and output (for a client that
+    /// starts Lectern itself; `lectern serve` serves MCP over HTTP at /mcp).
+    Mcp,
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct ServeArgs {
+    #[command(subcommand)]
+    pub command: Option<ServeCommand>,
     /// Where to listen: this machine only unless another address is given.
     #[arg(long, default_value = lectern::serve::DEFAULT_ADDRESS)]
     pub listen: std::net::SocketAddr,
@@ -64,6 +71,40 @@ pub struct ServeArgs {
     /// Replace the library's token with a new one, print it and exit: the old one stops working.
     #[arg(long)]
     pub rotate_token: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ServeCommand {
+    /// Tokens that see only some folders, for programs that should not see the whole library.
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// The latest requests served: when, whose token, what, over which scope, and the reply.
+    Log {
+        /// How many of the latest requests.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Make a token that sees only these folders (each with its subfolders), and print it; it is
+    /// shown this once.
+    Add {
+        name: String,
+        /// A folder the token sees (repeat for more).
+        #[arg(long = "folder", required = true, value_name = "PATH")]
+        folders: Vec<String>,
+    },
+    /// List the limited tokens and their folders.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a limited token: it stops working at once.
+    Remove { name: String },
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@ mod password;
 mod progress;
 mod scope;
 mod search;
+mod serve;
 mod watch;
 
 use std::process::ExitCode;
@@ -128,30 +129,10 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Watch(command) => return watch::run(&library, &command).await,
         Command::Model(command) => return models::run(&library, command).await,
         Command::Extract(_) => unreachable!("handled above"),
-        Command::Serve(args) => serve(library, args).await?,
+        Command::Serve(args) => serve::run(library, args).await?,
+        Command::Mcp => lectern::serve::serve_stdio(library).await?,
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `lectern serve`: the token shown or rotated, or the library served until the process ends.
-async fn serve(library: Library, args: args::ServeArgs) -> Result<(), Error> {
-    let home = library.config().home.clone();
-    if args.show_token || args.rotate_token {
-        let token = if args.rotate_token {
-            lectern::serve::rotate_api_token(&home)?
-        } else {
-            lectern::serve::api_token(&home)?
-        };
-        println!("{token}");
-        return Ok(());
-    }
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .map_err(|source| Error::Io {
-            path: args.listen.to_string().into(),
-            source,
-        })?;
-    lectern::serve::serve(library, listener).await
 }
 
 /// `lectern extract`: the core's text of a PDF, page by page, without a library.

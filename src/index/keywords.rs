@@ -145,6 +145,11 @@ impl StoredChunks {
         self.addresses.is_empty()
     }
 
+    /// Every chunk, in the order they were indexed.
+    pub fn all(&self) -> Result<Vec<Chunk>, IndexError> {
+        self.read(0..self.len())
+    }
+
     /// The chunks at `range` of the order, as they were indexed (text and context).
     pub fn read(&self, range: std::ops::Range<usize>) -> Result<Vec<Chunk>, IndexError> {
         let f = ChunkFields::of(self.searcher.schema())?;
@@ -179,4 +184,19 @@ impl StoredChunks {
             })
             .collect()
     }
+}
+
+/// A page's stored text put back together from its chunks, each at its character offsets, so
+/// that a citation's range reads the same in it; a gap no chunk covers (white space the chunker
+/// dropped) reads as spaces. Empty for a page without text.
+pub fn page_text(chunks: &[Chunk], page: u32) -> String {
+    let on_page: Vec<&Chunk> = chunks.iter().filter(|c| c.page == page).collect();
+    let len = on_page.iter().map(|c| c.char_end as usize).max().unwrap_or(0);
+    let mut text = vec![' '; len];
+    for chunk in on_page {
+        for (slot, ch) in text[chunk.char_start as usize..].iter_mut().zip(chunk.text.chars()) {
+            *slot = ch;
+        }
+    }
+    text.into_iter().collect::<String>().trim_end().to_string()
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::choices::AskChoices;
+use super::choices::{AskChoices, AskPlan};
 use super::Library;
 use crate::answer::{answer, Answer, AnswerEvent, AnswerSettings};
 use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, NewMessage, Scope};
@@ -54,6 +54,23 @@ pub struct AskOutcome {
     pub results: SearchResults,
 }
 
+/// A question answered once, kept nowhere: the program asking keeps the conversation (the
+/// server's chat completions and the MCP `ask` tool).
+#[derive(Debug, Clone, Default)]
+pub struct Question {
+    pub text: String,
+    /// The conversation before it, oldest first.
+    pub history: Vec<Message>,
+    pub scope: Scope,
+}
+
+/// An answer, and what retrieval found for it (the answer's citations point into it).
+#[derive(Debug, Clone)]
+pub struct Answered {
+    pub answer: Answer,
+    pub results: SearchResults,
+}
+
 impl Library {
     /// Answers `question` as the user chose: `choices` over the saved settings, the environment
     /// and the defaults ([`Library::plan_answer`]), the model loaded once and kept (off the async
@@ -67,12 +84,7 @@ impl Library {
         cancel: &Cancel,
         events: Option<UnboundedSender<AnswerEvent>>,
     ) -> Result<AskOutcome, Error> {
-        let plan = self.plan_answer(choices)?;
-        let engine = self.engine.clone();
-        let (backend, threads) = (plan.backend, plan.threads);
-        let model = tokio::task::spawn_blocking(move || engine.language_model(&backend, threads))
-            .await
-            .map_err(Error::stopped("loading the language model"))??;
+        let (plan, model) = self.chosen_model(choices).await?;
         let request = AskRequest {
             question,
             chat,
@@ -82,6 +94,40 @@ impl Library {
             settings: plan.settings,
         };
         self.ask(&request, model, cancel, events).await
+    }
+
+    /// Answers `question` as [`Library::ask_as_chosen`] does, but keeps nothing: no chat is made
+    /// or changed.
+    pub async fn answer_as_chosen(
+        &self,
+        question: Question,
+        choices: &AskChoices,
+        cancel: &Cancel,
+        events: Option<UnboundedSender<AnswerEvent>>,
+    ) -> Result<Answered, Error> {
+        let (plan, model) = self.chosen_model(choices).await?;
+        let request = AskRequest {
+            question: question.text,
+            chat: None,
+            scope: None,
+            k: plan.k,
+            mode: plan.mode,
+            settings: plan.settings,
+        };
+        self.retrieve_and_answer(&request, &question.scope, question.history, model, cancel, events)
+            .await
+    }
+
+    /// The plan for `choices` and its model, loaded (or taken from those kept) off the async
+    /// threads.
+    async fn chosen_model(&self, choices: &AskChoices) -> Result<(AskPlan, Option<Arc<dyn LanguageModel>>), Error> {
+        let plan = self.plan_answer(choices)?;
+        let engine = self.engine.clone();
+        let (backend, threads) = (plan.backend.clone(), plan.threads);
+        let model = tokio::task::spawn_blocking(move || engine.language_model(&backend, threads))
+            .await
+            .map_err(Error::stopped("loading the language model"))??;
+        Ok((plan, model))
     }
 
     /// Registers an answer about to be generated under `id` (the app's stop button names it)
@@ -129,39 +175,12 @@ impl Library {
             }
             None => (request.scope.clone().unwrap_or_default(), Vec::new()),
         };
-        let results = self
-            .search(&SearchRequest {
-                query: crate::answer::retrieval_query(&request.question, &history),
-                scope: scope.clone(),
-                k: request.k,
-                mode: request.mode,
-            })
+        let Answered {
+            answer: answered,
+            results,
+        } = self
+            .retrieve_and_answer(request, &scope, history, model, cancel, events)
             .await?;
-
-        // The embedder's floor; its models are loaded already when the question was embedded.
-        let mut settings = request.settings;
-        if settings.relevance_floor.is_none() && request.mode != SearchMode::Keyword {
-            settings.relevance_floor = self.engine.embedder()?.relevance_floor();
-        }
-        let (question, cancel) = (request.question.clone(), cancel.clone());
-        let hits = results.hits.clone();
-        let answered = tokio::task::spawn_blocking(move || {
-            answer(
-                model.as_deref(),
-                &question,
-                &history,
-                &hits,
-                &settings,
-                &cancel,
-                &mut |event| {
-                    if let Some(events) = &events {
-                        let _ = events.send(event);
-                    }
-                },
-            )
-        })
-        .await
-        .map_err(Error::stopped("answering"))??;
 
         let mut catalog = self.engine.catalog();
         let chat = match request.chat {
@@ -196,6 +215,57 @@ impl Library {
         Ok(AskOutcome {
             chat: catalog.chat(chat)?,
             message,
+            answer: answered,
+            results,
+        })
+    }
+
+    /// Retrieves passages for `request`'s question (read with `history`) in `scope` and answers
+    /// it from them with `model` (extractively without one), keeping nothing.
+    async fn retrieve_and_answer(
+        &self,
+        request: &AskRequest,
+        scope: &Scope,
+        history: Vec<Message>,
+        model: Option<Arc<dyn LanguageModel>>,
+        cancel: &Cancel,
+        events: Option<UnboundedSender<AnswerEvent>>,
+    ) -> Result<Answered, Error> {
+        let results = self
+            .search(&SearchRequest {
+                query: crate::answer::retrieval_query(&request.question, &history),
+                scope: scope.clone(),
+                k: request.k,
+                mode: request.mode,
+            })
+            .await?;
+
+        // The embedder's floor; its models are loaded already when the question was embedded.
+        let mut settings = request.settings;
+        if settings.relevance_floor.is_none() && request.mode != SearchMode::Keyword {
+            settings.relevance_floor = self.engine.embedder()?.relevance_floor();
+        }
+        let (question, cancel) = (request.question.clone(), cancel.clone());
+        let hits = results.hits.clone();
+        let answered = tokio::task::spawn_blocking(move || {
+            answer(
+                model.as_deref(),
+                &question,
+                &history,
+                &hits,
+                &settings,
+                &cancel,
+                &mut |event| {
+                    if let Some(events) = &events {
+                        let _ = events.send(event);
+                    }
+                },
+            )
+        })
+        .await
+        .map_err(Error::stopped("answering"))??;
+
+        Ok(Answered {
             answer: answered,
             results,
         })

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use super::Library;
-use crate::catalog::{CatalogError, Document, DocumentId, LogEntry};
+use crate::catalog::{CatalogError, Document, DocumentId, DocumentStatus, LogEntry};
+use crate::chunk::Chunk;
 pub use crate::engine::{ImportFailure, ImportReport};
 use crate::error::Error;
 use crate::index;
@@ -81,6 +82,44 @@ impl Library {
             Err(PdfError::Parse(_) | PdfError::NoPages) => Ok(Vec::new()),
             read => Ok(read?),
         }
+    }
+
+    /// The stored text of a document's page, as it was indexed: what a citation's character
+    /// range points into.
+    pub fn page_text(&self, id: DocumentId, page: u32) -> Result<String, Error> {
+        let chunks = self.stored_chunks(id)?;
+        let pages = self.engine.catalog().document(id)?.page_count.unwrap_or(0);
+        if page == 0 || u64::from(page) > pages {
+            return Err(Error::PartNotFound {
+                document: id.to_string(),
+                part: format!("page {page} (it has {pages})"),
+            });
+        }
+        Ok(index::keywords::page_text(&chunks, page))
+    }
+
+    /// A document's stored passage by its id (a search hit's or a citation's `chunk_id`).
+    pub fn passage(&self, id: DocumentId, chunk: &str) -> Result<Chunk, Error> {
+        self.stored_chunks(id)?
+            .into_iter()
+            .find(|c| c.id.0 == chunk)
+            .ok_or_else(|| Error::PartNotFound {
+                document: id.to_string(),
+                part: format!("passage {chunk:?}"),
+            })
+    }
+
+    /// Every passage of a ready document, as indexed.
+    fn stored_chunks(&self, id: DocumentId) -> Result<Vec<Chunk>, Error> {
+        let doc = self.engine.catalog().document(id)?;
+        if doc.status != DocumentStatus::Ready {
+            return Err(Error::PartNotFound {
+                document: id.to_string(),
+                part: format!("indexed text yet (it is {})", doc.status.as_str()),
+            });
+        }
+        let dir = self.engine.dirs().dir(id).join("keywords");
+        Ok(index::keywords::StoredChunks::open(&dir)?.all()?)
     }
 
     /// Moves a document to the folder at `folder`: one catalog row changes, nothing on disk.

@@ -4,6 +4,7 @@
 //! watcher (`watch/`), the query path (`search/`), answers (`answer/`). Cloning is cheap; clones
 //! share everything.
 
+mod access;
 mod ask;
 mod choices;
 mod documents;
@@ -25,7 +26,8 @@ use crate::error::Error;
 use crate::index::IndexCache;
 use crate::jobs::{IndexRun, RunMode};
 
-pub use ask::{AskOutcome, AskRequest};
+pub use access::{Access, TOKEN_FILE};
+pub use ask::{Answered, AskOutcome, AskRequest, Question};
 pub use choices::{AskChoices, AskPlan};
 pub use documents::{ImportFailure, ImportReport};
 pub use models::ModelEntry;

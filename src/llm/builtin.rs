@@ -30,6 +30,12 @@ const MAX_CONTEXT: u32 = 8192;
 /// one call does (8.1 s against 7.9 s); 32 takes 12.2 s.
 const PROMPT_SLICE: usize = 64;
 
+/// The builds of llama.cpp's CPU kernels that are never loaded: those using Intel's AMX tiles.
+/// Under some virtual machines the tiles' configuration does not survive a thread's switch, and
+/// the AMX kernels then stop on an illegal instruction (seen on a Sapphire Rapids guest with
+/// permission to use AMX granted); the AVX-512 builds run there.
+const SKIPPED_KERNELS: &[&str] = &["sapphirerapids"];
+
 /// llama.cpp's process-wide state, initialised once: its CPU kernels are loaded first, the
 /// build for the best instructions this CPU has (AVX2, AVX-512, VNNI, …).
 fn backend() -> Result<&'static LlamaBackend, LlmError> {
@@ -37,13 +43,19 @@ fn backend() -> Result<&'static LlamaBackend, LlmError> {
     BACKEND
         .get_or_init(|| {
             llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default().with_logs_enabled(false));
-            let dir = kernels_dir().ok_or_else(|| {
+            let kernels = kernels_dir().and_then(|dir| best_kernels(&dir)).ok_or_else(|| {
                 format!(
-                    "its CPU kernels (libggml-cpu-*.so) are neither beside the program nor in {}; build Lectern again",
+                    "none of its CPU kernels (libggml-cpu-*.so) beside the program or in {} runs on this CPU; build Lectern again",
                     llama_cpp_sys_2::BACKENDS_DIR.unwrap_or("the build directory")
                 )
             })?;
-            llama_cpp_2::llama_backend::load_backends_from_path(&dir);
+            let path = std::ffi::CString::new(kernels.as_os_str().as_encoded_bytes())
+                .map_err(|_| format!("{} holds a NUL byte", kernels.display()))?;
+            // SAFETY: a NUL-terminated path; llama.cpp loads and registers the library, once.
+            let registered = unsafe { llama_cpp_sys_2::ggml_backend_load(path.as_ptr()) };
+            if registered.is_null() {
+                return Err(format!("its CPU kernels {} did not load", kernels.display()));
+            }
             LlamaBackend::init().map_err(|e| e.to_string())
         })
         .as_ref()
@@ -60,17 +72,51 @@ fn kernels_dir() -> Option<PathBuf> {
     beside
         .into_iter()
         .chain(built)
-        .find(|dir| dir.to_str().is_some() && has_kernels(dir))
+        .find(|dir| dir.to_str().is_some() && !kernel_files(dir).is_empty())
 }
 
-fn has_kernels(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries.flatten().any(|e| {
+fn kernel_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
             name.starts_with("libggml-cpu-") && name.ends_with(".so")
         })
-    })
+        .map(|e| e.path())
+        .collect()
+}
+
+/// The build of the CPU kernels in `dir` that scores best on this CPU, by each build's own
+/// `ggml_backend_score` (0: this CPU lacks its instructions), as llama.cpp chooses, but for the
+/// builds [`SKIPPED_KERNELS`] names.
+fn best_kernels(dir: &Path) -> Option<PathBuf> {
+    kernel_files(dir)
+        .into_iter()
+        .filter(|path| {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            !SKIPPED_KERNELS.iter().any(|skipped| name.contains(skipped))
+        })
+        .filter_map(|path| {
+            // SAFETY: llama.cpp's own kernel builds, opened as llama.cpp opens them to score them;
+            // the score function takes nothing and only reads the CPU's features.
+            let score = unsafe {
+                let library = libloading::Library::new(&path).ok()?;
+                let score = library
+                    .get::<unsafe extern "C" fn() -> std::os::raw::c_int>(b"ggml_backend_score")
+                    .ok()?;
+                score()
+            };
+            (score > 0).then_some((score, path))
+        })
+        .max_by_key(|(score, _)| *score)
+        .map(|(_, path)| path)
 }
 
 /// A GGUF model loaded in this process.

@@ -40,6 +40,26 @@ impl ApiError {
         }
     }
 
+    /// A token limited to folders that were all deleted since it was made.
+    pub fn sees_nothing() -> ApiError {
+        ApiError {
+            status: StatusCode::FORBIDDEN,
+            kind: "invalid_request_error",
+            code: Some("no_folders"),
+            message: "every folder this token was limited to has been deleted, so it sees nothing; make a new token (`lectern serve token add`)".into(),
+        }
+    }
+
+    /// A folder path (of an MCP tool's arguments) that names no folder the token sees.
+    pub fn no_such_folder(path: &str) -> ApiError {
+        ApiError {
+            status: StatusCode::NOT_FOUND,
+            kind: "invalid_request_error",
+            code: Some("folder_not_found"),
+            message: format!("no folder {path:?} (list_folders lists them)"),
+        }
+    }
+
     /// A model name that is neither the library nor one of its folders.
     pub fn no_such_model(model: &str) -> ApiError {
         ApiError {
@@ -69,9 +89,25 @@ impl From<Error> for ApiError {
     }
 }
 
+impl ApiError {
+    /// What went wrong, in words.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The HTTP status the error is replied with.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The reply's body, also sent as a stream's last event when an answer fails part-way.
+    pub fn body(&self) -> serde_json::Value {
+        json!({ "error": { "message": self.message, "type": self.kind, "code": self.code, "param": null } })
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({ "error": { "message": self.message, "type": self.kind, "code": self.code, "param": null } });
-        (self.status, Json(body)).into_response()
+        (self.status, Json(self.body())).into_response()
     }
 }

@@ -1,15 +1,21 @@
 //! `lectern serve`: the library for other programs, over HTTP on the OpenAI API's wire format
-//! (`/v1/models`, `/v1/embeddings`) and Lectern's own search (`/v1/search`) and stored PDFs.
-//! Safe by default: it listens where it is told (the loopback interface unless told otherwise),
-//! every request needs the library's bearer token (`token.rs`), bodies are bounded, no CORS
-//! header is ever sent (a web page cannot read a reply), and each request is logged with its
-//! scope, never its text. `routes.rs` holds the endpoints, `error.rs` the error replies.
+//! (`/v1/models`, `/v1/chat/completions`, `/v1/embeddings`) and Lectern's own search
+//! (`/v1/search`), stored PDFs and page texts. Safe by default: it listens where it is told (the
+//! loopback interface unless told otherwise), every request needs a bearer token (the library's,
+//! or one limited to folders: [`crate::Access`]), bodies are bounded, no CORS header is ever
+//! sent (a web page cannot read a reply), and each request is logged in the library with who
+//! asked and its scope, never its text. `routes.rs` and `chat.rs` hold the endpoints,
+//! `scope.rs` what a token reaches, `error.rs` the error replies.
 
+mod chat;
 mod error;
+mod mcp;
 mod routes;
-mod token;
+mod scope;
+mod tools;
 
 use std::net::SocketAddr;
+use std::time::Instant;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::header::AUTHORIZATION;
@@ -19,13 +25,15 @@ use axum::routing::{get, post};
 use axum::Router;
 
 pub use error::ApiError;
-pub use token::{api_token, rotate_api_token, TOKEN_FILE};
+pub use mcp::serve_stdio;
+pub use scope::LIBRARY_MODEL;
 
+use crate::catalog::{now_millis, ApiRequest};
 use crate::error::Error;
-use crate::Library;
+use crate::{Library, TOKEN_FILE};
 
 /// The most a request's body may hold.
-const MAX_BODY: usize = 1 << 20;
+pub(crate) const MAX_BODY: usize = 1 << 20;
 
 /// Where the server listens by default: this machine only.
 pub const DEFAULT_ADDRESS: &str = "127.0.0.1:8765";
@@ -36,14 +44,18 @@ struct Served {
     library: Library,
 }
 
-/// The server's routes over `library`, each behind the library's token.
-pub fn router(library: Library) -> Router {
+/// The server's routes over `library`, each behind a token, for a server listening at `address`.
+pub fn router(library: Library, address: SocketAddr) -> Router {
+    let mcp = mcp::http_service(library.clone(), allowed_hosts(address));
     let served = Served { library };
     Router::new()
+        .nest_service("/mcp", mcp)
         .route("/v1/models", get(routes::models))
+        .route("/v1/chat/completions", post(chat::completions))
         .route("/v1/search", post(routes::search))
         .route("/v1/embeddings", post(routes::embeddings))
         .route("/v1/documents/{id}/pdf", get(routes::document_pdf))
+        .route("/v1/documents/{id}/pages/{page}", get(routes::page_text))
         .layer(middleware::from_fn_with_state(served.clone(), authorised))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(served)
@@ -51,43 +63,103 @@ pub fn router(library: Library) -> Router {
 
 /// Serves `library` on `listener` until the process ends.
 pub async fn serve(library: Library, listener: tokio::net::TcpListener) -> Result<(), Error> {
+    serve_until(library, listener, std::future::pending()).await
+}
+
+/// Serves `library` on `listener` until `stop` completes; requests under way are finished.
+pub async fn serve_until(
+    library: Library,
+    listener: tokio::net::TcpListener,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), Error> {
     // Made now, if the library has none, so that it can be read before the first request.
-    api_token(&library.config().home)?;
-    let address = listener.local_addr().map_err(|source| Error::Io {
-        path: "the server's socket".into(),
-        source,
-    })?;
+    library.api_token()?;
+    let address = local_address(&listener)?;
     eprintln!(
         "lectern: serving the library at http://{address}/v1 (token in {})",
         library.config().home.join(TOKEN_FILE).display()
     );
     axum::serve(
         listener,
-        router(library).into_make_service_with_connect_info::<SocketAddr>(),
+        router(library, address).into_make_service_with_connect_info::<SocketAddr>(),
     )
+    .with_graceful_shutdown(stop)
     .await
-    .map_err(|source| Error::Io {
-        path: "the server's socket".into(),
-        source,
+    .map_err(Error::io("the server's socket"))
+}
+
+/// The names a request to a server at `address` may give as its host: this machine's, and the
+/// address's own; any for a server on every interface.
+fn allowed_hosts(address: SocketAddr) -> Vec<String> {
+    let ip = address.ip();
+    if ip.is_unspecified() {
+        return Vec::new();
+    }
+    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec();
+    if !ip.is_loopback() {
+        hosts.push(ip.to_string());
+    }
+    hosts
+}
+
+/// Listens at `address` for [`serve`].
+pub async fn bind(address: SocketAddr) -> Result<tokio::net::TcpListener, Error> {
+    tokio::net::TcpListener::bind(address).await.map_err(|e| Error::Listen {
+        address: address.to_string(),
+        reason: e.to_string(),
     })
 }
 
-/// Lets a request through only with the library's bearer token, read for each request so that
-/// a rotated token takes effect at once; logs what it asked of the library (its method, path and
-/// reply, never its body).
-async fn authorised(State(served): State<Served>, request: Request, next: Next) -> Response {
+/// The address `listener` is bound to.
+pub fn local_address(listener: &tokio::net::TcpListener) -> Result<SocketAddr, Error> {
+    listener.local_addr().map_err(Error::io("the server's socket"))
+}
+
+/// Lets a request through only with a token, looked up for each request so that a rotated or
+/// removed token stops at once, and hands the handler what the token reaches; logs the request
+/// in the library (who asked, its method, path, scope, reply and time, never its body) and on
+/// standard error. A streamed reply is logged when it starts.
+async fn authorised(State(served): State<Served>, mut request: Request, next: Next) -> Response {
+    let started = Instant::now();
     let given = request
         .headers()
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or_default();
-    let (method, path) = (request.method().clone(), request.uri().path().to_string());
-    let reply = match api_token(&served.library.config().home) {
-        Ok(token) if token::matches(given, &token) => next.run(request).await,
-        Ok(_) => ApiError::unauthorised().into_response(),
-        Err(e) => ApiError::from(e).into_response(),
+        .unwrap_or_default()
+        .to_string();
+    let (method, path) = (request.method().to_string(), request.uri().path().to_string());
+    let library = served.library.clone();
+    let (holder, reply) = match routes::blocking(move || Ok(library.api_access(&given)?)).await {
+        Ok(Some(access)) => {
+            let holder = access.holder.clone();
+            request.extensions_mut().insert(access);
+            (holder, next.run(request).await)
+        }
+        Ok(None) => ("-".to_string(), ApiError::unauthorised().into_response()),
+        Err(e) => ("-".to_string(), e.into_response()),
     };
-    eprintln!("lectern serve: {method} {path} -> {}", reply.status().as_u16());
+    let entry = ApiRequest {
+        at: now_millis(),
+        holder,
+        method,
+        path,
+        scope: reply
+            .extensions()
+            .get::<scope::Logged>()
+            .map_or_else(|| "-".to_string(), |l| l.0.clone()),
+        status: reply.status().as_u16(),
+        millis: started.elapsed().as_millis() as u64,
+    };
+    eprintln!(
+        "lectern serve: {} {} {} [{}] -> {} in {} ms",
+        entry.holder, entry.method, entry.path, entry.scope, entry.status, entry.millis
+    );
+    let library = served.library.clone();
+    tokio::task::spawn_blocking(move || {
+        if let Err(e) = library.log_api_request(&entry) {
+            eprintln!("lectern serve: the request could not be logged: {e}");
+        }
+    });
     reply
 }

@@ -1,67 +1,48 @@
-//! The endpoints: the library and its folders as models, search over a model's scope,
-//! embeddings with the library's model, and a document's stored PDF (to show what was cited).
-//! A model names a scope: `lectern` is the whole library, `lectern/Work/Taxes` a folder with
-//! its subfolders.
+//! The endpoints: the models a token sees, search over a model's scope, embeddings with the
+//! library's model, and a document's stored PDF and page text (to show what was cited). Each
+//! reply names the scope it served, for the request log.
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
-use axum::Json;
+use axum::{Extension, Json};
+use base64::Engine;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::scope::{self, logged, LIBRARY_MODEL};
 use super::{ApiError, Served};
 use crate::catalog::{Scope, ScopeFilters};
 use crate::search::{SearchMode, SearchRequest, SearchResults};
-use crate::Library;
+use crate::Access;
 
-/// The model that names the whole library.
-const LIBRARY_MODEL: &str = "lectern";
 /// The most passages one search returns.
 const MAX_K: usize = 100;
 /// The most texts one embeddings request holds.
 const MAX_INPUTS: usize = 256;
 
-/// The scope `model` names.
-fn scope_of(library: &Library, model: &str) -> Result<Scope, ApiError> {
-    if model == LIBRARY_MODEL {
-        return Ok(Scope::default());
-    }
-    let folder = model
-        .strip_prefix("lectern/")
-        .and_then(|path| library.folder(path).ok())
-        .ok_or_else(|| ApiError::no_such_model(model))?;
-    Ok(Scope {
-        folders: vec![folder.id],
-        ..Scope::default()
-    })
-}
-
 /// Runs blocking library work off the server's threads.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, crate::error::Error> + Send + 'static,
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work)
         .await
         .map_err(crate::error::Error::stopped("serving a request"))?
-        .map_err(ApiError::from)
 }
 
-/// `GET /v1/models`: the library, and each folder, as a model.
-pub async fn models(State(served): State<Served>) -> Result<Json<Value>, ApiError> {
+/// `GET /v1/models`: everything the token sees, and each folder it sees, as a model.
+pub async fn models(
+    State(served): State<Served>,
+    Extension(access): Extension<Access>,
+) -> Result<impl IntoResponse, ApiError> {
     let library = served.library.clone();
-    let folders = blocking(move || library.folders()).await?;
-    let model =
-        |id: String, created: i64| json!({ "id": id, "object": "model", "created": created, "owned_by": "lectern" });
-    let data: Vec<Value> = std::iter::once(model(LIBRARY_MODEL.into(), 0))
-        .chain(
-            folders
-                .iter()
-                .map(|f| model(format!("{LIBRARY_MODEL}/{}", f.path), f.created_at / 1000)),
-        )
+    let models = blocking(move || scope::models(&library, &access)).await?;
+    let data: Vec<Value> = models
+        .into_iter()
+        .map(|(id, created)| json!({ "id": id, "object": "model", "created": created, "owned_by": "lectern" }))
         .collect();
-    Ok(Json(json!({ "object": "list", "data": data })))
+    Ok((logged("models"), Json(json!({ "object": "list", "data": data }))))
 }
 
 /// A search: its words, the model that names its scope, and what `lectern search` also takes.
@@ -91,8 +72,9 @@ fn default_k() -> usize {
 /// search --json` prints them.
 pub async fn search(
     State(served): State<Served>,
+    Extension(access): Extension<Access>,
     Json(body): Json<SearchBody>,
-) -> Result<Json<SearchResults>, ApiError> {
+) -> Result<impl IntoResponse, ApiError> {
     if body.query.trim().is_empty() {
         return Err(ApiError::invalid("the query is empty"));
     }
@@ -104,17 +86,18 @@ pub async fn search(
     }
     let library = served.library.clone();
     let model = body.model.clone();
-    let scope = blocking(move || Ok(scope_of(&library, &model))).await??;
+    let resolved = blocking(move || scope::resolve(&library, &access, &model)).await?;
     let request = SearchRequest {
         query: body.query,
         scope: Scope {
             filters: body.filters,
-            ..scope
+            ..resolved.scope
         },
         k: body.k,
         mode: body.mode,
     };
-    Ok(Json(served.library.search(&request).await?))
+    let results: SearchResults = served.library.search(&request).await?;
+    Ok((logged(resolved.label), Json(results)))
 }
 
 /// The texts to embed: one, or several.
@@ -134,14 +117,21 @@ pub struct EmbeddingsBody {
 }
 
 /// `POST /v1/embeddings`: each text's vector by the library's embedding model, the one its
-/// passages were embedded with.
+/// passages were embedded with; as numbers, or as OpenAI's clients ask by default, the base64
+/// of its little-endian 32-bit floats.
 pub async fn embeddings(
     State(served): State<Served>,
     Json(body): Json<EmbeddingsBody>,
-) -> Result<Json<Value>, ApiError> {
-    if body.encoding_format.as_deref().is_some_and(|f| f != "float") {
-        return Err(ApiError::invalid("only the \"float\" encoding is served"));
-    }
+) -> Result<impl IntoResponse, ApiError> {
+    let base64 = match body.encoding_format.as_deref() {
+        None | Some("float") => false,
+        Some("base64") => true,
+        Some(other) => {
+            return Err(ApiError::invalid(format!(
+                "the encoding {other:?} is not served: \"float\" or \"base64\""
+            )))
+        }
+    };
     let inputs = match body.input {
         Input::One(text) => vec![text],
         Input::Many(texts) => texts,
@@ -155,23 +145,69 @@ pub async fn embeddings(
     let mut data = Vec::with_capacity(inputs.len());
     for (index, text) in inputs.iter().enumerate() {
         let vector = served.library.embed_query(text).await?;
-        data.push(json!({ "object": "embedding", "index": index, "embedding": vector }));
+        let embedding = if base64 {
+            let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+            json!(base64::engine::general_purpose::STANDARD.encode(bytes))
+        } else {
+            json!(vector)
+        };
+        data.push(json!({ "object": "embedding", "index": index, "embedding": embedding }));
     }
-    Ok(Json(json!({
-        "object": "list",
-        "data": data,
-        "model": body.model,
-        "usage": { "prompt_tokens": 0, "total_tokens": 0 },
-    })))
+    Ok((
+        logged("embeddings"),
+        Json(json!({
+            "object": "list",
+            "data": data,
+            "model": body.model,
+            "usage": { "prompt_tokens": 0, "total_tokens": 0 },
+        })),
+    ))
 }
 
 /// `GET /v1/documents/{id}/pdf`: a document's stored PDF.
-pub async fn document_pdf(State(served): State<Served>, Path(id): Path<String>) -> Result<impl IntoResponse, ApiError> {
+pub async fn document_pdf(
+    State(served): State<Served>,
+    Extension(access): Extension<Access>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
     let library = served.library.clone();
-    let bytes = blocking(move || {
-        let path = library.document_file(library.document(&id)?.id)?;
-        std::fs::read(&path).map_err(|source| crate::error::Error::Io { path, source })
+    let (doc, bytes) = blocking(move || {
+        let doc = scope::document(&library, &access, &id)?;
+        let path = library.document_file(doc.id)?;
+        let bytes = std::fs::read(&path).map_err(crate::error::Error::io(&path))?;
+        Ok((doc, bytes))
     })
     .await?;
-    Ok(([(CONTENT_TYPE, "application/pdf")], Bytes::from(bytes)))
+    Ok((
+        logged(format!("document {}", doc.id)),
+        [(CONTENT_TYPE, "application/pdf")],
+        Bytes::from(bytes),
+    ))
+}
+
+/// `GET /v1/documents/{id}/pages/{page}`: a page's stored text, the one a citation's character
+/// range points into.
+pub async fn page_text(
+    State(served): State<Served>,
+    Extension(access): Extension<Access>,
+    Path((id, page)): Path<(String, u32)>,
+) -> Result<impl IntoResponse, ApiError> {
+    let library = served.library.clone();
+    let (doc, text) = blocking(move || {
+        let doc = scope::document(&library, &access, &id)?;
+        let text = library.page_text(doc.id, page)?;
+        Ok((doc, text))
+    })
+    .await?;
+    Ok((
+        logged(format!("document {}", doc.id)),
+        Json(json!({
+            "object": "page",
+            "document": doc.id,
+            "document_name": doc.file_name,
+            "page": page,
+            "pages": doc.page_count,
+            "text": text,
+        })),
+    ))
 }

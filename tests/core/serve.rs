@@ -1,61 +1,109 @@
 //! `lectern serve` over real HTTP on the loopback interface: the token is required, the library
-//! and its folders are models, search keeps to a model's scope, embeddings are the library's
-//! model's, errors come in the OpenAI API's shape, and bodies are bounded.
+//! and its folders are models, search and answers keep to a model's scope, a token limited to a
+//! folder sees nothing outside it, answers stream as OpenAI's do with their citations,
+//! embeddings are the library's model's, errors come in the OpenAI API's shape, bodies are
+//! bounded, and every request is logged with its scope.
 
 use reqwest::blocking::Client;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::common::{index_small_corpus, library, runtime, write_text_pdf};
+use crate::common::{index_small_corpus, library, runtime, write_text_pdf, TestLibrary};
+
+/// A library with the small corpus in "Corpus" and a memo in "Other", served on a free port of
+/// the loopback interface.
+pub struct Served {
+    pub t: TestLibrary,
+    pub rt: tokio::runtime::Runtime,
+    /// `http://127.0.0.1:PORT/v1`.
+    pub base: String,
+    http: Client,
+}
+
+impl Served {
+    pub fn new() -> Served {
+        let t = library();
+        index_small_corpus(&t);
+        t.create_folder("Other").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let memo = dir.path().join("memo.pdf");
+        write_text_pdf(&memo, &["The lighthouse keeper lit the lamp at dusk"]);
+        t.add(&[memo], "Other").unwrap();
+        crate::common::index_all(&t);
+        let rt = runtime();
+        let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let base = format!("http://{}/v1", listener.local_addr().unwrap());
+        rt.spawn(lectern::serve::serve(t.library.clone(), listener));
+        Served {
+            t,
+            rt,
+            base,
+            http: Client::new(),
+        }
+    }
+
+    fn get(&self, path: &str, token: &str) -> reqwest::blocking::Response {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(token)
+            .send()
+            .unwrap()
+    }
+
+    fn post(&self, path: &str, token: &str, body: Value) -> reqwest::blocking::Response {
+        self.http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .unwrap()
+    }
+
+    /// The ids of the models `token` sees.
+    fn models(&self, token: &str) -> Vec<String> {
+        let models: Value = self.get("/models", token).json().unwrap();
+        models["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// The documents of the library's folder `folder`.
+    pub fn documents_in(&self, folder: &str) -> Vec<lectern::Document> {
+        self.t.documents(Some(folder), true).unwrap()
+    }
+}
 
 #[test]
 fn the_library_is_served_to_other_programs_behind_its_token() {
-    let t = library();
-    index_small_corpus(&t);
-    t.create_folder("Other").unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let memo = dir.path().join("memo.pdf");
-    write_text_pdf(&memo, &["The lighthouse keeper lit the lamp at dusk"]);
-    t.add(&[memo], "Other").unwrap();
-    crate::common::index_all(&t);
-
-    let token = lectern::serve::api_token(t.home.path()).unwrap();
-    let rt = runtime();
-    let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
-    let base = format!("http://{}/v1", listener.local_addr().unwrap());
-    rt.spawn(lectern::serve::serve(t.library.clone(), listener));
-    let mode = std::fs::metadata(t.home.path().join(lectern::serve::TOKEN_FILE)).unwrap();
+    let served = Served::new();
+    let (t, rt, base, http) = (&served.t, &served.rt, &served.base, &served.http);
+    let token = t.api_token().unwrap();
+    let mode = std::fs::metadata(t.home.path().join(lectern::TOKEN_FILE)).unwrap();
     assert_eq!(
         std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o777,
         0o600
     );
-    let http = Client::new();
-    let get = |path: &str, token: &str| http.get(format!("{base}{path}")).bearer_auth(token).send().unwrap();
-    let post = |path: &str, body: Value| {
-        http.post(format!("{base}{path}"))
-            .bearer_auth(&token)
-            .json(&body)
-            .send()
-            .unwrap()
-    };
+    let get = |path: &str, token: &str| served.get(path, token);
+    let post = |path: &str, body: Value| served.post(path, &token, body);
 
     // Without the token, or with another, nothing is served.
     let refused = http.get(format!("{base}/models")).send().unwrap();
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(refused.json::<Value>().unwrap()["error"]["code"], "invalid_api_key");
     assert_eq!(get("/models", "lectern-wrong").status(), StatusCode::UNAUTHORIZED);
-    assert!(refused_cross_origin(&http, &base));
+    assert!(refused_cross_origin(http, base));
 
-    let models: Value = get("/models", &token).json().unwrap();
-    let ids: Vec<&str> = models["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["id"].as_str().unwrap())
-        .collect();
-    assert!(
-        ids.contains(&"lectern") && ids.contains(&"lectern/Corpus") && ids.contains(&"lectern/Other"),
-        "{ids:?}"
+    assert_eq!(
+        served.models(&token),
+        [
+            "lectern",
+            "lectern/Corpus",
+            "lectern/Other",
+            "lectern/Personal Knowledge"
+        ]
     );
 
     // A folder's model searches that folder only.
@@ -76,13 +124,23 @@ fn the_library_is_served_to_other_programs_behind_its_token() {
     .unwrap();
     assert_eq!(everywhere["hits"][0]["document_name"], "memo.pdf", "{everywhere}");
 
-    // The cited document's PDF, for a client to show.
-    let pdf = get(
-        &format!("/documents/{}/pdf", hits[0]["document"].as_str().unwrap()),
-        &token,
-    );
+    // The cited document's PDF and the page's stored text, for a client to show.
+    let memo = hits[0]["document"].as_str().unwrap();
+    let pdf = get(&format!("/documents/{memo}/pdf"), &token);
     assert_eq!(pdf.headers()["content-type"], "application/pdf");
     assert!(pdf.bytes().unwrap().starts_with(b"%PDF"));
+    let page: Value = get(&format!("/documents/{memo}/pages/1"), &token).json().unwrap();
+    let text = page["text"].as_str().unwrap();
+    let (start, end) = (
+        hits[0]["char_start"].as_u64().unwrap(),
+        hits[0]["char_end"].as_u64().unwrap(),
+    );
+    let cited: String = text.chars().skip(start as usize).take((end - start) as usize).collect();
+    assert_eq!(cited, hits[0]["text"].as_str().unwrap(), "{page}");
+    assert_eq!(page["pages"], 1);
+    let beyond = get(&format!("/documents/{memo}/pages/2"), &token);
+    assert_eq!(beyond.status(), StatusCode::NOT_FOUND);
+    assert!(beyond.text().unwrap().contains("no page 2 (it has 1)"));
 
     // Embeddings are the library's model's, as it embeds a question.
     let embedded: Value = post(
@@ -107,7 +165,7 @@ fn the_library_is_served_to_other_programs_behind_its_token() {
     assert_eq!(huge.status(), StatusCode::PAYLOAD_TOO_LARGE);
 
     // A rotated token replaces the old one at once.
-    let rotated = lectern::serve::rotate_api_token(t.home.path()).unwrap();
+    let rotated = t.rotate_api_token().unwrap();
     assert_ne!(rotated, token);
     assert_eq!(get("/models", &token).status(), StatusCode::UNAUTHORIZED);
     assert_eq!(get("/models", &rotated).status(), StatusCode::OK);
@@ -122,4 +180,256 @@ fn refused_cross_origin(http: &Client, base: &str) -> bool {
         .send()
         .unwrap();
     reply.headers().get("access-control-allow-origin").is_none()
+}
+
+/// Each `data:` payload of a server-sent event stream, in order.
+fn events(stream: &str) -> Vec<String> {
+    stream
+        .split("\n\n")
+        .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("data: ")))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Answers from the passages themselves: no language model to install for a test.
+pub fn answer_extractively(t: &TestLibrary) {
+    t.save_settings(&lectern::Settings {
+        backend: lectern::BackendKind::Extractive,
+        ..lectern::Settings::default()
+    })
+    .unwrap();
+}
+
+#[test]
+fn answers_come_as_openai_chat_completions_streamed_or_not_with_their_citations() {
+    let served = Served::new();
+    let t = &served.t;
+    let token = t.api_token().unwrap();
+    answer_extractively(t);
+    let chats_before = t.chats().unwrap().len();
+    let question = json!({
+        "model": "lectern/Other",
+        "messages": [
+            { "role": "system", "content": "You are a helpful assistant." },
+            { "role": "user", "content": "Who lit the lamp?" },
+        ],
+    });
+
+    let reply = served.post("/chat/completions", &token, question.clone());
+    assert_eq!(reply.status(), StatusCode::OK);
+    let completion: Value = reply.json().unwrap();
+    assert_eq!(completion["object"], "chat.completion");
+    assert_eq!(completion["model"], "lectern/Other");
+    let choice = &completion["choices"][0];
+    assert_eq!(choice["message"]["role"], "assistant");
+    assert_eq!(choice["finish_reason"], "stop");
+    let content = choice["message"]["content"].as_str().unwrap();
+    assert!(
+        content.contains("[^1]") && content.contains("lighthouse keeper"),
+        "{content}"
+    );
+    let citation = &completion["citations"][0];
+    assert_eq!(citation["document_name"], "memo.pdf");
+    assert_eq!(citation["page"], 1);
+    let page: Value = served
+        .get(
+            &format!("/documents/{}/pages/1", citation["document"].as_str().unwrap()),
+            &token,
+        )
+        .json()
+        .unwrap();
+    let (start, end) = (
+        citation["char_start"].as_u64().unwrap(),
+        citation["char_end"].as_u64().unwrap(),
+    );
+    let quoted: String = page["text"]
+        .as_str()
+        .unwrap()
+        .chars()
+        .skip(start as usize)
+        .take((end - start) as usize)
+        .collect();
+    assert_eq!(quoted, citation["quote"].as_str().unwrap());
+
+    // Streamed: the same answer in pieces, the citations in the last chunk, then [DONE].
+    let mut streamed = question.clone();
+    streamed["stream"] = json!(true);
+    let reply = served.post("/chat/completions", &token, streamed);
+    assert_eq!(reply.status(), StatusCode::OK);
+    assert!(reply.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/event-stream"));
+    let payloads = events(&reply.text().unwrap());
+    assert_eq!(payloads.last().map(String::as_str), Some("[DONE]"));
+    let chunks: Vec<Value> = payloads[..payloads.len() - 1]
+        .iter()
+        .map(|p| serde_json::from_str(p).unwrap())
+        .collect();
+    assert!(chunks.iter().all(|c| c["object"] == "chat.completion.chunk"));
+    assert_eq!(chunks[0]["choices"][0]["delta"]["role"], "assistant");
+    let text: String = chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+        .collect();
+    assert_eq!(text, content);
+    let last = chunks.last().unwrap();
+    assert_eq!(last["choices"][0]["finish_reason"], "stop");
+    assert_eq!(last["citations"], completion["citations"]);
+
+    // The conversation before the question is read with it; nothing is kept as a chat.
+    let followup = json!({
+        "model": "lectern",
+        "messages": [
+            { "role": "user", "content": "Who lit the lamp?" },
+            { "role": "assistant", "content": content },
+            { "role": "user", "content": [{ "type": "text", "text": "And when did the keeper light it?" }] },
+        ],
+    });
+    let reply: Value = served.post("/chat/completions", &token, followup).json().unwrap();
+    assert_eq!(reply["citations"][0]["document_name"], "memo.pdf", "{reply}");
+    assert_eq!(t.chats().unwrap().len(), chats_before);
+
+    // A question that cannot be answered is an error reply, streamed or not.
+    let no_question = served.post(
+        "/chat/completions",
+        &token,
+        json!({ "model": "lectern", "messages": [{ "role": "assistant", "content": "Hello" }] }),
+    );
+    assert_eq!(no_question.status(), StatusCode::BAD_REQUEST);
+    let nowhere = served.post(
+        "/chat/completions",
+        &token,
+        json!({ "model": "lectern/Nowhere", "stream": true, "messages": [{ "role": "user", "content": "lamp?" }] }),
+    );
+    assert_eq!(nowhere.status(), StatusCode::NOT_FOUND);
+    assert_eq!(nowhere.json::<Value>().unwrap()["error"]["code"], "model_not_found");
+}
+
+#[test]
+fn a_token_limited_to_a_folder_never_sees_another() {
+    let served = Served::new();
+    let t = &served.t;
+    answer_extractively(t);
+    let (made, limited) = t.create_api_token("notes app", &["Other".to_string()]).unwrap();
+    assert_eq!(made.name, "notes app");
+    assert_ne!(limited, t.api_token().unwrap());
+    assert_eq!(served.models(&limited), ["lectern", "lectern/Other"]);
+
+    // Every search, whatever its words, finds passages of "Other" only.
+    let corpus = served.documents_in("Corpus");
+    let corpus_words = [
+        "lorem ipsum dolor",
+        "multicolumn text columns",
+        "LibreOffice Writer document",
+    ];
+    for (model, mode) in [
+        ("lectern", "keyword"),
+        ("lectern", "hybrid"),
+        ("lectern/Other", "vector"),
+    ] {
+        for words in corpus_words {
+            let found: Value = served
+                .post(
+                    "/search",
+                    &limited,
+                    json!({ "model": model, "query": words, "mode": mode, "k": 100 }),
+                )
+                .json()
+                .unwrap();
+            let hits = found["hits"].as_array().unwrap();
+            assert!(hits.iter().all(|h| h["document_name"] == "memo.pdf"), "{found}");
+        }
+    }
+    // The same words with the library's token do find the corpus: the limit is what hid it.
+    let open: Value = served
+        .post(
+            "/search",
+            &t.api_token().unwrap(),
+            json!({ "query": corpus_words[0], "mode": "keyword" }),
+        )
+        .json()
+        .unwrap();
+    assert_ne!(open["hits"][0]["document_name"], "memo.pdf", "{open}");
+
+    // Answers too; another folder's model, PDF or page is not found, as if it did not exist.
+    let answer: Value = served
+        .post(
+            "/chat/completions",
+            &limited,
+            json!({ "model": "lectern", "messages": [{ "role": "user", "content": corpus_words[0] }] }),
+        )
+        .json()
+        .unwrap();
+    let citations = answer["citations"].as_array().unwrap();
+    assert!(citations.iter().all(|c| c["document_name"] == "memo.pdf"), "{answer}");
+    let denied = served.post(
+        "/search",
+        &limited,
+        json!({ "model": "lectern/Corpus", "query": "lorem" }),
+    );
+    assert_eq!(denied.status(), StatusCode::NOT_FOUND);
+    for doc in &corpus {
+        let id = doc.id.to_string();
+        for path in [format!("/documents/{id}/pdf"), format!("/documents/{id}/pages/1")] {
+            assert_eq!(served.get(&path, &limited).status(), StatusCode::NOT_FOUND, "{path}");
+        }
+    }
+
+    // The log says who asked what, over which scope, and never the words.
+    let log = t.api_requests(100).unwrap();
+    assert!(log
+        .iter()
+        .any(|r| r.holder == "notes app" && r.path == "/v1/search" && r.scope == "folder Other" && r.status == 200));
+    assert!(log
+        .iter()
+        .any(|r| r.holder == "notes app" && r.path == "/v1/search" && r.status == 404));
+    assert!(log.iter().any(|r| r.holder == "library" && r.scope == "library"));
+    let logged = serde_json::to_string(&log).unwrap();
+    assert!(corpus_words.iter().all(|w| !logged.contains(w)), "{logged}");
+
+    // A token whose folders are all deleted sees nothing; a removed one is refused.
+    t.delete_folder("Other", lectern::DeleteMode::DeleteDocuments).unwrap();
+    assert!(served.models(&limited).is_empty());
+    let nothing = served.post("/search", &limited, json!({ "query": "lorem" }));
+    assert_eq!(nothing.status(), StatusCode::FORBIDDEN);
+    t.remove_api_token("notes app").unwrap();
+    assert_eq!(served.get("/models", &limited).status(), StatusCode::UNAUTHORIZED);
+}
+
+/// Where `scripts/test.sh` installs the `openai` Python package (beside the models).
+fn python_packages() -> std::path::PathBuf {
+    let dir = crate::common::models_dir().join("python-packages");
+    assert!(
+        dir.join("openai").is_dir(),
+        "the openai Python package is not installed in {}; run scripts/test.sh",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn the_openai_python_client_reads_the_library() {
+    let served = Served::new();
+    let t = &served.t;
+    answer_extractively(t);
+    let dimension = served.rt.block_on(t.embed_query("lamp")).unwrap().len();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/openai_client.py");
+    let run = std::process::Command::new("python3")
+        .arg(script)
+        .args([
+            &served.base,
+            &t.api_token().unwrap(),
+            "lectern/Other",
+            &dimension.to_string(),
+        ])
+        .env("PYTHONPATH", python_packages())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
 }

@@ -64,6 +64,16 @@ const api = makeApi(
           },
           results: { hits: [], sources: [], skipped: [] },
         };
+      case "server_state":
+        return {
+          enabled: true,
+          url: "http://127.0.0.1:8765/v1",
+          token: "lectern-0123",
+          tokens: [],
+          requests: [
+            { at: 0, holder: "library", method: "POST", path: "/v1/search", scope: "folder Work", status: 200, millis: 12 },
+          ],
+        };
       case "get_settings":
         return {
           settings: { backend: "builtin", model: null, url: null, api_key: null, mode: "hybrid", k: 6, ocr: true },

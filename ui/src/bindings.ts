@@ -549,6 +549,61 @@ file: string,
  */
 step: string, done: number, total: number | null, };
 
+/**
+ * The server for other programs, as the settings show it.
+ */
+export type ServerView = { 
+/**
+ * Whether the app serves the library from its start.
+ */
+enabled: boolean, 
+/**
+ * Where the server answers while it runs (`http://127.0.0.1:8765/v1`).
+ */
+url: string | null, 
+/**
+ * The library's token, which sees everything.
+ */
+token: string, 
+/**
+ * Tokens limited to folders (made with `lectern serve token add`).
+ */
+tokens: Array<ApiToken>, 
+/**
+ * The latest requests, newest first.
+ */
+requests: Array<ApiRequest>, };
+
+/**
+ * A token limited to folders (the library's own token, in the data directory, sees everything).
+ */
+export type ApiToken = { name: string, 
+/**
+ * The folders it sees, each with its subfolders; empty once they are all deleted.
+ */
+folders: Array<FolderId>, 
+/**
+ * Milliseconds since the Unix epoch.
+ */
+created_at: number, };
+
+/**
+ * One request the server served.
+ */
+export type ApiRequest = { 
+/**
+ * Milliseconds since the Unix epoch.
+ */
+at: number, 
+/**
+ * Whose token: "library" or a limited token's name.
+ */
+holder: string, method: string, path: string, 
+/**
+ * What it could reach: "library", "folder Work/Taxes", "document …", or "-" when refused.
+ */
+scope: string, status: number, millis: number, };
+
 /** The app's commands, as `src-tauri/src/commands.rs` defines them. */
 export const COMMANDS = [
   "library_state",
@@ -590,6 +645,9 @@ export const COMMANDS = [
   "save_settings",
   "test_connection",
   "set_data_dir",
+  "server_state",
+  "set_serving",
+  "rotate_token",
 ] as const;
 
 export type Command = (typeof COMMANDS)[number];

@@ -22,6 +22,7 @@ import type {
   LogEntry,
   ModelEntry,
   SearchResults,
+  ServerView,
   Settings,
   SettingsView,
   SyncReport,
@@ -106,6 +107,12 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     testConnection: (settings: Settings) => call<ConnectionCheck>("test_connection", { settings }),
     /** Chooses the data directory used from the next start on. */
     setDataDir: (path: string) => call<SettingsView>("set_data_dir", { path }),
+    /** The server for other programs: whether it runs, where, its token and the latest requests. */
+    serverState: () => call<ServerView>("server_state"),
+    /** Serves the library to other programs, or stops, from now on and at each start. */
+    setServing: (on: boolean) => call<ServerView>("set_serving", { on }),
+    /** Replaces the library's token; the old one stops working at once. */
+    rotateToken: () => call<ServerView>("rotate_token"),
     listModels: () => call<ModelEntry[]>("list_models"),
     /** Installs a known model; `onProgress` gets how far it is. Minutes for a chat model. */
     installModel: (id: string, onProgress: (progress: InstallProgress) => void) => {

@@ -1,10 +1,11 @@
 // The settings dialog: which model answers (built in, Ollama, an OpenAI-compatible server, or
 // none: passages only), how passages are searched, a connection test, whether scanned pages are
-// read by OCR, and the data directory.
+// read by OCR, the data directory, and whether other programs are served the library.
 // The form's fields and the saved settings convert into each other through pure functions.
 
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
 import { ModelList } from "./models";
+import { ServerPanel } from "./server-panel";
 import { INTERFACE_SIZES, savedSize, useSize } from "./zoom";
 import type { BackendKind, ConnectionCheck, SearchMode, Settings, SettingsView } from "./bindings";
 
@@ -100,6 +101,7 @@ export class SettingsDialog {
   private readonly nextDataDir = document.createElement("p");
 
   private readonly models: ModelList;
+  private readonly server: ServerPanel;
 
   constructor(private readonly hooks: SettingsHooks) {
     this.models = new ModelList({
@@ -113,6 +115,7 @@ export class SettingsDialog {
         hooks.saved(settings);
       },
     });
+    this.server = new ServerPanel(hooks.api, hooks.report);
     this.element.className = "settings";
     const title = document.createElement("h2");
     title.textContent = "Settings";
@@ -180,6 +183,7 @@ export class SettingsDialog {
     );
     const appearance = section("Appearance", field("Interface size", size));
     const models = section("Models", this.models.element);
+    const programs = section("Other programs", this.server.element);
     const buttons = document.createElement("div");
     buttons.className = "buttons";
     const cancel = document.createElement("button");
@@ -196,7 +200,7 @@ export class SettingsDialog {
       e.preventDefault();
       void this.save();
     });
-    this.form.append(title, answers, models, search, appearance, data, buttons);
+    this.form.append(title, answers, models, search, appearance, data, programs, buttons);
     this.element.append(this.form);
   }
 
@@ -215,7 +219,7 @@ export class SettingsDialog {
           : "No system keyring answered: keys and PDF passwords are kept in the library's database, readable only by you.";
       this.forgetKey.checked = false;
       this.showDataDir(view);
-      await this.models.load();
+      await Promise.all([this.models.load(), this.server.load()]);
     } catch (e) {
       this.hooks.report(errorMessage(e));
       return;

@@ -138,6 +138,8 @@ impl Desktop {
                 .env("LECTERN_WORKERS", "1")
                 .env("RAYON_NUM_THREADS", "1")
                 .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+                // The server for other programs, when switched on, on a free port.
+                .env("LECTERN_SERVE_ADDRESS", "127.0.0.1:0")
                 .env_remove("LECTERN_LLM_BACKEND")
                 .env_remove("LECTERN_LLM_MODEL")
                 .env_remove("LECTERN_LLM_URL")

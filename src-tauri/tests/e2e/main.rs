@@ -620,6 +620,72 @@ fn no_injected_html(session: &Session) {
     );
 }
 
+/// Switches the server for other programs on in the settings: a program reaches the library
+/// with the token the settings show, the request is in the log, and switched off, the address
+/// answers no more.
+fn serve_other_programs(session: &Session) {
+    click_on(session, "dialog.settings input.serve");
+    let said = session
+        .wait_until(
+            "the server to start",
+            "const p = document.querySelector('.server-url');
+             return p && /Serving at/.test(p.textContent) && p.textContent;",
+            SHORT,
+        )
+        .unwrap();
+    let said = said.as_str().unwrap();
+    let url = said
+        .split_whitespace()
+        .find(|w| w.starts_with("http://") && w.ends_with("/v1"))
+        .unwrap_or_else(|| panic!("no address in {said:?}"));
+    let token = session
+        .execute("return document.querySelector('input.api-token').value;", json!([]))
+        .unwrap();
+    let http = reqwest::blocking::Client::new();
+    let models: Value = http
+        .get(format!("{url}/models"))
+        .bearer_auth(token.as_str().unwrap())
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert!(models.to_string().contains("lectern/Papers"), "{models}");
+    let refused = http
+        .get(format!("{url}/models"))
+        .bearer_auth("lectern-wrong")
+        .send()
+        .unwrap();
+    assert_eq!(refused.status(), reqwest::StatusCode::UNAUTHORIZED);
+    let state = invoke(session, "server_state", json!({}));
+    assert!(
+        state["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["path"] == "/v1/models" && r["status"] == 200),
+        "{state}"
+    );
+    click_on(session, "dialog.settings input.serve");
+    session
+        .wait_until(
+            "the server to stop",
+            "const p = document.querySelector('.server-url');
+             return p && /Not serving/.test(p.textContent);",
+            SHORT,
+        )
+        .unwrap();
+    // A new connection is refused once the server has let go of its port.
+    let stopping = Instant::now();
+    while reqwest::blocking::Client::new()
+        .get(format!("{url}/models"))
+        .send()
+        .is_ok()
+    {
+        assert!(stopping.elapsed() < SHORT, "the server still answers at {url}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     let desktop = Desktop::start();
@@ -742,6 +808,7 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
         )
         .unwrap();
     assert!(result.as_str().unwrap().contains("probe"), "{result}");
+    serve_other_programs(&session);
     desktop.screenshot(&shots.join("settings.png"));
     accessible(&session, "the settings");
     click_on(&session, "dialog.settings button.save");

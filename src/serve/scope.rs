@@ -1,0 +1,84 @@
+//! What a request may reach. A model names a scope (`lectern` is everything the token sees,
+//! `lectern/Work/Taxes` a folder with its subfolders); a token limited to folders sees those
+//! folders only, and whatever lies outside them answers as if it did not exist. Each endpoint
+//! says which scope it served, for the request log.
+
+use axum::Extension;
+
+use super::ApiError;
+use crate::catalog::{CatalogError, Document, Folder, Scope};
+use crate::{Access, Library};
+
+/// The model that names everything a token sees.
+pub const LIBRARY_MODEL: &str = "lectern";
+
+/// The scope a request was served over, as the request log shows it (never its text).
+#[derive(Debug, Clone)]
+pub struct Logged(pub String);
+
+/// A reply's part that tells the request log its scope.
+pub fn logged(scope: impl Into<String>) -> Extension<Logged> {
+    Extension(Logged(scope.into()))
+}
+
+/// A model's scope, and how the log names it.
+pub struct Resolved {
+    pub scope: Scope,
+    pub label: String,
+}
+
+/// The scope `model` names for `access`.
+pub fn resolve(library: &Library, access: &Access, model: &str) -> Result<Resolved, ApiError> {
+    if model == LIBRARY_MODEL {
+        let scope = access.everything().ok_or_else(ApiError::sees_nothing)?;
+        let label = match &access.folders {
+            None => "library".to_string(),
+            Some(folders) => folders
+                .iter()
+                .map(|f| format!("folder {}", f.path))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        return Ok(Resolved { scope, label });
+    }
+    let folder = model
+        .strip_prefix("lectern/")
+        .and_then(|path| library.folder(path).ok())
+        .filter(|folder| access.sees(folder))
+        .ok_or_else(|| ApiError::no_such_model(model))?;
+    Ok(Resolved {
+        scope: Scope {
+            folders: vec![folder.id],
+            ..Scope::default()
+        },
+        label: format!("folder {}", folder.path),
+    })
+}
+
+/// The folders `access` sees, as models, with when each was made.
+pub fn models(library: &Library, access: &Access) -> Result<Vec<(String, i64)>, ApiError> {
+    let mut models = Vec::new();
+    if access.everything().is_some() {
+        models.push((LIBRARY_MODEL.to_string(), 0));
+    }
+    models.extend(
+        library
+            .folders()?
+            .into_iter()
+            .filter(|f| access.sees(f))
+            .map(|f| (format!("{LIBRARY_MODEL}/{}", f.path), f.created_at / 1000)),
+    );
+    Ok(models)
+}
+
+/// The document `id` (or the only one whose id starts with it) if `access` sees its folder; one
+/// it does not see is not found, as one that does not exist.
+pub fn document(library: &Library, access: &Access, id: &str) -> Result<Document, ApiError> {
+    let doc = library.document(id)?;
+    let folders: Vec<Folder> = library.folders()?;
+    if folders.iter().any(|f| f.id == doc.folder && access.sees(f)) {
+        Ok(doc)
+    } else {
+        Err(crate::Error::from(CatalogError::DocumentNotFound(id.to_string())).into())
+    }
+}

@@ -1,0 +1,151 @@
+//! What the MCP tools do, over what an access reaches, each result a JSON value that names every
+//! passage's document and page so that the client's model can cite them, with the scope it was
+//! served over (for the request log). A folder is given by its path; none means everything the
+//! access sees.
+
+use serde_json::{json, Value};
+
+use super::scope::{self, Resolved, LIBRARY_MODEL};
+use super::ApiError;
+use crate::llm::Cancel;
+use crate::search::{Hit, SearchMode, SearchRequest};
+use crate::{Access, AskChoices, Library, Question};
+
+/// The most passages a search returns.
+const MAX_PASSAGES: usize = 50;
+
+/// A tool's result, and the scope it was served over.
+pub type Served = (Value, String);
+
+/// The scope of `folder` (everything the access sees without one), and how the log names it.
+fn scope_of(library: &Library, access: &Access, folder: Option<&str>) -> Result<Resolved, ApiError> {
+    match folder.map(|f| f.trim().trim_matches('/')) {
+        None | Some("") => scope::resolve(library, access, LIBRARY_MODEL),
+        Some(path) => scope::resolve(library, access, &format!("{LIBRARY_MODEL}/{path}"))
+            .map_err(|_| ApiError::no_such_folder(path)),
+    }
+}
+
+fn passage(hit: &Hit) -> Value {
+    json!({
+        "document": hit.document_name,
+        "document_id": hit.document,
+        "folder": hit.folder_path,
+        "page": hit.page,
+        "chunk_id": hit.chunk_id,
+        "char_start": hit.char_start,
+        "char_end": hit.char_end,
+        "score": hit.score,
+        "text": hit.text,
+    })
+}
+
+/// `search_documents`: the passages that best match `query`, best first.
+pub async fn search(
+    library: &Library,
+    access: &Access,
+    query: &str,
+    folder: Option<&str>,
+    k: Option<usize>,
+) -> Result<Served, ApiError> {
+    if query.trim().is_empty() {
+        return Err(ApiError::invalid("the query is empty"));
+    }
+    let resolved = scope_of(library, access, folder)?;
+    let request = SearchRequest {
+        query: query.to_string(),
+        scope: resolved.scope,
+        k: k.unwrap_or(8).clamp(1, MAX_PASSAGES),
+        mode: SearchMode::Hybrid,
+    };
+    let results = library.search(&request).await?;
+    let passages: Vec<Value> = results.hits.iter().map(passage).collect();
+    Ok((json!({ "passages": passages }), resolved.label))
+}
+
+/// `ask`: an answer from the library's passages by the backend the user chose, with footnotes,
+/// and the citations they point to.
+pub async fn ask(library: &Library, access: &Access, question: &str, folder: Option<&str>) -> Result<Served, ApiError> {
+    if question.trim().is_empty() {
+        return Err(ApiError::invalid("the question is empty"));
+    }
+    let resolved = scope_of(library, access, folder)?;
+    let question = Question {
+        text: question.to_string(),
+        history: Vec::new(),
+        scope: resolved.scope,
+    };
+    let answered = library
+        .answer_as_chosen(question, &AskChoices::default(), &Cancel::new(), None)
+        .await?;
+    let answer = json!({
+        "answer": answered.answer.markdown(),
+        "citations": answered.answer.citations,
+    });
+    Ok((answer, resolved.label))
+}
+
+/// `list_folders`: the folders the access sees, with their counts (subfolders included).
+pub fn folders(library: &Library, access: &Access) -> Result<Served, ApiError> {
+    let folders: Vec<Value> = library
+        .status()?
+        .folders
+        .into_iter()
+        .filter(|s| access.sees(&s.folder))
+        .map(|s| json!({ "path": s.folder.path, "documents": s.documents, "pages": s.pages, "ready": s.ready }))
+        .collect();
+    Ok((json!({ "folders": folders }), "folders".into()))
+}
+
+/// `list_documents`: the documents of a folder (with its subfolders), or of everything the
+/// access sees.
+pub fn documents(library: &Library, access: &Access, folder: Option<&str>) -> Result<Served, ApiError> {
+    let folders = library.folders()?;
+    let label = scope_of(library, access, folder)?.label;
+    let documents: Vec<Value> = library
+        .documents(folder, true)?
+        .into_iter()
+        .filter_map(|d| {
+            let folder = folders.iter().find(|f| f.id == d.folder && access.sees(f))?;
+            Some(json!({
+                "id": d.id,
+                "name": d.file_name,
+                "title": d.title,
+                "folder": folder.path,
+                "pages": d.page_count,
+                "status": d.status.as_str(),
+            }))
+        })
+        .collect();
+    Ok((json!({ "documents": documents }), label))
+}
+
+/// `read_passage`: a passage by its document and chunk id, as a search or a citation gave them.
+pub fn read_passage(library: &Library, access: &Access, document: &str, chunk_id: &str) -> Result<Served, ApiError> {
+    let doc = scope::document(library, access, document)?;
+    let chunk = library.passage(doc.id, chunk_id)?;
+    let passage = json!({
+        "document": doc.file_name,
+        "document_id": doc.id,
+        "page": chunk.page,
+        "chunk_id": chunk.id.0,
+        "char_start": chunk.char_start,
+        "char_end": chunk.char_end,
+        "text": chunk.text,
+    });
+    Ok((passage, format!("document {}", doc.id)))
+}
+
+/// `read_page`: a page's stored text, the one citations' character ranges point into.
+pub fn read_page(library: &Library, access: &Access, document: &str, page: u32) -> Result<Served, ApiError> {
+    let doc = scope::document(library, access, document)?;
+    let text = library.page_text(doc.id, page)?;
+    let page = json!({
+        "document": doc.file_name,
+        "document_id": doc.id,
+        "page": page,
+        "pages": doc.page_count,
+        "text": text,
+    });
+    Ok((page, format!("document {}", doc.id)))
+}
