@@ -53,18 +53,19 @@ pub async fn run(args: &ServeBenchArgs) -> anyhow::Result<()> {
             .map_err(Error::io(&lectern))?,
     );
     let base = format!("http://127.0.0.1:{port}/v1");
-    let token = std::fs::read_to_string(home.join(lectern::TOKEN_FILE));
     let http = reqwest::blocking::Client::new();
     let started = Instant::now();
+    // The server makes the library's token at its start, if the library has none.
     let token = loop {
-        if let Ok(token) = &token.as_ref().map(|t| t.trim().to_string()) {
+        if let Ok(token) = std::fs::read_to_string(home.join(lectern::TOKEN_FILE)) {
+            let token = token.trim().to_string();
             if http
                 .get(format!("{base}/models"))
-                .bearer_auth(token)
+                .bearer_auth(&token)
                 .send()
                 .is_ok_and(|r| r.status().is_success())
             {
-                break token.clone();
+                break token;
             }
         }
         if started.elapsed() > Duration::from_secs(60) {

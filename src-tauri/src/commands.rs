@@ -551,6 +551,8 @@ pub struct ServerView {
     enabled: bool,
     /// Where the server answers while it runs (`http://127.0.0.1:8765/v1`).
     url: Option<String>,
+    /// Why it could not start (another program listens at its address, …).
+    problem: Option<String>,
     /// The library's token, which sees everything.
     token: String,
     /// Tokens limited to folders (made with `lectern serve token add`).
@@ -563,12 +565,10 @@ pub struct ServerView {
 const SHOWN_REQUESTS: usize = 50;
 
 async fn server_view(state: &AppState) -> Reply<ServerView> {
-    let url = state
-        .server
-        .lock()
-        .await
-        .as_ref()
-        .map(|running| format!("http://{}/v1", running.address));
+    let (url, problem) = match &*state.server.lock().await {
+        Ok(running) => (running.as_ref().map(|r| format!("http://{}/v1", r.address)), None),
+        Err(problem) => (None, Some(problem.clone())),
+    };
     let config_dir = state.config_dir.clone();
     blocking(state, "reading the server's state", move |library| {
         let mut requests = library.api_requests(SHOWN_REQUESTS)?;
@@ -576,6 +576,7 @@ async fn server_view(state: &AppState) -> Reply<ServerView> {
         Ok(ServerView {
             enabled: app_config::serves(&config_dir),
             url,
+            problem,
             token: library.api_token()?,
             tokens: library.api_tokens()?,
             requests,
@@ -584,13 +585,22 @@ async fn server_view(state: &AppState) -> Reply<ServerView> {
     .await
 }
 
-/// Starts the server unless it runs.
+/// Starts the server unless it runs; why it could not start is kept for the settings to say.
 pub async fn start_server(state: &AppState) -> Result<(), Error> {
     let mut server = state.server.lock().await;
-    if server.is_none() {
-        *server = Some(crate::server::start(state.library.clone()).await?);
+    if matches!(&*server, Ok(Some(_))) {
+        return Ok(());
     }
-    Ok(())
+    match crate::server::start(state.library.clone()).await {
+        Ok(running) => {
+            *server = Ok(Some(running));
+            Ok(())
+        }
+        Err(e) => {
+            *server = Err(e.to_string());
+            Err(e)
+        }
+    }
 }
 
 #[tauri::command]
@@ -603,7 +613,7 @@ pub async fn server_state(state: State<'_, AppState>) -> Reply<ServerView> {
 pub async fn set_serving(state: State<'_, AppState>, on: bool) -> Reply<ServerView> {
     if on {
         start_server(&state).await.map_err(fail)?;
-    } else if let Some(running) = state.server.lock().await.take() {
+    } else if let Ok(Some(running)) = std::mem::replace(&mut *state.server.lock().await, Ok(None)) {
         running.stop();
     }
     let config_dir = state.config_dir.clone();

@@ -34,8 +34,8 @@ fn main() {
                     let _ = handle.emit("index-event", &event);
                 }
             });
-            // Other programs are served from the start when the user switched it on; a server
-            // that cannot start (its port taken) is said in the settings.
+            // Other programs are served from the start when the user switched it on; why a
+            // server could not start (its port taken) is said in the settings.
             if serves {
                 let handle = app.handle().clone();
                 tauri::async_runtime::spawn(async move {

@@ -17,8 +17,9 @@ pub struct AppState {
     pub config_dir: PathBuf,
     /// Why the indexer stopped, if it did: documents then wait, and the window says why.
     pub indexer_stopped: Mutex<Option<ErrorPayload>>,
-    /// The server for other programs, while it runs (held while it starts or stops).
-    pub server: tokio::sync::Mutex<Option<Running>>,
+    /// The server for other programs, while it runs (held while it starts or stops), or why it
+    /// could not start.
+    pub server: tokio::sync::Mutex<Result<Option<Running>, String>>,
 }
 
 impl AppState {
@@ -29,7 +30,7 @@ impl AppState {
             library: Library::open(app_config::library_config(&config_dir)?)?,
             config_dir,
             indexer_stopped: Mutex::new(None),
-            server: tokio::sync::Mutex::new(None),
+            server: tokio::sync::Mutex::new(Ok(None)),
         })
     }
 }

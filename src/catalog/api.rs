@@ -2,7 +2,7 @@
 //! SHA-256 is stored; a deleted folder leaves its tokens, which then see less), and the log of
 //! the requests it served, with who asked and over which scope, never what was asked.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use serde::Serialize;
 
 use super::{now_millis, Catalog, CatalogError, FolderId};
@@ -41,7 +41,7 @@ impl Catalog {
     /// Keeps a token limited to `folders` under `name`, by its hash.
     pub fn add_api_token(&mut self, name: &str, hash: &str, folders: &[FolderId]) -> Result<ApiToken, CatalogError> {
         let name = name.trim();
-        if name.is_empty() || name.len() > 255 {
+        if name.is_empty() || name.chars().count() > 255 {
             return Err(CatalogError::InvalidName(name.to_string()));
         }
         let tx = self.conn.transaction()?;
@@ -74,40 +74,21 @@ impl Catalog {
     }
 
     fn api_token_where(&self, condition: &str, value: impl rusqlite::ToSql) -> Result<Option<ApiToken>, CatalogError> {
-        let token = self
-            .conn
-            .query_row(
-                &format!("SELECT id, name, created_at FROM api_tokens WHERE {condition}"),
-                [value],
-                |r| Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()?;
-        token
-            .map(|(id, name, created_at)| {
-                Ok(ApiToken {
-                    name,
-                    folders: self.api_token_folders(id)?,
-                    created_at,
-                })
-            })
-            .transpose()
-    }
-
-    fn api_token_folders(&self, token: i64) -> Result<Vec<FolderId>, CatalogError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT folder_id FROM api_token_folders WHERE token_id = ?1 ORDER BY folder_id")?;
-        let folders = stmt.query_map([token], |r| Ok(FolderId(r.get(0)?)))?;
-        Ok(folders.collect::<Result<_, _>>()?)
+        self.api_tokens_where(condition, [value])
+            .map(|tokens| tokens.into_iter().next())
     }
 
     /// Every limited token, by name.
     pub fn api_tokens(&self) -> Result<Vec<ApiToken>, CatalogError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, name, created_at FROM api_tokens ORDER BY name COLLATE NOCASE")?;
+        self.api_tokens_where("1", params![])
+    }
+
+    fn api_tokens_where(&self, condition: &str, values: impl rusqlite::Params) -> Result<Vec<ApiToken>, CatalogError> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT id, name, created_at FROM api_tokens WHERE {condition} ORDER BY name COLLATE NOCASE"
+        ))?;
         let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?)))?
+            .query_map(values, |r| Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<Vec<(i64, String, i64)>, _>>()?;
         rows.into_iter()
             .map(|(id, name, created_at)| {
@@ -118,6 +99,14 @@ impl Catalog {
                 })
             })
             .collect()
+    }
+
+    fn api_token_folders(&self, token: i64) -> Result<Vec<FolderId>, CatalogError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT folder_id FROM api_token_folders WHERE token_id = ?1 ORDER BY folder_id")?;
+        let folders = stmt.query_map([token], |r| Ok(FolderId(r.get(0)?)))?;
+        Ok(folders.collect::<Result<_, _>>()?)
     }
 
     /// Forgets the token `name`: it stops working at once.

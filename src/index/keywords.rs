@@ -194,9 +194,42 @@ pub fn page_text(chunks: &[Chunk], page: u32) -> String {
     let len = on_page.iter().map(|c| c.char_end as usize).max().unwrap_or(0);
     let mut text = vec![' '; len];
     for chunk in on_page {
-        for (slot, ch) in text[chunk.char_start as usize..].iter_mut().zip(chunk.text.chars()) {
+        let slots = text.get_mut(chunk.char_start as usize..).unwrap_or_default();
+        for (slot, ch) in slots.iter_mut().zip(chunk.text.chars()) {
             *slot = ch;
         }
     }
     text.into_iter().collect::<String>().trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(page: u32, start: u32, text: &str) -> Chunk {
+        Chunk {
+            id: ChunkId(format!("c{start}")),
+            page,
+            char_start: start,
+            char_end: start + text.chars().count() as u32,
+            text: text.to_string(),
+            context: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_page_is_put_back_at_its_offsets_overlaps_and_gaps_included() {
+        let chunks = [
+            chunk(1, 0, "Émile wrote"),
+            chunk(1, 6, "wrote the report."),
+            chunk(1, 25, "Page two?"),
+            chunk(2, 0, "Other page"),
+        ];
+        let text = page_text(&chunks, 1);
+        assert_eq!(text, "Émile wrote the report.  Page two?");
+        let c = &chunks[2];
+        let cited: String = text.chars().skip(c.char_start as usize).take(9).collect();
+        assert_eq!(cited, c.text);
+        assert_eq!(page_text(&chunks, 3), "");
+    }
 }

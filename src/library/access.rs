@@ -9,7 +9,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use sha2::{Digest, Sha256};
 
 use super::Library;
-use crate::catalog::{ApiRequest, ApiToken, Folder, FolderId, Scope};
+use crate::catalog::{ApiRequest, ApiToken, CatalogError, Document, DocumentId, Folder, FolderId, Scope};
 use crate::error::Error;
 
 /// The file in the data directory that holds the library's token.
@@ -63,11 +63,18 @@ impl Access {
 impl Library {
     /// The library's own token, made (and kept) now if it has none.
     pub fn api_token(&self) -> Result<String, Error> {
+        match self.kept_api_token()? {
+            Some(token) => Ok(token),
+            None => self.rotate_api_token(),
+        }
+    }
+
+    /// The library's own token, if it has one.
+    fn kept_api_token(&self) -> Result<Option<String>, Error> {
         let path = self.config().home.join(TOKEN_FILE);
         match std::fs::read_to_string(&path) {
-            Ok(token) if !token.trim().is_empty() => Ok(token.trim().to_string()),
-            Ok(_) => self.rotate_api_token(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => self.rotate_api_token(),
+            Ok(token) => Ok(Some(token.trim().to_string()).filter(|t| !t.is_empty())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(source) => Err(Error::Io { path, source }),
         }
     }
@@ -126,9 +133,10 @@ impl Library {
     }
 
     /// What `secret` may reach: the whole library for the library's token (read anew, so that a
-    /// rotation takes effect at once), its folders for a limited token, `None` for neither.
+    /// rotation takes effect at once; none is made here), its folders for a limited token,
+    /// `None` for neither.
     pub fn api_access(&self, secret: &str) -> Result<Option<Access>, Error> {
-        if matches(secret, &self.api_token()?) {
+        if self.kept_api_token()?.is_some_and(|token| matches(secret, &token)) {
             return Ok(Some(Access::whole_library("library")));
         }
         let catalog = self.engine.catalog();
@@ -144,6 +152,33 @@ impl Library {
             holder: token.name,
             folders: Some(folders),
         }))
+    }
+
+    /// The folders `access` sees, ordered by path.
+    pub fn folders_seen_by(&self, access: &Access) -> Result<Vec<Folder>, Error> {
+        Ok(self.folders()?.into_iter().filter(|f| access.sees(f)).collect())
+    }
+
+    /// The document `id` names for `access`: its whole id, or the only id that starts with it
+    /// among the documents `access` sees. One it does not see is not found, as one that does
+    /// not exist, and does not make a prefix ambiguous.
+    pub fn document_seen_by(&self, access: &Access, id: &str) -> Result<Document, Error> {
+        let seen = self.folders_seen_by(access)?;
+        let catalog = self.engine.catalog();
+        let not_found = || Error::from(CatalogError::DocumentNotFound(id.to_string()));
+        let visible = |d: &Document| seen.iter().any(|f| f.id == d.folder);
+        if let Ok(full) = id.trim().parse::<DocumentId>() {
+            return catalog.document(full).ok().filter(visible).ok_or_else(not_found);
+        }
+        let wanted = id.trim().to_lowercase();
+        let matches: Vec<Document> = catalog
+            .list_documents(None)?
+            .into_iter()
+            .filter(|d| !wanted.is_empty() && visible(d) && d.id.to_string().starts_with(&wanted))
+            .collect();
+        <[Document; 1]>::try_from(matches)
+            .map(|[doc]| doc)
+            .map_err(|_| not_found())
     }
 
     /// Adds a served request to the library's request log.
@@ -175,4 +210,50 @@ fn hash(secret: &str) -> String {
 /// Whether `given` is `token`, compared byte by byte to the end whatever they hold.
 fn matches(given: &str, token: &str) -> bool {
     given.len() == token.len() && given.bytes().zip(token.bytes()).fold(0u8, |d, (a, b)| d | (a ^ b)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(id: i64, path: &str) -> Folder {
+        Folder {
+            id: FolderId(id),
+            parent: None,
+            name: path.rsplit('/').next().unwrap_or(path).to_string(),
+            path: path.to_string(),
+            created_at: 0,
+        }
+    }
+
+    #[test]
+    fn a_limited_access_sees_its_folders_and_their_subfolders_only() {
+        let work = Access {
+            holder: "t".into(),
+            folders: Some(vec![folder(1, "Work")]),
+        };
+        assert!(work.sees(&folder(1, "Work")));
+        assert!(work.sees(&folder(2, "Work/Taxes")));
+        assert!(!work.sees(&folder(3, "Workshop")));
+        assert!(!work.sees(&folder(4, "Home/Work")));
+        assert_eq!(work.everything().map(|s| s.folders), Some(vec![FolderId(1)]));
+        let nothing = Access {
+            holder: "t".into(),
+            folders: Some(Vec::new()),
+        };
+        assert!(!nothing.sees(&folder(1, "Work")));
+        assert!(
+            nothing.everything().is_none(),
+            "a token left without folders must not mean everything"
+        );
+        assert!(Access::whole_library("library").sees(&folder(3, "Workshop")));
+    }
+
+    #[test]
+    fn tokens_match_only_whole() {
+        assert!(matches("lectern-abc", "lectern-abc"));
+        assert!(!matches("lectern-ab", "lectern-abc"));
+        assert!(!matches("lectern-abd", "lectern-abc"));
+        assert!(!matches("", "lectern-abc"));
+    }
 }

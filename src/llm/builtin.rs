@@ -43,7 +43,7 @@ fn backend() -> Result<&'static LlamaBackend, LlmError> {
     BACKEND
         .get_or_init(|| {
             llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default().with_logs_enabled(false));
-            let kernels = kernels_dir().and_then(|dir| best_kernels(&dir)).ok_or_else(|| {
+            let kernels = kernels().ok_or_else(|| {
                 format!(
                     "none of its CPU kernels (libggml-cpu-*.so) beside the program or in {} runs on this CPU; build Lectern again",
                     llama_cpp_sys_2::BACKENDS_DIR.unwrap_or("the build directory")
@@ -62,17 +62,14 @@ fn backend() -> Result<&'static LlamaBackend, LlmError> {
         .map_err(|e| LlmError::Runtime(format!("llama.cpp did not start: {e}")))
 }
 
-/// Where llama.cpp's CPU kernels are: beside the program (as installed), else where the build
-/// put them. llama.cpp takes the path as UTF-8.
-fn kernels_dir() -> Option<PathBuf> {
+/// The CPU kernels to load: the best for this CPU beside the program (as installed), else
+/// where the build put them.
+fn kernels() -> Option<PathBuf> {
     let beside = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(Path::to_path_buf));
     let built = llama_cpp_sys_2::BACKENDS_DIR.map(PathBuf::from);
-    beside
-        .into_iter()
-        .chain(built)
-        .find(|dir| dir.to_str().is_some() && !kernel_files(dir).is_empty())
+    beside.into_iter().chain(built).find_map(|dir| best_kernels(&dir))
 }
 
 fn kernel_files(dir: &Path) -> Vec<PathBuf> {

@@ -17,9 +17,9 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::routes::blocking;
+use super::error::Body;
 use super::scope::{self, logged};
-use super::{ApiError, Served};
+use super::{blocking, ApiError, Served};
 use crate::answer::{footnote_list, Answer, AnswerEvent};
 use crate::catalog::{now_millis, Citation};
 use crate::error::Error;
@@ -160,7 +160,7 @@ fn finish_reason(finish: Finish) -> &'static str {
 pub async fn completions(
     State(served): State<Served>,
     Extension(access): Extension<Access>,
-    Json(body): Json<ChatBody>,
+    Body(body): Body<ChatBody>,
 ) -> Result<Response, ApiError> {
     if body.n.is_some_and(|n| n != 1) {
         return Err(ApiError::invalid("one choice is served (n = 1)"));
@@ -209,6 +209,8 @@ pub async fn completions(
         return Ok((logged(resolved.label), Json(completion)).into_response());
     }
 
+    // From here the answer stops when the client hangs up, before its first word too.
+    let stop = CancelOnDrop(cancel.clone());
     let (events, mut answer_events) = mpsc::unbounded_channel();
     let library = served.library.clone();
     let answering = {
@@ -228,7 +230,7 @@ pub async fn completions(
     };
     let (out, mut sent) = mpsc::channel::<Event>(64);
     tokio::spawn(async move {
-        let _stop = CancelOnDrop(cancel);
+        let _stop = stop;
         let send = |value: Value| {
             let out = out.clone();
             async move { out.send(Event::default().data(value.to_string())).await.is_ok() }

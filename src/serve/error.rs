@@ -1,10 +1,15 @@
 //! The server's error replies, in the OpenAI API's shape (`{"error": {"message", "type",
 //! "code"}}`) so its clients report them as they report OpenAI's, with the HTTP status a
-//! library error's code implies.
+//! library error's code implies; a request body the server cannot read is replied to the same
+//! way ([`Body`]). A fault of Lectern's own is told to the client without its details (paths on
+//! this machine), which go to standard error.
 
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::error::{Error, ErrorCode};
@@ -19,13 +24,13 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// A request without the library's token, or with another.
+    /// A request without a token, or with one the library does not know.
     pub fn unauthorised() -> ApiError {
         ApiError {
             status: StatusCode::UNAUTHORIZED,
             kind: "invalid_request_error",
             code: Some("invalid_api_key"),
-            message: "this server needs the library's token as a bearer token (`lectern serve --show-token` prints it)"
+            message: "this server needs a token of the library as a bearer token (`lectern serve --show-token` prints the library's own)"
                 .into(),
         }
     }
@@ -78,7 +83,15 @@ impl From<Error> for ApiError {
             ErrorCode::InvalidInput | ErrorCode::NeedsPassword => (StatusCode::BAD_REQUEST, "invalid_request_error"),
             ErrorCode::Conflict => (StatusCode::CONFLICT, "invalid_request_error"),
             ErrorCode::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "server_error"),
-            ErrorCode::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "server_error"),
+            ErrorCode::Internal => {
+                eprintln!("lectern serve: {e}");
+                return ApiError {
+                    status: StatusCode::INTERNAL_SERVER_ERROR,
+                    kind: "server_error",
+                    code: None,
+                    message: "Lectern failed to serve this request; the server's standard error says why".into(),
+                };
+            }
         };
         ApiError {
             status,
@@ -103,6 +116,32 @@ impl ApiError {
     /// The reply's body, also sent as a stream's last event when an answer fails part-way.
     pub fn body(&self) -> serde_json::Value {
         json!({ "error": { "message": self.message, "type": self.kind, "code": self.code, "param": null } })
+    }
+}
+
+/// A JSON request body whose errors (not JSON, a field missing or of the wrong kind, too
+/// large) are replied to in the OpenAI API's shape.
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Body<T>, ApiError> {
+        match Json::<T>::from_request(request, state).await {
+            Ok(Json(body)) => Ok(Body(body)),
+            Err(rejection) => Err(ApiError::rejected(&rejection)),
+        }
+    }
+}
+
+impl ApiError {
+    fn rejected(rejection: &JsonRejection) -> ApiError {
+        ApiError {
+            status: rejection.status(),
+            kind: "invalid_request_error",
+            code: None,
+            message: rejection.body_text(),
+        }
     }
 }
 

@@ -18,11 +18,11 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde::Deserialize;
 
-use super::routes::blocking;
-use super::tools::{self, Served};
-use super::{ApiError, MAX_BODY};
+use super::tools::{self, ToolOutput};
+use super::{blocking, ApiError, MAX_BODY};
 use crate::catalog::{now_millis, ApiRequest};
 use crate::error::Error;
+use crate::llm::Cancel;
 use crate::{Access, Library};
 
 /// What the client's model is told of the server.
@@ -103,12 +103,12 @@ impl LibraryTools {
 
     /// Logs the call and turns its result into the tool's reply: an error the client's model
     /// reads, or the result as JSON.
-    fn reply(
+    async fn reply(
         &self,
         tool: &str,
         access: &Access,
         started: Instant,
-        result: Result<Served, ApiError>,
+        result: Result<ToolOutput, ApiError>,
     ) -> Result<CallToolResult, ErrorData> {
         let (scope, status) = match &result {
             Ok((_, scope)) => (scope.clone(), 200),
@@ -123,9 +123,7 @@ impl LibraryTools {
             status,
             millis: started.elapsed().as_millis() as u64,
         };
-        if let Err(e) = self.library.log_api_request(&entry) {
-            eprintln!("lectern mcp: the call could not be logged: {e}");
-        }
+        super::log(&self.library, entry).await;
         match result {
             Ok((value, _)) => Ok(CallToolResult::success(vec![ContentBlock::json(&value)?])),
             Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(e.message().to_string())])),
@@ -143,7 +141,7 @@ impl LibraryTools {
     ) -> Result<CallToolResult, ErrorData> {
         let (access, started) = (self.access(&context)?, Instant::now());
         let result = tools::search(&self.library, &access, &args.query, args.folder.as_deref(), args.k).await;
-        self.reply("search_documents", &access, started, result)
+        self.reply("search_documents", &access, started, result).await
     }
 
     #[tool(
@@ -156,8 +154,18 @@ impl LibraryTools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let (access, started) = (self.access(&context)?, Instant::now());
-        let result = tools::ask(&self.library, &access, &args.question, args.folder.as_deref()).await;
-        self.reply("ask", &access, started, result)
+        // A call the client cancels stops its answer.
+        let cancel = Cancel::new();
+        let stop = {
+            let (asked, cancel) = (context.ct.clone(), cancel.clone());
+            tokio::spawn(async move {
+                asked.cancelled().await;
+                cancel.cancel();
+            })
+        };
+        let result = tools::ask(&self.library, &access, &args.question, args.folder.as_deref(), &cancel).await;
+        stop.abort();
+        self.reply("ask", &access, started, result).await
     }
 
     #[tool(
@@ -168,7 +176,7 @@ impl LibraryTools {
         let (access, started) = (self.access(&context)?, Instant::now());
         let (library, seen) = (self.library.clone(), access.clone());
         let result = blocking(move || tools::folders(&library, &seen)).await;
-        self.reply("list_folders", &access, started, result)
+        self.reply("list_folders", &access, started, result).await
     }
 
     #[tool(
@@ -183,7 +191,7 @@ impl LibraryTools {
         let (access, started) = (self.access(&context)?, Instant::now());
         let (library, seen) = (self.library.clone(), access.clone());
         let result = blocking(move || tools::documents(&library, &seen, args.folder.as_deref())).await;
-        self.reply("list_documents", &access, started, result)
+        self.reply("list_documents", &access, started, result).await
     }
 
     #[tool(
@@ -198,7 +206,7 @@ impl LibraryTools {
         let (access, started) = (self.access(&context)?, Instant::now());
         let (library, seen) = (self.library.clone(), access.clone());
         let result = blocking(move || tools::read_passage(&library, &seen, &args.document, &args.chunk_id)).await;
-        self.reply("read_passage", &access, started, result)
+        self.reply("read_passage", &access, started, result).await
     }
 
     #[tool(
@@ -213,7 +221,7 @@ impl LibraryTools {
         let (access, started) = (self.access(&context)?, Instant::now());
         let (library, seen) = (self.library.clone(), access.clone());
         let result = blocking(move || tools::read_page(&library, &seen, &args.document, args.page)).await;
-        self.reply("read_page", &access, started, result)
+        self.reply("read_page", &access, started, result).await
     }
 }
 

@@ -61,6 +61,15 @@ pub fn router(library: Library, address: SocketAddr) -> Router {
         .with_state(served)
 }
 
+/// Runs blocking library work off the server's threads.
+pub(crate) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(Error::stopped("serving a request"))?
+}
+
 /// Serves `library` on `listener` until the process ends.
 pub async fn serve(library: Library, listener: tokio::net::TcpListener) -> Result<(), Error> {
     serve_until(library, listener, std::future::pending()).await
@@ -116,9 +125,10 @@ pub fn local_address(listener: &tokio::net::TcpListener) -> Result<SocketAddr, E
 }
 
 /// Lets a request through only with a token, looked up for each request so that a rotated or
-/// removed token stops at once, and hands the handler what the token reaches; logs the request
-/// in the library (who asked, its method, path, scope, reply and time, never its body) and on
-/// standard error. A streamed reply is logged when it starts.
+/// removed token stops at once, and hands the handler what the token reaches. Each request
+/// goes to standard error; an admitted one is also logged in the library (who asked, its method,
+/// path, scope, reply and time, never its body) before its reply leaves, a refused one is not (a
+/// stranger cannot flood the log). A streamed reply is logged when it starts.
 async fn authorised(State(served): State<Served>, mut request: Request, next: Next) -> Response {
     let started = Instant::now();
     let given = request
@@ -130,24 +140,31 @@ async fn authorised(State(served): State<Served>, mut request: Request, next: Ne
         .to_string();
     let (method, path) = (request.method().to_string(), request.uri().path().to_string());
     let library = served.library.clone();
-    let (holder, reply) = match routes::blocking(move || Ok(library.api_access(&given)?)).await {
-        Ok(Some(access)) => {
-            let holder = access.holder.clone();
-            request.extensions_mut().insert(access);
-            (holder, next.run(request).await)
-        }
-        Ok(None) => ("-".to_string(), ApiError::unauthorised().into_response()),
-        Err(e) => ("-".to_string(), e.into_response()),
+    let refused = |e: ApiError| {
+        let reply = e.into_response();
+        eprintln!("lectern serve: refused {method} {path} -> {}", reply.status().as_u16());
+        reply
+    };
+    let access = match blocking(move || Ok(library.api_access(&given)?)).await {
+        Ok(Some(access)) => access,
+        Ok(None) => return refused(ApiError::unauthorised()),
+        Err(e) => return refused(e),
+    };
+    let holder = access.holder.clone();
+    request.extensions_mut().insert(access);
+    let reply = next.run(request).await;
+    let scope = match reply.extensions().get::<scope::Logged>() {
+        Some(logged) => logged.0.clone(),
+        // MCP logs each tool call with its scope.
+        None if path.starts_with("/mcp") => "mcp".to_string(),
+        None => "-".to_string(),
     };
     let entry = ApiRequest {
         at: now_millis(),
         holder,
         method,
         path,
-        scope: reply
-            .extensions()
-            .get::<scope::Logged>()
-            .map_or_else(|| "-".to_string(), |l| l.0.clone()),
+        scope,
         status: reply.status().as_u16(),
         millis: started.elapsed().as_millis() as u64,
     };
@@ -155,11 +172,16 @@ async fn authorised(State(served): State<Served>, mut request: Request, next: Ne
         "lectern serve: {} {} {} [{}] -> {} in {} ms",
         entry.holder, entry.method, entry.path, entry.scope, entry.status, entry.millis
     );
-    let library = served.library.clone();
-    tokio::task::spawn_blocking(move || {
-        if let Err(e) = library.log_api_request(&entry) {
-            eprintln!("lectern serve: the request could not be logged: {e}");
-        }
-    });
+    log(&served.library, entry).await;
     reply
+}
+
+/// Adds `entry` to the library's request log (a failure is said on standard error: the
+/// request was served).
+pub(crate) async fn log(library: &Library, entry: ApiRequest) {
+    let library = library.clone();
+    let logged = blocking(move || Ok(library.log_api_request(&entry)?)).await;
+    if let Err(e) = logged {
+        eprintln!("lectern serve: the request could not be logged: {}", e.message());
+    }
 }

@@ -11,8 +11,9 @@ use base64::Engine;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::error::Body;
 use super::scope::{self, logged, LIBRARY_MODEL};
-use super::{ApiError, Served};
+use super::{blocking, ApiError, Served};
 use crate::catalog::{Scope, ScopeFilters};
 use crate::search::{SearchMode, SearchRequest, SearchResults};
 use crate::Access;
@@ -21,15 +22,6 @@ use crate::Access;
 const MAX_K: usize = 100;
 /// The most texts one embeddings request holds.
 const MAX_INPUTS: usize = 256;
-
-/// Runs blocking library work off the server's threads.
-pub async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(crate::error::Error::stopped("serving a request"))?
-}
 
 /// `GET /v1/models`: everything the token sees, and each folder it sees, as a model.
 pub async fn models(
@@ -73,7 +65,7 @@ fn default_k() -> usize {
 pub async fn search(
     State(served): State<Served>,
     Extension(access): Extension<Access>,
-    Json(body): Json<SearchBody>,
+    Body(body): Body<SearchBody>,
 ) -> Result<impl IntoResponse, ApiError> {
     if body.query.trim().is_empty() {
         return Err(ApiError::invalid("the query is empty"));
@@ -100,12 +92,14 @@ pub async fn search(
     Ok((logged(resolved.label), Json(results)))
 }
 
-/// The texts to embed: one, or several.
+/// The texts to embed: one, or several; or token ids, which are not served (the library's
+/// model reads text with its own tokenizer).
 #[derive(Deserialize)]
 #[serde(untagged)]
 pub enum Input {
     One(String),
     Many(Vec<String>),
+    Tokens(Vec<serde::de::IgnoredAny>),
 }
 
 #[derive(Deserialize)]
@@ -114,6 +108,7 @@ pub struct EmbeddingsBody {
     input: Input,
     #[serde(default)]
     encoding_format: Option<String>,
+    dimensions: Option<usize>,
 }
 
 /// `POST /v1/embeddings`: each text's vector by the library's embedding model, the one its
@@ -121,8 +116,12 @@ pub struct EmbeddingsBody {
 /// of its little-endian 32-bit floats.
 pub async fn embeddings(
     State(served): State<Served>,
-    Json(body): Json<EmbeddingsBody>,
+    Extension(access): Extension<Access>,
+    Body(body): Body<EmbeddingsBody>,
 ) -> Result<impl IntoResponse, ApiError> {
+    if access.everything().is_none() {
+        return Err(ApiError::sees_nothing());
+    }
     let base64 = match body.encoding_format.as_deref() {
         None | Some("float") => false,
         Some("base64") => true,
@@ -135,6 +134,12 @@ pub async fn embeddings(
     let inputs = match body.input {
         Input::One(text) => vec![text],
         Input::Many(texts) => texts,
+        Input::Tokens(given) => {
+            return Err(ApiError::invalid(format!(
+                "input holds {} token lists or ids, which are not served: send the text (the library's model tokenizes it itself)",
+                given.len()
+            )))
+        }
     };
     if inputs.is_empty() || inputs.len() > MAX_INPUTS {
         return Err(ApiError::invalid(format!(
@@ -145,6 +150,12 @@ pub async fn embeddings(
     let mut data = Vec::with_capacity(inputs.len());
     for (index, text) in inputs.iter().enumerate() {
         let vector = served.library.embed_query(text).await?;
+        if let Some(wanted) = body.dimensions.filter(|&d| d != vector.len()) {
+            return Err(ApiError::invalid(format!(
+                "the library's model makes vectors of {} dimensions, not {wanted}",
+                vector.len()
+            )));
+        }
         let embedding = if base64 {
             let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
             json!(base64::engine::general_purpose::STANDARD.encode(bytes))
@@ -172,7 +183,7 @@ pub async fn document_pdf(
 ) -> Result<impl IntoResponse, ApiError> {
     let library = served.library.clone();
     let (doc, bytes) = blocking(move || {
-        let doc = scope::document(&library, &access, &id)?;
+        let doc = library.document_seen_by(&access, &id)?;
         let path = library.document_file(doc.id)?;
         let bytes = std::fs::read(&path).map_err(crate::error::Error::io(&path))?;
         Ok((doc, bytes))
@@ -190,11 +201,14 @@ pub async fn document_pdf(
 pub async fn page_text(
     State(served): State<Served>,
     Extension(access): Extension<Access>,
-    Path((id, page)): Path<(String, u32)>,
+    Path((id, page)): Path<(String, String)>,
 ) -> Result<impl IntoResponse, ApiError> {
+    let page: u32 = page
+        .parse()
+        .map_err(|_| ApiError::invalid(format!("{page:?} is not a page number (1, 2, …)")))?;
     let library = served.library.clone();
     let (doc, text) = blocking(move || {
-        let doc = scope::document(&library, &access, &id)?;
+        let doc = library.document_seen_by(&access, &id)?;
         let text = library.page_text(doc.id, page)?;
         Ok((doc, text))
     })

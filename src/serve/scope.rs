@@ -6,8 +6,8 @@
 use axum::Extension;
 
 use super::ApiError;
-use crate::catalog::{CatalogError, Document, Folder, Scope};
-use crate::{Access, Library};
+use crate::catalog::Scope;
+use crate::{Access, ErrorCode, Library};
 
 /// The model that names everything a token sees.
 pub const LIBRARY_MODEL: &str = "lectern";
@@ -41,11 +41,14 @@ pub fn resolve(library: &Library, access: &Access, model: &str) -> Result<Resolv
         };
         return Ok(Resolved { scope, label });
     }
-    let folder = model
+    let path = model
         .strip_prefix("lectern/")
-        .and_then(|path| library.folder(path).ok())
-        .filter(|folder| access.sees(folder))
         .ok_or_else(|| ApiError::no_such_model(model))?;
+    let folder = match library.folder(path) {
+        Ok(folder) if access.sees(&folder) => folder,
+        Err(e) if e.code() != ErrorCode::NotFound => return Err(e.into()),
+        _ => return Err(ApiError::no_such_model(model)),
+    };
     Ok(Resolved {
         scope: Scope {
             folders: vec![folder.id],
@@ -63,22 +66,9 @@ pub fn models(library: &Library, access: &Access) -> Result<Vec<(String, i64)>, 
     }
     models.extend(
         library
-            .folders()?
+            .folders_seen_by(access)?
             .into_iter()
-            .filter(|f| access.sees(f))
             .map(|f| (format!("{LIBRARY_MODEL}/{}", f.path), f.created_at / 1000)),
     );
     Ok(models)
-}
-
-/// The document `id` (or the only one whose id starts with it) if `access` sees its folder; one
-/// it does not see is not found, as one that does not exist.
-pub fn document(library: &Library, access: &Access, id: &str) -> Result<Document, ApiError> {
-    let doc = library.document(id)?;
-    let folders: Vec<Folder> = library.folders()?;
-    if folders.iter().any(|f| f.id == doc.folder && access.sees(f)) {
-        Ok(doc)
-    } else {
-        Err(crate::Error::from(CatalogError::DocumentNotFound(id.to_string())).into())
-    }
 }

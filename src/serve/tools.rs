@@ -3,10 +3,11 @@
 //! served over (for the request log). A folder is given by its path; none means everything the
 //! access sees.
 
+use axum::http::StatusCode;
 use serde_json::{json, Value};
 
 use super::scope::{self, Resolved, LIBRARY_MODEL};
-use super::ApiError;
+use super::{blocking, ApiError};
 use crate::llm::Cancel;
 use crate::search::{Hit, SearchMode, SearchRequest};
 use crate::{Access, AskChoices, Library, Question};
@@ -15,15 +16,26 @@ use crate::{Access, AskChoices, Library, Question};
 const MAX_PASSAGES: usize = 50;
 
 /// A tool's result, and the scope it was served over.
-pub type Served = (Value, String);
+pub type ToolOutput = (Value, String);
 
 /// The scope of `folder` (everything the access sees without one), and how the log names it.
 fn scope_of(library: &Library, access: &Access, folder: Option<&str>) -> Result<Resolved, ApiError> {
     match folder.map(|f| f.trim().trim_matches('/')) {
         None | Some("") => scope::resolve(library, access, LIBRARY_MODEL),
-        Some(path) => scope::resolve(library, access, &format!("{LIBRARY_MODEL}/{path}"))
-            .map_err(|_| ApiError::no_such_folder(path)),
+        Some(path) => scope::resolve(library, access, &format!("{LIBRARY_MODEL}/{path}")).map_err(|e| {
+            if e.status() == StatusCode::NOT_FOUND {
+                ApiError::no_such_folder(path)
+            } else {
+                e
+            }
+        }),
     }
+}
+
+/// [`scope_of`], off the async threads.
+async fn resolved(library: &Library, access: &Access, folder: Option<&str>) -> Result<Resolved, ApiError> {
+    let (library, access, folder) = (library.clone(), access.clone(), folder.map(str::to_string));
+    blocking(move || scope_of(&library, &access, folder.as_deref())).await
 }
 
 fn passage(hit: &Hit) -> Value {
@@ -47,11 +59,11 @@ pub async fn search(
     query: &str,
     folder: Option<&str>,
     k: Option<usize>,
-) -> Result<Served, ApiError> {
+) -> Result<ToolOutput, ApiError> {
     if query.trim().is_empty() {
         return Err(ApiError::invalid("the query is empty"));
     }
-    let resolved = scope_of(library, access, folder)?;
+    let resolved = resolved(library, access, folder).await?;
     let request = SearchRequest {
         query: query.to_string(),
         scope: resolved.scope,
@@ -65,18 +77,24 @@ pub async fn search(
 
 /// `ask`: an answer from the library's passages by the backend the user chose, with footnotes,
 /// and the citations they point to.
-pub async fn ask(library: &Library, access: &Access, question: &str, folder: Option<&str>) -> Result<Served, ApiError> {
+pub async fn ask(
+    library: &Library,
+    access: &Access,
+    question: &str,
+    folder: Option<&str>,
+    cancel: &Cancel,
+) -> Result<ToolOutput, ApiError> {
     if question.trim().is_empty() {
         return Err(ApiError::invalid("the question is empty"));
     }
-    let resolved = scope_of(library, access, folder)?;
+    let resolved = resolved(library, access, folder).await?;
     let question = Question {
         text: question.to_string(),
         history: Vec::new(),
         scope: resolved.scope,
     };
     let answered = library
-        .answer_as_chosen(question, &AskChoices::default(), &Cancel::new(), None)
+        .answer_as_chosen(question, &AskChoices::default(), cancel, None)
         .await?;
     let answer = json!({
         "answer": answered.answer.markdown(),
@@ -86,7 +104,7 @@ pub async fn ask(library: &Library, access: &Access, question: &str, folder: Opt
 }
 
 /// `list_folders`: the folders the access sees, with their counts (subfolders included).
-pub fn folders(library: &Library, access: &Access) -> Result<Served, ApiError> {
+pub fn folders(library: &Library, access: &Access) -> Result<ToolOutput, ApiError> {
     let folders: Vec<Value> = library
         .status()?
         .folders
@@ -99,14 +117,14 @@ pub fn folders(library: &Library, access: &Access) -> Result<Served, ApiError> {
 
 /// `list_documents`: the documents of a folder (with its subfolders), or of everything the
 /// access sees.
-pub fn documents(library: &Library, access: &Access, folder: Option<&str>) -> Result<Served, ApiError> {
-    let folders = library.folders()?;
+pub fn documents(library: &Library, access: &Access, folder: Option<&str>) -> Result<ToolOutput, ApiError> {
+    let folders = library.folders_seen_by(access)?;
     let label = scope_of(library, access, folder)?.label;
     let documents: Vec<Value> = library
         .documents(folder, true)?
         .into_iter()
         .filter_map(|d| {
-            let folder = folders.iter().find(|f| f.id == d.folder && access.sees(f))?;
+            let folder = folders.iter().find(|f| f.id == d.folder)?;
             Some(json!({
                 "id": d.id,
                 "name": d.file_name,
@@ -121,8 +139,13 @@ pub fn documents(library: &Library, access: &Access, folder: Option<&str>) -> Re
 }
 
 /// `read_passage`: a passage by its document and chunk id, as a search or a citation gave them.
-pub fn read_passage(library: &Library, access: &Access, document: &str, chunk_id: &str) -> Result<Served, ApiError> {
-    let doc = scope::document(library, access, document)?;
+pub fn read_passage(
+    library: &Library,
+    access: &Access,
+    document: &str,
+    chunk_id: &str,
+) -> Result<ToolOutput, ApiError> {
+    let doc = library.document_seen_by(access, document)?;
     let chunk = library.passage(doc.id, chunk_id)?;
     let passage = json!({
         "document": doc.file_name,
@@ -137,8 +160,8 @@ pub fn read_passage(library: &Library, access: &Access, document: &str, chunk_id
 }
 
 /// `read_page`: a page's stored text, the one citations' character ranges point into.
-pub fn read_page(library: &Library, access: &Access, document: &str, page: u32) -> Result<Served, ApiError> {
-    let doc = scope::document(library, access, document)?;
+pub fn read_page(library: &Library, access: &Access, document: &str, page: u32) -> Result<ToolOutput, ApiError> {
+    let doc = library.document_seen_by(access, document)?;
     let text = library.page_text(doc.id, page)?;
     let page = json!({
         "document": doc.file_name,

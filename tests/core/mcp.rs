@@ -177,5 +177,32 @@ fn over_http_a_token_limited_to_a_folder_reaches_nothing_else() {
     assert!(log
         .iter()
         .any(|r| r.holder == "agent" && r.path == "tools/search_documents" && r.scope == "folder Other"));
-    assert!(log.iter().any(|r| r.path == "/mcp" && r.status == 401));
+    // Refused requests are not kept: a stranger cannot flood the log.
+    assert!(log.iter().all(|r| r.status != 401), "{log:?}");
+}
+
+#[test]
+fn over_http_a_web_page_or_a_rebound_host_is_refused() {
+    let served = Served::new();
+    let token = served.t.api_token().unwrap();
+    let endpoint = format!("{}/mcp", served.base.trim_end_matches("/v1"));
+    let http = reqwest::blocking::Client::new();
+    let list = |origin: Option<&str>, host: Option<&str>| {
+        let mut request = http
+            .post(&endpoint)
+            .bearer_auth(&token)
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-06-18")
+            .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }));
+        if let Some(origin) = origin {
+            request = request.header("Origin", origin);
+        }
+        if let Some(host) = host {
+            request = request.header("Host", host);
+        }
+        request.send().unwrap().status()
+    };
+    assert!(list(None, None).is_success());
+    assert_eq!(list(Some("https://evil.example"), None), reqwest::StatusCode::FORBIDDEN);
+    assert_eq!(list(None, Some("evil.example")), reqwest::StatusCode::FORBIDDEN);
 }

@@ -163,6 +163,19 @@ fn the_library_is_served_to_other_programs_behind_its_token() {
     );
     let huge = post("/search", json!({ "query": "x".repeat(2 << 20) }));
     assert_eq!(huge.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(huge.json::<Value>().unwrap()["error"]["message"].is_string());
+    let unreadable = post("/search", json!({ "query": "lamp", "mode": "psychic" }));
+    assert_eq!(unreadable.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(unreadable.json::<Value>().unwrap()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("mode"));
+    let tokens = post("/embeddings", json!({ "model": "lectern", "input": [[1, 2, 3]] }));
+    assert_eq!(tokens.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        get(&format!("/documents/{memo}/pages/two"), &token).status(),
+        StatusCode::BAD_REQUEST
+    );
 
     // A rotated token replaces the old one at once.
     let rotated = t.rotate_api_token().unwrap();
@@ -311,10 +324,18 @@ fn a_token_limited_to_a_folder_never_sees_another() {
     let served = Served::new();
     let t = &served.t;
     answer_extractively(t);
+    // A folder whose path starts as the token's does is another folder.
+    t.create_folder("Otherwise").unwrap();
     let (made, limited) = t.create_api_token("notes app", &["Other".to_string()]).unwrap();
     assert_eq!(made.name, "notes app");
     assert_ne!(limited, t.api_token().unwrap());
     assert_eq!(served.models(&limited), ["lectern", "lectern/Other"]);
+    let sibling = served.post(
+        "/search",
+        &limited,
+        json!({ "model": "lectern/Otherwise", "query": "lamp" }),
+    );
+    assert_eq!(sibling.status(), StatusCode::NOT_FOUND);
 
     // Every search, whatever its words, finds passages of "Other" only.
     let corpus = served.documents_in("Corpus");
@@ -371,10 +392,19 @@ fn a_token_limited_to_a_folder_never_sees_another() {
     assert_eq!(denied.status(), StatusCode::NOT_FOUND);
     for doc in &corpus {
         let id = doc.id.to_string();
-        for path in [format!("/documents/{id}/pdf"), format!("/documents/{id}/pages/1")] {
+        // Neither the whole id nor a prefix of it finds another folder's document.
+        for path in [
+            format!("/documents/{id}/pdf"),
+            format!("/documents/{id}/pages/1"),
+            format!("/documents/{}/pdf", &id[..8]),
+        ] {
             assert_eq!(served.get(&path, &limited).status(), StatusCode::NOT_FOUND, "{path}");
         }
     }
+    // Its own document is found by a prefix.
+    let memo = served.documents_in("Other")[0].id.to_string();
+    let own = served.get(&format!("/documents/{}/pages/1", &memo[..8]), &limited);
+    assert_eq!(own.status(), StatusCode::OK);
 
     // The log says who asked what, over which scope, and never the words.
     let log = t.api_requests(100).unwrap();
@@ -393,6 +423,8 @@ fn a_token_limited_to_a_folder_never_sees_another() {
     assert!(served.models(&limited).is_empty());
     let nothing = served.post("/search", &limited, json!({ "query": "lorem" }));
     assert_eq!(nothing.status(), StatusCode::FORBIDDEN);
+    let embedded = served.post("/embeddings", &limited, json!({ "model": "lectern", "input": "lamp" }));
+    assert_eq!(embedded.status(), StatusCode::FORBIDDEN);
     t.remove_api_token("notes app").unwrap();
     assert_eq!(served.get("/models", &limited).status(), StatusCode::UNAUTHORIZED);
 }

@@ -68,6 +68,7 @@ const api = makeApi(
         return {
           enabled: true,
           url: "http://127.0.0.1:8765/v1",
+          problem: null,
           token: "lectern-0123",
           tokens: [],
           requests: [

@@ -562,6 +562,10 @@ enabled: boolean,
  */
 url: string | null, 
 /**
+ * Why it could not start (another program listens at its address, …).
+ */
+problem: string | null, 
+/**
  * The library's token, which sees everything.
  */
 token: string, 

@@ -4,7 +4,7 @@ import type { ServerView } from "./bindings";
 
 const request = { at: Date.UTC(2026, 10, 25, 9, 30), holder: "notes app", method: "POST", path: "/v1/search", scope: "folder Work", status: 200, millis: 14 };
 
-const off: ServerView = { enabled: false, url: null, token: "lectern-secret", tokens: [], requests: [] };
+const off: ServerView = { enabled: false, url: null, problem: null, token: "lectern-secret", tokens: [], requests: [] };
 const on: ServerView = { ...off, enabled: true, url: "http://127.0.0.1:8765/v1", requests: [request] };
 
 /** A panel over a fake shell whose replies follow the server's state. */
@@ -16,7 +16,10 @@ function panel(failStart = false) {
     async (command, args) => {
       calls.push([command, args]);
       if (command === "set_serving") {
-        if (failStart) throw { code: "conflict", message: "could not serve the library at 127.0.0.1:8765" };
+        if (failStart) {
+          state = { ...off, enabled: true, problem: "could not serve the library at 127.0.0.1:8765" };
+          throw { code: "conflict", message: "could not serve the library at 127.0.0.1:8765" };
+        }
         state = args?.on ? on : off;
       }
       if (command === "rotate_token") state = { ...state, token: "lectern-new" };
@@ -69,6 +72,7 @@ describe("server panel", () => {
     serve.dispatchEvent(new Event("change"));
     await vi.waitFor(() => expect(reports).toEqual(["could not serve the library at 127.0.0.1:8765"]));
     await vi.waitFor(() => expect(serve.checked).toBe(false));
+    expect(get(".server-url").textContent).toBe("Not serving: could not serve the library at 127.0.0.1:8765");
   });
 
   it("tells each request's time, holder, call, scope and reply", () => {

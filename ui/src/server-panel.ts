@@ -37,7 +37,7 @@ export class ServerPanel {
     const serving = document.createElement("label");
     serving.className = "serve-switch";
     const text = document.createElement("span");
-    text.textContent = "Serve the library to other programs (OpenAI-compatible API and MCP, this machine only)";
+    text.textContent = "Serve the library to other programs (an OpenAI-compatible API and MCP)";
     serving.append(this.serving, text);
     this.where.className = "server-url";
     this.token.className = "api-token";
@@ -78,10 +78,13 @@ export class ServerPanel {
 
   private render(view: ServerView) {
     this.serving.checked = view.enabled && view.url !== null;
+    this.where.classList.toggle("failed", view.problem !== null);
     this.where.textContent =
-      view.url === null
-        ? "Not serving. Switched on, programs reach the library with the token below."
-        : `Serving at ${view.url} — the model "lectern" is the whole library, "lectern/<folder>" a folder; MCP at ${view.url.replace(/\/v1$/, "/mcp")}.`;
+      view.url !== null
+        ? `Serving at ${view.url} — the model "lectern" is the whole library, "lectern/<folder>" a folder; MCP at ${view.url.replace(/\/v1$/, "/mcp")}.`
+        : view.problem !== null
+          ? `Not serving: ${view.problem}`
+          : "Not serving. Switched on, programs reach the library with the token below.";
     this.token.value = view.token;
     for (const row of [...this.log.tBodies]) row.remove();
     const body = this.log.createTBody();

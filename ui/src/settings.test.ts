@@ -18,7 +18,7 @@ function dialog(
       // The models section lists none here (models.test.ts covers it), and the server is off
       // (server-panel.test.ts covers it).
       if (command === "list_models") return [];
-      if (command === "server_state") return { enabled: false, url: null, token: "t", tokens: [], requests: [] };
+      if (command === "server_state") return { enabled: false, url: null, problem: null, token: "t", tokens: [], requests: [] };
       calls.push([command, args]);
       return replies[command](args);
     },
