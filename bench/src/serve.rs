@@ -37,6 +37,65 @@ pub async fn run(args: &ServeBenchArgs) -> anyhow::Result<()> {
         args.queries,
     )
     .await?;
+    let server = {
+        let (home, questions) = (home.clone(), questions.clone());
+        let (clients, seconds) = (args.clients, args.seconds);
+        tokio::task::spawn_blocking(move || over_http(&home, &questions, clients, seconds)).await??
+    };
+
+    // The same searches in this process, one at a time, on the same library.
+    let library = Library::open(LibraryConfig::from_env(Some(home.clone()), None)?)?;
+    let request = |query: &str| SearchRequest {
+        query: query.to_string(),
+        scope: Default::default(),
+        k: K,
+        mode: SearchMode::Hybrid,
+    };
+    for q in &questions {
+        library.search(&request(q)).await?;
+    }
+    let mut in_process = Vec::new();
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(args.seconds) {
+        for q in &questions {
+            let at = Instant::now();
+            library.search(&request(q)).await?;
+            in_process.push(at.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    let in_process_rps = in_process.len() as f64 / started.elapsed().as_secs_f64();
+    let in_process = Latency::of(in_process);
+
+    println!(
+        "/v1/search on {} synthetic documents ({} passages each), hybrid, k = {K}, {} questions, {} s per run:",
+        args.documents,
+        CHUNKS,
+        questions.len(),
+        args.seconds
+    );
+    println!("{:<36} {:>10} {:>10} {:>10}", "", "req/s", "p50 ms", "p99 ms");
+    let row = |name: &str, rps: f64, l: Latency| println!("{name:<36} {rps:>10.1} {:>10.1} {:>10.1}", l.p50, l.p99);
+    row("in-process, one at a time (baseline)", in_process_rps, in_process);
+    row("HTTP, 1 client", server.one.0, server.one.1);
+    row(&format!("HTTP, {} clients", args.clients), server.many.0, server.many.1);
+    println!(
+        "server resident memory at idle: {:.0} MB after start, {:.0} MB after the load",
+        server.idle_start, server.idle_after
+    );
+    Ok(())
+}
+
+/// What the server measured: requests per second and latency with one client and with many,
+/// and its resident memory at idle, in MB.
+struct ServerFigures {
+    one: (f64, Latency),
+    many: (f64, Latency),
+    idle_start: f64,
+    idle_after: f64,
+}
+
+/// Starts `lectern serve` on `home` and loads it: blocking, on threads of its own.
+fn over_http(home: &Path, questions: &[String], clients: usize, seconds: u64) -> anyhow::Result<ServerFigures> {
     let exe = std::env::current_exe().map_err(Error::io("current executable"))?;
     let lectern = exe.with_file_name("lectern");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -46,7 +105,7 @@ pub async fn run(args: &ServeBenchArgs) -> anyhow::Result<()> {
     let server = Server(
         Command::new(&lectern)
             .arg("--home")
-            .arg(&home)
+            .arg(home)
             .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
             .stderr(Stdio::null())
             .spawn()
@@ -90,52 +149,21 @@ pub async fn run(args: &ServeBenchArgs) -> anyhow::Result<()> {
             Ok(started.elapsed().as_secs_f64() * 1000.0)
         }
     };
-    for q in &questions {
+    for q in questions {
         search(&http, q)?;
     }
-    let one = load(&search, &questions, 1, args.seconds)?;
-    let many = load(&search, &questions, args.clients, args.seconds)?;
+    let one = load(&search, questions, 1, seconds)?;
+    let many = load(&search, questions, clients, seconds)?;
     std::thread::sleep(Duration::from_secs(2));
     let idle_after = rss_mb(server.0.id());
     drop(server);
 
-    // The same searches in this process, one at a time, on the same library.
-    let library = Library::open(LibraryConfig::from_env(Some(home.clone()), None)?)?;
-    let request = |query: &str| SearchRequest {
-        query: query.to_string(),
-        scope: Default::default(),
-        k: K,
-        mode: SearchMode::Hybrid,
-    };
-    for q in &questions {
-        library.search(&request(q)).await?;
-    }
-    let mut in_process = Vec::new();
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(args.seconds) {
-        for q in &questions {
-            let at = Instant::now();
-            library.search(&request(q)).await?;
-            in_process.push(at.elapsed().as_secs_f64() * 1000.0);
-        }
-    }
-    let in_process_rps = in_process.len() as f64 / started.elapsed().as_secs_f64();
-    let in_process = Latency::of(in_process);
-
-    println!(
-        "/v1/search on {} synthetic documents ({} passages each), hybrid, k = {K}, {} questions, {} s per run:",
-        args.documents,
-        CHUNKS,
-        questions.len(),
-        args.seconds
-    );
-    println!("{:<36} {:>10} {:>10} {:>10}", "", "req/s", "p50 ms", "p99 ms");
-    let row = |name: &str, rps: f64, l: Latency| println!("{name:<36} {rps:>10.1} {:>10.1} {:>10.1}", l.p50, l.p99);
-    row("in-process, one at a time (baseline)", in_process_rps, in_process);
-    row("HTTP, 1 client", one.0, one.1);
-    row(&format!("HTTP, {} clients", args.clients), many.0, many.1);
-    println!("server resident memory at idle: {idle_start:.0} MB after start, {idle_after:.0} MB after the load");
-    Ok(())
+    Ok(ServerFigures {
+        one,
+        many,
+        idle_start,
+        idle_after,
+    })
 }
 
 /// `clients` threads searching for `seconds`, each from its own place in the questions: the

@@ -465,3 +465,96 @@ fn the_openai_python_client_reads_the_library() {
         String::from_utf8_lossy(&run.stderr)
     );
 }
+
+/// A stand-in for a remote OpenAI-compatible model server (the wire protocol, on loopback): it
+/// answers every chat with `pieces`, streamed with `pause` between them; other paths are not
+/// found. Serves until the test ends.
+fn slow_model_server(pieces: &'static [&'static str], pause: std::time::Duration) -> String {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            std::thread::spawn(move || {
+                let (path, _, _) = crate::common::read_request(&stream);
+                if !path.ends_with("/chat/completions") {
+                    let _ = stream.write_all(b"HTTP/1.1 404 X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+                    return;
+                }
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n");
+                for piece in pieces {
+                    let chunk =
+                        json!({ "choices": [{ "index": 0, "delta": { "content": piece }, "finish_reason": null }] });
+                    if stream.write_all(format!("data: {chunk}\n\n").as_bytes()).is_err() {
+                        return;
+                    }
+                    std::thread::sleep(pause);
+                }
+                let last = json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] });
+                let _ = stream.write_all(format!("data: {last}\n\ndata: [DONE]\n\n").as_bytes());
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn searches_are_served_while_an_answer_streams() {
+    let served = Served::new();
+    let t = &served.t;
+    const PIECES: &[&str] = &["The ", "keeper ", "lit ", "the ", "lamp ", "at ", "dusk ", "[^1]", "."];
+    t.save_settings(&lectern::Settings {
+        backend: lectern::BackendKind::Openai,
+        model: Some("slow".into()),
+        url: Some(slow_model_server(PIECES, std::time::Duration::from_millis(300))),
+        ..lectern::Settings::default()
+    })
+    .unwrap();
+    let token = t.api_token().unwrap();
+    let started = std::time::Instant::now();
+    let streaming = std::thread::scope(|scope| {
+        let answer = scope.spawn(|| {
+            let reply = served.post(
+                "/chat/completions",
+                &token,
+                json!({ "model": "lectern/Other", "stream": true, "messages": [{ "role": "user", "content": "Who lit the lamp?" }] }),
+            );
+            let text = reply.text().unwrap();
+            (text, started.elapsed())
+        });
+        // Searches meanwhile, each answered while the answer is still being written.
+        std::thread::sleep(std::time::Duration::from_millis(600));
+        let mut searched = Vec::new();
+        for _ in 0..3 {
+            let found: Value = served
+                .post(
+                    "/search",
+                    &token,
+                    json!({ "query": "lighthouse keeper", "mode": "keyword" }),
+                )
+                .json()
+                .unwrap();
+            assert_eq!(found["hits"][0]["document_name"], "memo.pdf");
+            searched.push(started.elapsed());
+        }
+        let (text, answered) = answer.join().unwrap();
+        (text, answered, searched)
+    });
+    let (text, answered, searched) = streaming;
+    assert!(
+        searched.iter().all(|at| *at < answered),
+        "{searched:?} against {answered:?}"
+    );
+    let content: String = events(&text)
+        .iter()
+        .filter(|p| *p != "[DONE]")
+        .filter_map(|p| serde_json::from_str::<Value>(p).ok())
+        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        content.starts_with("The keeper lit the lamp at dusk [^1]."),
+        "{content}"
+    );
+}
