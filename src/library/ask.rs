@@ -85,15 +85,8 @@ impl Library {
         events: Option<UnboundedSender<AnswerEvent>>,
     ) -> Result<AskOutcome, Error> {
         let (plan, model) = self.chosen_model(choices).await?;
-        let request = AskRequest {
-            question,
-            chat,
-            scope,
-            k: plan.k,
-            mode: plan.mode,
-            settings: plan.settings,
-        };
-        self.ask(&request, model, cancel, events).await
+        self.ask(&plan.request(question, chat, scope), model, cancel, events)
+            .await
     }
 
     /// Answers `question` as [`Library::ask_as_chosen`] does, but keeps nothing: no chat is made
@@ -106,14 +99,7 @@ impl Library {
         events: Option<UnboundedSender<AnswerEvent>>,
     ) -> Result<Answered, Error> {
         let (plan, model) = self.chosen_model(choices).await?;
-        let request = AskRequest {
-            question: question.text,
-            chat: None,
-            scope: None,
-            k: plan.k,
-            mode: plan.mode,
-            settings: plan.settings,
-        };
+        let request = plan.request(question.text, None, None);
         self.retrieve_and_answer(&request, &question.scope, question.history, model, cancel, events)
             .await
     }

@@ -3,8 +3,9 @@
 //! The CLI and the app pass what they were told and nothing else.
 
 use super::settings::{check_k, Settings};
-use super::Library;
+use super::{AskRequest, Library};
 use crate::answer::AnswerSettings;
+use crate::catalog::{ChatId, Scope};
 use crate::error::Error;
 use crate::llm::{Backend, BackendKind};
 use crate::search::SearchMode;
@@ -37,6 +38,21 @@ pub struct AskPlan {
     pub k: usize,
     pub mode: SearchMode,
     pub settings: AnswerSettings,
+}
+
+impl AskPlan {
+    /// The request that asks `question` as planned, in `chat` (a new one without it) over
+    /// `scope` (the chat's without it).
+    pub fn request(&self, question: String, chat: Option<ChatId>, scope: Option<Scope>) -> AskRequest {
+        AskRequest {
+            question,
+            chat,
+            scope,
+            k: self.k,
+            mode: self.mode,
+            settings: self.settings,
+        }
+    }
 }
 
 impl Library {

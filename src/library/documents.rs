@@ -87,20 +87,21 @@ impl Library {
     /// The stored text of a document's page, as it was indexed: what a citation's character
     /// range points into.
     pub fn page_text(&self, id: DocumentId, page: u32) -> Result<String, Error> {
-        let chunks = self.stored_chunks(id)?;
-        let pages = self.engine.catalog().document(id)?.page_count.unwrap_or(0);
+        let doc = self.engine.catalog().document(id)?;
+        let pages = doc.page_count.unwrap_or(0);
         if page == 0 || u64::from(page) > pages {
             return Err(Error::PartNotFound {
                 document: id.to_string(),
                 part: format!("page {page} (it has {pages})"),
             });
         }
-        Ok(index::keywords::page_text(&chunks, page))
+        Ok(index::keywords::page_text(&self.stored_chunks(&doc)?, page))
     }
 
     /// A document's stored passage by its id (a search hit's or a citation's `chunk_id`).
     pub fn passage(&self, id: DocumentId, chunk: &str) -> Result<Chunk, Error> {
-        self.stored_chunks(id)?
+        let doc = self.engine.catalog().document(id)?;
+        self.stored_chunks(&doc)?
             .into_iter()
             .find(|c| c.id.0 == chunk)
             .ok_or_else(|| Error::PartNotFound {
@@ -110,15 +111,14 @@ impl Library {
     }
 
     /// Every passage of a ready document, as indexed.
-    fn stored_chunks(&self, id: DocumentId) -> Result<Vec<Chunk>, Error> {
-        let doc = self.engine.catalog().document(id)?;
+    fn stored_chunks(&self, doc: &Document) -> Result<Vec<Chunk>, Error> {
         if doc.status != DocumentStatus::Ready {
             return Err(Error::PartNotFound {
-                document: id.to_string(),
+                document: doc.id.to_string(),
                 part: format!("indexed text yet (it is {})", doc.status.as_str()),
             });
         }
-        let dir = self.engine.dirs().dir(id).join("keywords");
+        let dir = self.engine.dirs().dir(doc.id).join("keywords");
         Ok(index::keywords::StoredChunks::open(&dir)?.all()?)
     }
 

@@ -1,13 +1,18 @@
 //! Folder operations of the library, addressed by slash-separated paths.
 
 use super::Library;
-use crate::catalog::{DeleteMode, Folder};
+use crate::catalog::{DeleteMode, Folder, FolderStats};
 use crate::error::Error;
 
 impl Library {
     /// Every folder, ordered by path.
     pub fn folders(&self) -> Result<Vec<Folder>, Error> {
         Ok(self.engine.catalog().list_folders()?)
+    }
+
+    /// Every folder with its counts, subfolders included.
+    pub fn folder_stats(&self) -> Result<Vec<FolderStats>, Error> {
+        Ok(self.engine.catalog().folder_stats()?)
     }
 
     /// The folder at `path`.

@@ -106,8 +106,7 @@ pub async fn ask(
 /// `list_folders`: the folders the access sees, with their counts (subfolders included).
 pub fn folders(library: &Library, access: &Access) -> Result<ToolOutput, ApiError> {
     let folders: Vec<Value> = library
-        .status()?
-        .folders
+        .folder_stats()?
         .into_iter()
         .filter(|s| access.sees(&s.folder))
         .map(|s| json!({ "path": s.folder.path, "documents": s.documents, "pages": s.pages, "ready": s.ready }))
