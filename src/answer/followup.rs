@@ -1,7 +1,7 @@
 //! Follow-up questions retrieve with their context: "and in 2022?" or "who wrote it?" says too
 //! little to find passages by itself, so it is searched together with the chat's earlier
 //! questions. A rule rather than a rewrite by the model: it costs no model time before retrieval
-//! (ARCHITECTURE.md, "Answers measured", has its effect on the answer set's follow-ups).
+//! (docs/figures.md, "Answers measured", has its effect on the answer set's follow-ups).
 
 use crate::llm::{Message, Role};
 

@@ -39,7 +39,7 @@ pub struct AnswerSettings {
     pub generate: GenerateOptions,
 }
 
-/// The default prompt budget in tokens; see ARCHITECTURE.md ("Answers measured").
+/// The default prompt budget in tokens; see docs/figures.md ("Answers measured").
 pub const DEFAULT_PROMPT_BUDGET: usize = 1500;
 
 impl Default for AnswerSettings {
@@ -55,7 +55,7 @@ impl Default for AnswerSettings {
 }
 
 /// The least share of the question's keyword weight (`ScoreComponents::keyword_share`) the best
-/// passage must have where no cosine floor decides; see ARCHITECTURE.md ("Relevance floor").
+/// passage must have where no cosine floor decides; see docs/figures.md ("The relevance floor").
 pub const KEYWORD_FLOOR: f32 = 0.16;
 
 /// Whether the best of `hits` bears on the question: its cosine reaches `floor` where there is

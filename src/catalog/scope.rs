@@ -45,6 +45,8 @@ pub struct ScopedDocument {
     /// The folder's slash-separated path.
     pub folder_path: String,
     pub file_name: String,
+    /// The PDF's metadata title, if it has one.
+    pub title: Option<String>,
     /// Bumped each time the document's index is published.
     pub index_generation: i64,
 }
@@ -125,7 +127,7 @@ impl Catalog {
             conditions.push(format!("d.added_at < {p}"));
         }
         let sql = format!(
-            "{cte} SELECT d.id, d.folder_id, d.file_name, d.index_generation
+            "{cte} SELECT d.id, d.folder_id, d.file_name, d.title, d.index_generation
              FROM documents d WHERE {} ORDER BY d.id",
             conditions.join(" AND ")
         );
@@ -136,16 +138,17 @@ impl Catalog {
             let id = id
                 .parse::<DocumentId>()
                 .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?;
-            Ok((id, FolderId(r.get(1)?), r.get(2)?, r.get(3)?))
+            Ok((id, FolderId(r.get(1)?), r.get(2)?, r.get(3)?, r.get(4)?))
         })?;
         let mut docs = Vec::new();
         for row in rows {
-            let (id, folder, file_name, index_generation) = row?;
+            let (id, folder, file_name, title, index_generation) = row?;
             docs.push(ScopedDocument {
                 id,
                 folder,
                 folder_path: paths.get(&folder).cloned().unwrap_or_default(),
                 file_name,
+                title,
                 index_generation,
             });
         }

@@ -1,10 +1,12 @@
-//! What a chunk sits under: the document it comes from and the section heading in force where it
-//! starts. The context is indexed and embedded with the chunk's text (a table row of "Capital
-//! expenditures 1,577" is found by a question naming the company and the section) but never shown
-//! or cited: offsets and quotes refer to the page text alone.
+//! What a chunk sits under: the document it comes from, the section heading in force where it
+//! starts and, in a table, the statement's title and the line naming its columns' periods
+//! (`tables.rs`). The context is indexed and embedded with the chunk's text (a table row of
+//! "Capital expenditures 1,577" is found by a question naming the company, the statement and the
+//! year) but never shown or cited: offsets and quotes refer to the page text alone.
 
 use std::collections::HashSet;
 
+use super::tables::table_heads;
 use super::Chunk;
 
 /// At most this many characters of a title or heading go into a context.
@@ -46,6 +48,7 @@ impl Sections {
         self.seen.extend(headings.iter().cloned());
         self.previous = masked;
         let at = heading_offsets(text, &fresh);
+        let heads = table_heads(text);
         for chunk in chunks {
             let heading = at
                 .iter()
@@ -53,10 +56,20 @@ impl Sections {
                 .find(|(offset, _)| *offset <= chunk.char_start)
                 .map(|(_, h)| h.as_str())
                 .or(self.heading.as_deref());
-            chunk.context = match heading {
-                Some(h) => format!("{}\n{}", self.label, shorten(h)),
-                None => self.label.clone(),
+            // The title and the periods of the table the chunk starts in, when they are above it.
+            let above = |title: bool| {
+                heads
+                    .iter()
+                    .rev()
+                    .find(|(offset, is_title, _)| *offset < chunk.char_start && *is_title == title)
+                    .map(|(_, _, h)| h.as_str())
             };
+            let mut context = self.label.clone();
+            for part in heading.into_iter().chain(above(true)).chain(above(false)) {
+                context.push('\n');
+                context.push_str(shorten(part));
+            }
+            chunk.context = context;
         }
         if let Some((_, last)) = at.last() {
             self.heading = Some(last.clone());
@@ -174,6 +187,16 @@ mod tests {
         let mut next = vec![chunk(0)];
         sections.place("More sales.", &[], &mut next);
         assert_eq!(next[0].context, "acme\nResults of Operations");
+    }
+
+    #[test]
+    fn a_chunk_below_a_tables_period_header_is_searched_with_it() {
+        let mut sections = Sections::new("acme.pdf", None);
+        let text = "Results\nBalance Sheet\nYear 2018 2017\nSales 5 4\nCosts 3 2";
+        let mut chunks = vec![chunk(0), chunk(37)];
+        sections.place(text, &["Results".into()], &mut chunks);
+        assert_eq!(chunks[0].context, "acme\nResults");
+        assert_eq!(chunks[1].context, "acme\nResults\nBalance Sheet\nYear 2018 2017");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! from the document content and that range, so the same document always yields the same ids.
 
 mod context;
+mod tables;
 
 pub use context::Sections;
 

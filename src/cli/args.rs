@@ -297,9 +297,12 @@ pub struct EvalArgs {
     pub questions: Option<PathBuf>,
     #[command(flatten)]
     pub scope: ScopeArgs,
-    /// List every question each mode misses at page level.
+    /// List every question whose page each mode misses in the top 5 (whole scope).
     #[arg(long)]
     pub verbose: bool,
+    /// Write each question's ranks and pages found, per scope and mode, as JSON Lines here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use lectern::search::eval::{document_rank, page_rank, read_questions, Metrics, ModeReport, CUTOFFS};
+use lectern::search::eval::{read_questions, EvalScope, Evaluation, Outcome, CUTOFFS};
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{Error, Library};
 
@@ -116,86 +116,94 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
     };
     let questions = read_questions(path)?;
     let scope = scope(library, &args.scope)?;
-    let in_scope = library.documents_in_scope(&scope)?;
-    let missing: Vec<&str> = questions
-        .iter()
-        .map(|q| q.doc.as_str())
-        .filter(|name| !in_scope.iter().any(|d| d.file_name == *name))
-        .collect();
-    for name in dedup(missing) {
+    let documents = library.documents_in_scope(&scope)?.len();
+    let evaluation = library.evaluate(questions, &scope).await?;
+    for name in &evaluation.missing {
         eprintln!("warning: no ready document named {name} in the scope; its questions count as misses");
     }
-    let max_k = CUTOFFS[CUTOFFS.len() - 1];
-    let mut reports = Vec::new();
-    let mut misses: Vec<(SearchMode, Vec<usize>)> = Vec::new();
-    // The question is embedded once and reused by every mode.
-    let mut vectors = Vec::with_capacity(questions.len());
-    for q in &questions {
-        vectors.push(library.embed_query(&q.question).await?);
+    if let Some(out) = &args.out {
+        write_outcomes(out, &evaluation)?;
     }
-    for mode in SearchMode::ALL {
-        let mut doc_ranks = Vec::new();
-        let mut page_ranks = Vec::new();
-        let mut missed = Vec::new();
-        for (i, (q, vector)) in questions.iter().zip(&vectors).enumerate() {
-            let request = SearchRequest {
-                query: q.question.clone(),
-                scope: scope.clone(),
-                k: max_k,
-                mode,
-            };
-            let results = library.search_with_vector(&request, Some(vector.clone())).await?;
-            doc_ranks.push(document_rank(&results.hits, q));
-            let rank = page_rank(&results.hits, q);
-            if rank.is_none() {
-                missed.push(i);
-            }
-            page_ranks.push(rank);
-        }
-        reports.push(ModeReport {
-            mode,
-            document: Metrics::of(&doc_ranks),
-            page: Metrics::of(&page_ranks),
-        });
-        misses.push((mode, missed));
-    }
-    println!("{} questions, {} documents in scope\n", questions.len(), in_scope.len());
-    println!("{:<8}  {:^30}  {:^30}", "", "document level", "page level");
     println!(
-        "{:<8}  {:>6} {:>6} {:>6} {:>8}  {:>6} {:>6} {:>6} {:>8}",
-        "mode", "R@1", "R@5", "R@10", "MRR@10", "R@1", "R@5", "R@10", "MRR@10"
+        "{} questions, {} documents in scope; page and document recall at {:?}, MRR@{}\n",
+        evaluation.questions.len(),
+        documents,
+        CUTOFFS,
+        CUTOFFS[CUTOFFS.len() - 1]
     );
-    for r in &reports {
-        let (d, p) = (r.document, r.page);
-        println!(
-            "{:<8}  {:>6.3} {:>6.3} {:>6.3} {:>8.3}  {:>6.3} {:>6.3} {:>6.3} {:>8.3}",
-            r.mode.as_str(),
-            d.recall[0],
-            d.recall[1],
-            d.recall[2],
-            d.mrr,
-            p.recall[0],
-            p.recall[1],
-            p.recall[2],
-            p.mrr
-        );
+    println!(
+        "{:<9} {:<24} {:>4}  {:>6} {:>6} {:>6} {:>6} {:>6}  {:>6} {:>6}  {:>7}",
+        "scope", "source", "n", "p R@1", "p R@5", "p R@10", "p R@20", "p MRR", "d R@1", "d R@5", "ms p50"
+    );
+    let mut sources = evaluation.sources();
+    if sources.len() > 1 {
+        sources.push(None);
+    }
+    for eval_scope in EvalScope::ALL {
+        for source in &sources {
+            for mode in SearchMode::ALL {
+                let (page, doc, n) = evaluation.metrics(eval_scope, mode, *source);
+                let mut millis: Vec<f64> = evaluation
+                    .outcomes_of(eval_scope, mode, *source)
+                    .map(|o| o.millis)
+                    .collect();
+                millis.sort_by(f64::total_cmp);
+                let p50 = millis.get(millis.len() / 2).copied().unwrap_or(0.0);
+                let doc_columns = match eval_scope {
+                    EvalScope::Folder => format!("{:>6.3} {:>6.3}", doc.recall_at(1), doc.recall_at(5)),
+                    EvalScope::GoldDocument => format!("{:>6} {:>6}", "", ""),
+                };
+                println!(
+                    "{:<9} {:<24} {:>4}  {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3}  {}  {:>7.1}",
+                    eval_scope.as_str(),
+                    format!("{} {}", source.unwrap_or("all"), mode.as_str()),
+                    n,
+                    page.recall[0],
+                    page.recall[1],
+                    page.recall[2],
+                    page.recall[3],
+                    page.mrr,
+                    doc_columns,
+                    p50
+                );
+            }
+        }
     }
     if args.verbose {
-        for (mode, missed) in &misses {
-            println!("\n{} misses at page level ({}):", mode.as_str(), missed.len());
-            for i in missed {
-                println!(
-                    "  {}  [{} p. {:?}]",
-                    questions[*i].question, questions[*i].doc, questions[*i].pages
-                );
+        for mode in SearchMode::ALL {
+            let missed: Vec<&Outcome> = evaluation
+                .outcomes_of(EvalScope::Folder, mode, None)
+                .filter(|o| o.page_rank.is_none_or(|r| r > 5))
+                .collect();
+            println!(
+                "\n{} misses at page level in the top 5 ({}):",
+                mode.as_str(),
+                missed.len()
+            );
+            for o in missed {
+                let q = &evaluation.questions[o.question];
+                println!("  {}  [{} p. {:?}]", q.question, q.doc, q.pages);
             }
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn dedup(mut names: Vec<&str>) -> Vec<&str> {
-    names.sort_unstable();
-    names.dedup();
-    names
+/// Writes each question's outcomes as JSON Lines: the question, its gold document and pages,
+/// and per scope and mode the ranks and the pages found.
+fn write_outcomes(path: &std::path::Path, evaluation: &Evaluation) -> Result<(), Error> {
+    let mut text = String::new();
+    for (i, q) in evaluation.questions.iter().enumerate() {
+        let outcomes: Vec<&Outcome> = evaluation.outcomes.iter().filter(|o| o.question == i).collect();
+        let line = serde_json::json!({
+            "question": q.question,
+            "source": q.source,
+            "doc": q.doc,
+            "pages": q.pages,
+            "outcomes": outcomes,
+        });
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    std::fs::write(path, text).map_err(Error::io(path))
 }

@@ -228,7 +228,7 @@ fn mean_pool_normalised(states: &[f32], mask: &[i64], dimension: usize) -> Vec<f
     mean.iter().map(|v| v / norm).collect()
 }
 
-/// all-MiniLM-L6-v2's relevance floor; see ARCHITECTURE.md ("Relevance floor") for how it was
+/// all-MiniLM-L6-v2's relevance floor; see docs/figures.md ("The relevance floor") for how it was
 /// measured.
 pub const RELEVANCE_FLOOR: f32 = 0.28;
 

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use tantivy::schema::{Field, Schema, Value, FAST, INDEXED, STORED, STRING, TEXT};
+use tantivy::schema::{
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING,
+};
 use tantivy::{doc, DocAddress, Index, IndexWriter, Searcher, TantivyDocument};
 
 use super::IndexError;
@@ -19,6 +21,10 @@ pub mod field {
     pub const TEXT: &str = "text";
 }
 
+/// The analyzer of the text field, and of questions searched in it: tantivy's own English one
+/// (words lower-cased and stemmed, so "expenditures" finds "expenditure").
+pub const ANALYZER: &str = "en_stem";
+
 /// The schema shared by every document's keyword index.
 pub fn schema() -> Schema {
     let mut builder = Schema::builder();
@@ -28,7 +34,14 @@ pub fn schema() -> Schema {
     builder.add_u64_field(field::PAGE, INDEXED | STORED | FAST);
     builder.add_u64_field(field::CHAR_START, STORED | FAST);
     builder.add_u64_field(field::CHAR_END, STORED | FAST);
-    builder.add_text_field(field::TEXT, TEXT | STORED);
+    let text = TextOptions::default()
+        .set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(ANALYZER)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        )
+        .set_stored();
+    builder.add_text_field(field::TEXT, text);
     builder.build()
 }
 

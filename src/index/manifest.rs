@@ -15,12 +15,11 @@ use crate::pdf::OcrFailure;
 /// indexed changed). 4: chunks are indexed and embedded with their document and section
 /// ([`crate::chunk::Sections`]). 5: an index is published with its keyword index first and
 /// without vectors (`embedder` and `dimension` absent), then again with them; the embedder is
-/// known by its identity ([`crate::Embedder::id`]). A version 4 index reads as version 5 with
-/// vectors of a model known only by name, which are made again; an index of another version is
-/// built again.
-pub const FORMAT_VERSION: u32 = 5;
+/// known by its identity ([`crate::Embedder::id`]). 6: words are indexed stemmed
+/// ([`super::keywords::ANALYZER`]). An index of another version is built again.
+pub const FORMAT_VERSION: u32 = 6;
 /// The oldest format read as [`FORMAT_VERSION`].
-const OLDEST_READ: u32 = 4;
+const OLDEST_READ: u32 = 6;
 /// The manifest's file name inside an index directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -3,6 +3,7 @@
 use super::Library;
 use crate::catalog::{Scope, ScopedDocument};
 use crate::error::Error;
+use crate::search::eval::{EvalQuestion, Evaluation};
 use crate::search::{SearchRequest, SearchResults};
 
 impl Library {
@@ -35,5 +36,11 @@ impl Library {
         vector: Option<Vec<f32>>,
     ) -> Result<SearchResults, Error> {
         crate::search::run_with_vector(&self.engine, request, vector).await
+    }
+
+    /// Searches every question in every mode, over `scope` and over its answering document
+    /// alone, and says where each found its answer (`lectern eval`).
+    pub async fn evaluate(&self, questions: Vec<EvalQuestion>, scope: &Scope) -> Result<Evaluation, Error> {
+        crate::search::eval::evaluate(&self.engine, questions, scope).await
     }
 }

@@ -119,7 +119,7 @@ pub struct KnownModel {
 }
 
 /// The chat model used when none is chosen, if installed: the best answers that still come within
-/// a tolerable wait on a two-core machine (ARCHITECTURE.md, "Answers measured").
+/// a tolerable wait on a two-core machine (docs/figures.md, "Answers measured").
 pub const DEFAULT_CHAT: &str = "qwen2.5-coder-1.5b";
 
 /// The order in which installed chat models stand in for the default when it is not installed.

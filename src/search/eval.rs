@@ -1,20 +1,24 @@
-//! Retrieval evaluation: questions with the document (file name) and pages that answer them,
-//! scored as recall@1/5/10 and mean reciprocal rank (cut at 10), at document level (rank among
+//! Retrieval evaluation: questions with the document (file name) and pages that answer them, each
+//! searched in every mode over the whole scope and over its answering document alone, scored as
+//! recall at 1, 5, 10 and 20 and mean reciprocal rank (cut at 20), at document level (rank among
 //! the distinct documents of the results, the "sources" view) and at page level (rank of the
-//! first passage on an answering page).
+//! first hit on an answering page), per source of the questions and overall.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Hit, SearchMode};
+use super::{Hit, SearchMode, SearchRequest};
+use crate::catalog::Scope;
+use crate::engine::Engine;
 use crate::error::Error;
 
-/// The cut-offs recall is reported at.
-pub const CUTOFFS: [usize; 3] = [1, 5, 10];
+/// The cut-offs recall is reported at; the last is also how many hits each search returns.
+pub const CUTOFFS: [usize; 4] = [1, 5, 10, 20];
 
-/// One line of a questions file: `{"question", "doc", "pages"}`.
+/// One line of a questions file: `{"question", "doc", "pages"}`, and optionally `"source"`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvalQuestion {
     pub question: String,
@@ -22,6 +26,8 @@ pub struct EvalQuestion {
     pub doc: String,
     /// 1-based pages holding the answer.
     pub pages: Vec<u32>,
+    /// Where the question comes from (a benchmark's name), to report sets apart.
+    pub source: Option<String>,
 }
 
 /// A line as written: an answer set's lines (`lectern eval answers`) also hold questions no
@@ -34,6 +40,8 @@ struct Line {
     pages: Vec<u32>,
     #[serde(default)]
     after: Option<String>,
+    #[serde(default)]
+    source: Option<String>,
 }
 
 /// Reads a JSON Lines file of questions; blank lines, questions without a document and follow-ups
@@ -47,6 +55,7 @@ pub fn read_questions(path: &Path) -> Result<Vec<EvalQuestion>, Error> {
                 question: line.question,
                 doc,
                 pages: line.pages,
+                source: line.source,
             }),
             _ => None,
         })
@@ -84,46 +93,200 @@ pub fn document_rank(hits: &[Hit], q: &EvalQuestion) -> Option<usize> {
     None
 }
 
-/// The 1-based rank of the first passage of `hits` on an answering page.
+/// The 1-based rank of the first hit of `hits` on an answering page.
 pub fn page_rank(hits: &[Hit], q: &EvalQuestion) -> Option<usize> {
     hits.iter()
         .position(|h| h.document_name == q.doc && q.pages.contains(&h.page))
         .map(|i| i + 1)
 }
 
-/// Recall at [`CUTOFFS`] and MRR@10 over a set of ranks.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// Recall at [`CUTOFFS`] and MRR cut at the last of them, over a set of ranks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Metrics {
-    pub recall: [f64; 3],
+    pub recall: [f64; CUTOFFS.len()],
     pub mrr: f64,
 }
 
 impl Metrics {
-    /// The metrics of ranks (`None`: not found in the top 10).
+    /// The metrics of ranks (`None`: not found).
     pub fn of(ranks: &[Option<usize>]) -> Metrics {
         if ranks.is_empty() {
             return Metrics::default();
         }
         let n = ranks.len() as f64;
-        let mut recall = [0.0; 3];
+        let last = CUTOFFS[CUTOFFS.len() - 1];
+        let mut recall = [0.0; CUTOFFS.len()];
         for (slot, cutoff) in recall.iter_mut().zip(CUTOFFS) {
             *slot = ranks.iter().filter(|r| r.is_some_and(|r| r <= cutoff)).count() as f64 / n;
         }
         let mrr = ranks
             .iter()
-            .map(|r| r.filter(|r| *r <= 10).map_or(0.0, |r| 1.0 / r as f64))
+            .map(|r| r.filter(|r| *r <= last).map_or(0.0, |r| 1.0 / r as f64))
             .sum::<f64>()
             / n;
         Metrics { recall, mrr }
     }
+
+    /// Recall at `cutoff`, one of [`CUTOFFS`].
+    pub fn recall_at(&self, cutoff: usize) -> f64 {
+        CUTOFFS
+            .iter()
+            .position(|c| *c == cutoff)
+            .map_or(0.0, |i| self.recall[i])
+    }
 }
 
-/// The metrics of one retrieval mode.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ModeReport {
+/// Where a question is searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvalScope {
+    /// The whole scope the evaluation was given.
+    Folder,
+    /// The answering document alone.
+    GoldDocument,
+}
+
+impl EvalScope {
+    pub const ALL: [EvalScope; 2] = [EvalScope::Folder, EvalScope::GoldDocument];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvalScope::Folder => "folder",
+            EvalScope::GoldDocument => "document",
+        }
+    }
+}
+
+/// Where one search of one question found its answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    /// Index of the question in the evaluation's list.
+    pub question: usize,
+    pub scope: EvalScope,
     pub mode: SearchMode,
-    pub document: Metrics,
-    pub page: Metrics,
+    pub document_rank: Option<usize>,
+    pub page_rank: Option<usize>,
+    /// The pages found, best first, as `file name:page`.
+    pub found: Vec<String>,
+    /// How long the search took, question embedding not counted.
+    pub millis: f64,
+}
+
+/// Every question searched in every mode and scope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    pub questions: Vec<EvalQuestion>,
+    pub outcomes: Vec<Outcome>,
+    /// Questions whose document is not ready in the scope (they count as misses).
+    pub missing: Vec<String>,
+}
+
+impl Evaluation {
+    /// The sources of the questions, in the order first met (questions without one are `None`).
+    pub fn sources(&self) -> Vec<Option<&str>> {
+        let mut sources: Vec<Option<&str>> = Vec::new();
+        for q in &self.questions {
+            if !sources.contains(&q.source.as_deref()) {
+                sources.push(q.source.as_deref());
+            }
+        }
+        sources
+    }
+
+    /// The outcomes of `mode` in `scope` for the questions of `source` (all of them for `None`).
+    pub fn outcomes_of<'a>(
+        &'a self,
+        scope: EvalScope,
+        mode: SearchMode,
+        source: Option<&'a str>,
+    ) -> impl Iterator<Item = &'a Outcome> + 'a {
+        self.outcomes.iter().filter(move |o| {
+            o.scope == scope
+                && o.mode == mode
+                && source.is_none_or(|s| self.questions[o.question].source.as_deref() == Some(s))
+        })
+    }
+
+    /// Page-level and document-level metrics of `mode` in `scope` for the questions of `source`.
+    pub fn metrics(&self, scope: EvalScope, mode: SearchMode, source: Option<&str>) -> (Metrics, Metrics, usize) {
+        let (mut pages, mut docs) = (Vec::new(), Vec::new());
+        for o in self.outcomes_of(scope, mode, source) {
+            pages.push(o.page_rank);
+            docs.push(o.document_rank);
+        }
+        (Metrics::of(&pages), Metrics::of(&docs), pages.len())
+    }
+}
+
+/// Searches every question of `questions` in every mode, over `scope` and over its answering
+/// document alone (when that document is ready in `scope`).
+pub async fn evaluate(engine: &Arc<Engine>, questions: Vec<EvalQuestion>, scope: &Scope) -> Result<Evaluation, Error> {
+    let docs = engine.catalog().documents_in_scope(scope)?;
+    let mut missing: Vec<String> = questions
+        .iter()
+        .filter(|q| !docs.iter().any(|d| d.file_name == q.doc))
+        .map(|q| q.doc.clone())
+        .collect();
+    missing.sort_unstable();
+    missing.dedup();
+    let k = CUTOFFS[CUTOFFS.len() - 1];
+    let mut outcomes = Vec::new();
+    for (i, q) in questions.iter().enumerate() {
+        // The question is embedded once and reused by every mode and scope.
+        let vector = super::embed(engine, &super::question::search_text(&q.question)).await?;
+        let gold = docs.iter().find(|d| d.file_name == q.doc).map(|d| Scope {
+            folders: Vec::new(),
+            documents: vec![d.id],
+            filters: Default::default(),
+        });
+        for eval_scope in EvalScope::ALL {
+            let searched = match eval_scope {
+                EvalScope::Folder => Some(scope.clone()),
+                EvalScope::GoldDocument => gold.clone(),
+            };
+            for mode in SearchMode::ALL {
+                let Some(searched) = searched.clone() else {
+                    outcomes.push(Outcome {
+                        question: i,
+                        scope: eval_scope,
+                        mode,
+                        document_rank: None,
+                        page_rank: None,
+                        found: Vec::new(),
+                        millis: 0.0,
+                    });
+                    continue;
+                };
+                let request = SearchRequest {
+                    query: q.question.clone(),
+                    scope: searched,
+                    k,
+                    mode,
+                };
+                let started = std::time::Instant::now();
+                let results = super::run_with_vector(engine, &request, Some(vector.clone())).await?;
+                let millis = started.elapsed().as_secs_f64() * 1000.0;
+                outcomes.push(Outcome {
+                    question: i,
+                    scope: eval_scope,
+                    mode,
+                    document_rank: document_rank(&results.hits, q),
+                    page_rank: page_rank(&results.hits, q),
+                    found: results
+                        .hits
+                        .iter()
+                        .map(|h| format!("{}:{}", h.document_name, h.page))
+                        .collect(),
+                    millis,
+                });
+            }
+        }
+    }
+    Ok(Evaluation {
+        questions,
+        outcomes,
+        missing,
+    })
 }
 
 #[cfg(test)]
@@ -132,9 +295,10 @@ mod tests {
 
     #[test]
     fn metrics_count_ranks_within_the_cutoffs() {
-        let m = Metrics::of(&[Some(1), Some(3), None, Some(11)]);
-        assert_eq!(m.recall, [0.25, 0.5, 0.5]);
-        assert!((m.mrr - (1.0 + 1.0 / 3.0) / 4.0).abs() < 1e-12);
+        let m = Metrics::of(&[Some(1), Some(3), None, Some(11), Some(21)]);
+        assert_eq!(m.recall, [0.2, 0.4, 0.4, 0.6]);
+        assert!((m.mrr - (1.0 + 1.0 / 3.0 + 1.0 / 11.0) / 5.0).abs() < 1e-12);
+        assert_eq!(m.recall_at(20), 0.6);
         assert_eq!(Metrics::of(&[]), Metrics::default());
     }
 }

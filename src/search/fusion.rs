@@ -6,13 +6,13 @@ use std::collections::{HashMap, HashSet};
 
 use super::merge::Ranked;
 
-/// The weight of the vector score in hybrid fusion (the keyword score gets the rest). Chosen on
-/// `eval/` (see ARCHITECTURE.md, "Retrieval quality").
-pub const VECTOR_WEIGHT: f32 = 0.4;
+/// The weight of the vector score in hybrid fusion (the keyword score gets the rest). Fitted on
+/// `../shared/devsets/realqa` and `eval/` together (docs/figures.md, "Retrieval quality").
+pub const VECTOR_WEIGHT: f32 = 0.25;
 
 /// The share of the most a question's terms could score at which a keyword match counts in full
-/// in hybrid fusion (see ARCHITECTURE.md, "Retrieval quality").
-pub const KEYWORD_FULL: f32 = 0.5;
+/// in hybrid fusion (docs/figures.md, "Retrieval quality").
+pub const KEYWORD_FULL: f32 = 0.3;
 
 /// The passages of both lists, each once, with the components of both.
 pub fn union(vector: Vec<Ranked>, keyword: Vec<Ranked>) -> Vec<Ranked> {

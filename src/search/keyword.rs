@@ -16,6 +16,7 @@ use tantivy::{DocAddress, Term};
 use super::fan_out::{fan_out, Opened};
 use super::merge::{ranked, top_of, Ranked};
 use super::statistics::ScopeStatistics;
+use crate::index::keywords::ANALYZER;
 use crate::index::{Fields, IndexError, KeywordReader};
 
 /// The best `depth` keyword hits of the scope, scored with the scope's statistics.
@@ -68,13 +69,34 @@ pub fn keyword_list(
     })
 }
 
-/// The distinct terms of a question, as the text field's analyzer produces them.
+/// Words a question is made of that say nothing about what it asks (they match nearly every
+/// passage and would only add to the most a question could score).
+pub(super) const QUESTION_WORDS: [&str; 41] = [
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "did", "do", "does", "for", "from", "how", "i", "in", "is",
+    "it", "its", "of", "on", "or", "s", "that", "the", "their", "there", "this", "to", "was", "were", "what", "when",
+    "where", "which", "who", "why", "will", "with", "you",
+];
+
+/// The distinct terms of a question, as the text field's analyzer produces them, without the
+/// words every question has; a word joining letters and a year ("FY2018") also gives the year.
 pub fn query_terms(question: &str, fields: &Fields) -> Vec<Term> {
-    let Some(mut analyzer) = TokenizerManager::default().get("default") else {
+    let Some(mut analyzer) = TokenizerManager::default().get(ANALYZER) else {
         return Vec::new();
     };
+    let mut words: Vec<String> = Vec::new();
+    for word in question.split(|c: char| !c.is_alphanumeric()) {
+        let lower = word.to_lowercase();
+        if QUESTION_WORDS.contains(&lower.as_str()) {
+            continue;
+        }
+        words.push(word.to_string());
+        if let Some(year) = embedded_year(word) {
+            words.push(year.to_string());
+        }
+    }
     let mut terms: Vec<Term> = Vec::new();
-    let mut stream = analyzer.token_stream(question);
+    let text = words.join(" ");
+    let mut stream = analyzer.token_stream(&text);
     while let Some(token) = stream.next() {
         let term = Term::from_field_text(fields.text, &token.text);
         if !terms.contains(&term) {
@@ -82,6 +104,15 @@ pub fn query_terms(question: &str, fields: &Fields) -> Vec<Term> {
         }
     }
     terms
+}
+
+/// The four-digit year at the end of a word that joins letters and the year ("FY2018",
+/// "Q12023"), which a page writes apart ("fiscal 2018").
+fn embedded_year(word: &str) -> Option<&str> {
+    let split = word.len().checked_sub(4)?;
+    let (letters, year) = (word.get(..split)?, word.get(split..)?);
+    let is_year = year.chars().all(|c| c.is_ascii_digit()) && (year.starts_with("19") || year.starts_with("20"));
+    (is_year && letters.chars().any(char::is_alphabetic)).then_some(year)
 }
 
 /// The best keyword hits over many documents: score descending, then document position, then

@@ -1,6 +1,7 @@
 //! The query path, from question to merged hits, behind one function: [`run`]. Its stages, one
 //! file each, in the order a question meets them:
 //!
+//! - `question.rs`: the words of the question that are searched (not its words of asking).
 //! - `scope.rs`: the ready documents in scope, from the catalog, and the same read again before
 //!   the results are assembled; the documents that could not be searched (`skipped`).
 //! - `fan_out.rs`: the documents split over a few threads; each opens its indexes (kept open
@@ -9,16 +10,22 @@
 //! - `vector.rs`: the vector candidates rescored exactly from the vector block.
 //! - `keyword.rs`: BM25 in every keyword index with the scope's statistics (`statistics.rs`).
 //! - `fusion.rs`: hybrid mode's weighted sum of the scaled cosine and BM25.
+//! - `documents.rs`: the documents the question names (company, title, year), whose passages
+//!   hybrid mode lifts.
+//! - `pages.rs`: the best passage of each page, so that results are distinct pages.
 //! - `merge.rs`: the one order of passages, and the top `k` with their text read.
 //! - `run.rs`: the stages in order.
 //!
 //! `eval.rs` measures retrieval quality on a set of questions with known answers.
 
+mod documents;
 pub mod eval;
 mod fan_out;
 mod fusion;
 mod keyword;
 mod merge;
+mod pages;
+mod question;
 mod run;
 mod scope;
 mod statistics;
@@ -137,7 +144,7 @@ pub struct Skipped {
 pub struct SearchResults {
     pub query: String,
     pub mode: SearchMode,
-    /// Best first: score descending, then chunk id ascending.
+    /// Best first: score descending, then chunk id ascending; one hit per page, its best passage.
     pub hits: Vec<Hit>,
     /// The same hits grouped by document, documents ordered by their best hit.
     pub sources: Vec<Source>,

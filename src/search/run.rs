@@ -1,19 +1,24 @@
 //! [`run`]: the query path from question to merged hits, stage by stage.
 //!
-//! scope (`scope.rs`) → fan-out over the documents' indexes (`fan_out.rs`: open, keyword
-//! statistics, int8 vector scan) → the vector list (`vector.rs`) and the keyword list
-//! (`keyword.rs`) → fusion (`fusion.rs`) → the top `k` read and merged (`merge.rs`) → the scope
-//! read again and the skipped documents queued (`scope.rs`).
+//! the question's words that name (`question.rs`) → scope (`scope.rs`) → fan-out over the
+//! documents' indexes (`fan_out.rs`: open, keyword statistics, int8 vector scan) → the vector
+//! list (`vector.rs`) and the keyword list (`keyword.rs`) → fusion (`fusion.rs`) with the
+//! documents the question names (`documents.rs`) → the best passage of each page (`pages.rs`) →
+//! the top `k` read and merged (`merge.rs`) → the scope read again and the skipped documents
+//! queued (`scope.rs`).
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use lectern_scan::QuantizedQuery;
 
+use super::documents::{name_scores, NAME_WEIGHT};
 use super::fan_out::{open_scope, Opened, Wanted};
 use super::fusion::{fuse, union};
 use super::keyword::{keyword_list, query_terms};
 use super::merge::{rank_order, top_k, Ranked};
+use super::pages::best_per_page;
+use super::question::search_text;
 use super::scope::Current;
 use super::vector::{fill_vector_scores, vector_list};
 use super::{sources_of, Hit, ScoreComponents, SearchMode, SearchRequest, SearchResults};
@@ -28,12 +33,12 @@ fn depth_for(k: usize) -> usize {
     (k * 5).max(50)
 }
 
-/// Searches the documents in `request.scope`; the question is embedded first unless the mode is
-/// keyword-only.
+/// Searches the documents in `request.scope`; the question (its [`search_text`]) is embedded
+/// first unless the mode is keyword-only.
 pub async fn run(engine: &Arc<Engine>, request: &SearchRequest) -> Result<SearchResults, Error> {
     let vector = match request.mode {
         SearchMode::Keyword => None,
-        SearchMode::Vector | SearchMode::Hybrid => Some(embed(engine, &request.query).await?),
+        SearchMode::Vector | SearchMode::Hybrid => Some(embed(engine, &search_text(&request.query)).await?),
     };
     run_with_vector(engine, request, vector).await
 }
@@ -67,7 +72,8 @@ pub async fn embed(engine: &Arc<Engine>, text: &str) -> Result<Vec<f32>, Error> 
         .map_err(Error::stopped("embedding the question"))?
 }
 
-/// Searches with a question already embedded (`None` for keyword-only search).
+/// Searches with a question already embedded (`None` for keyword-only search), as
+/// [`search_text`] makes it.
 pub async fn run_with_vector(
     engine: &Arc<Engine>,
     request: &SearchRequest,
@@ -144,7 +150,7 @@ fn rank(engine: &Engine, docs: &[ScopedDocument], request: &SearchRequest, query
     let vector = query.map(|(v, _)| v);
     let terms = match request.mode {
         SearchMode::Vector => Vec::new(),
-        SearchMode::Keyword | SearchMode::Hybrid => query_terms(&request.query, engine.fields()),
+        SearchMode::Keyword | SearchMode::Hybrid => query_terms(&search_text(&request.query), engine.fields()),
     };
     let quantized = vector.map(QuantizedQuery::new);
     // Candidates are picked on quantised scores, then rescored exactly: pick generously.
@@ -176,7 +182,12 @@ fn rank(engine: &Engine, docs: &[ScopedDocument], request: &SearchRequest, query
             if let Some((q, embedder)) = query {
                 fill_vector_scores(&mut union, &opened, q, embedder);
             }
-            fuse(union, bound, &keyword_only)
+            let mut fused = fuse(union, bound, &keyword_only);
+            let named = name_scores(&request.query, docs);
+            for hit in &mut fused {
+                hit.score += NAME_WEIGHT * named.get(hit.doc).copied().unwrap_or(0.0);
+            }
+            fused
         }
     };
     for hit in &mut ranked {
@@ -189,6 +200,7 @@ fn rank(engine: &Engine, docs: &[ScopedDocument], request: &SearchRequest, query
         opened.remove(pos);
     }
     ranked.retain(|r| opened.contains_key(&r.doc));
+    let ranked = best_per_page(ranked);
     Ranking {
         ranked,
         opened,

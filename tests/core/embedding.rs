@@ -144,7 +144,7 @@ fn a_library_whose_vectors_another_model_made_is_embedded_again_while_it_answers
         .iter()
         .all(|d| d.embedded_with.as_deref() == Some(current.as_str())));
 
-    // What the version before model identities left: format 4, the model known by name only.
+    // Vectors of a model known by name only, as a Lectern before model identities recorded them.
     for doc in &docs {
         let path = home
             .path()
@@ -152,7 +152,6 @@ fn a_library_whose_vectors_another_model_made_is_embedded_again_while_it_answers
             .join(doc.id.to_string())
             .join("manifest.json");
         let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        json["format_version"] = serde_json::json!(4);
         json["embedder"] = serde_json::json!("all-MiniLM-L6-v2");
         std::fs::write(&path, json.to_string()).unwrap();
     }

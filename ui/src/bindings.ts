@@ -372,7 +372,7 @@ requeued: boolean, };
  */
 export type SearchResults = { query: string, mode: SearchMode, 
 /**
- * Best first: score descending, then chunk id ascending.
+ * Best first: score descending, then chunk id ascending; one hit per page, its best passage.
  */
 hits: Array<Hit>, 
 /**
