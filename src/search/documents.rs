@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 
-use super::keyword::QUESTION_WORDS;
+use super::question::{is_year, FUNCTION_WORDS};
 use crate::catalog::ScopedDocument;
 
 /// How much a document named by the question adds to its passages' fused score (0 to 1).
@@ -26,7 +26,7 @@ const MAX_MIX: usize = 8;
 pub fn name_scores(question: &str, docs: &[ScopedDocument]) -> Vec<f32> {
     let asked: Vec<String> = words(question)
         .into_iter()
-        .filter(|w| !QUESTION_WORDS.contains(&w.as_str()))
+        .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()))
         .collect();
     if asked.is_empty() || docs.is_empty() {
         return vec![0.0; docs.len()];
@@ -82,11 +82,6 @@ fn matches(word: &str, label: &HashSet<String>) -> bool {
         || (word.len() >= MIN_PREFIX
             && word.chars().all(char::is_alphabetic)
             && label.iter().any(|l| l.starts_with(word)))
-}
-
-/// A four-digit year from 1900 to 2099.
-fn is_year(word: &str) -> bool {
-    word.len() == 4 && word.chars().all(|c| c.is_ascii_digit()) && (word.starts_with("19") || word.starts_with("20"))
 }
 
 /// The words a name is made of, lower-cased: each run of letters and digits, and within a run

@@ -15,6 +15,7 @@ use tantivy::{DocAddress, Term};
 
 use super::fan_out::{fan_out, Opened};
 use super::merge::{ranked, top_of, Ranked};
+use super::question::{embedded_year, FUNCTION_WORDS};
 use super::statistics::ScopeStatistics;
 use crate::index::keywords::ANALYZER;
 use crate::index::{Fields, IndexError, KeywordReader};
@@ -69,14 +70,6 @@ pub fn keyword_list(
     })
 }
 
-/// Words a question is made of that say nothing about what it asks (they match nearly every
-/// passage and would only add to the most a question could score).
-pub(super) const QUESTION_WORDS: [&str; 41] = [
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "did", "do", "does", "for", "from", "how", "i", "in", "is",
-    "it", "its", "of", "on", "or", "s", "that", "the", "their", "there", "this", "to", "was", "were", "what", "when",
-    "where", "which", "who", "why", "will", "with", "you",
-];
-
 /// The distinct terms of a question, as the text field's analyzer produces them, without the
 /// words every question has; a word joining letters and a year ("FY2018") also gives the year.
 pub fn query_terms(question: &str, fields: &Fields) -> Vec<Term> {
@@ -86,7 +79,7 @@ pub fn query_terms(question: &str, fields: &Fields) -> Vec<Term> {
     let mut words: Vec<String> = Vec::new();
     for word in question.split(|c: char| !c.is_alphanumeric()) {
         let lower = word.to_lowercase();
-        if QUESTION_WORDS.contains(&lower.as_str()) {
+        if FUNCTION_WORDS.contains(&lower.as_str()) {
             continue;
         }
         words.push(word.to_string());
@@ -104,15 +97,6 @@ pub fn query_terms(question: &str, fields: &Fields) -> Vec<Term> {
         }
     }
     terms
-}
-
-/// The four-digit year at the end of a word that joins letters and the year ("FY2018",
-/// "Q12023"), which a page writes apart ("fiscal 2018").
-fn embedded_year(word: &str) -> Option<&str> {
-    let split = word.len().checked_sub(4)?;
-    let (letters, year) = (word.get(..split)?, word.get(split..)?);
-    let is_year = year.chars().all(|c| c.is_ascii_digit()) && (year.starts_with("19") || year.starts_with("20"));
-    (is_year && letters.chars().any(char::is_alphabetic)).then_some(year)
 }
 
 /// The best keyword hits over many documents: score descending, then document position, then
