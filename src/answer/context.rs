@@ -108,13 +108,16 @@ fn inside(hit: &Hit, passage: &Hit) -> bool {
         && hit.char_end - hit.char_start < passage.char_end - passage.char_start
 }
 
+/// The last line of the user's message, right where the answer starts.
+pub const ANSWER_CUE: &str = "Answer directly, citing the excerpt numbers.";
+
 /// What comes before the passages of the user's message and what follows them: the question
 /// is asked before and again after, nearest to where the answer starts.
 pub fn frame(question: &str) -> (String, String) {
     let question = question.trim();
     (
         format!("Question: {question}\n\nExcerpts:\n\n"),
-        format!("Question: {question}\nAnswer directly, citing the excerpt numbers."),
+        format!("Question: {question}\n{ANSWER_CUE}"),
     )
 }
 

@@ -1,5 +1,6 @@
-//! Answers to questions: the passages a model is given (`context.rs`), the citations it makes
-//! (`citations.rs`), and the answer as markdown with footnotes and structured citations.
+//! Answers to questions: the passages a model is given (`context.rs`), the sentences of its
+//! prompt it may not repeat (`echo.rs`), the citations it makes (`citations.rs`), and the answer
+//! as markdown with footnotes and structured citations.
 //!
 //! Three ways to answer: a language model given the passages that fit its context; extractive,
 //! where the best passages themselves are the answer; and, when even the best passage is below
@@ -8,6 +9,7 @@
 
 pub mod citations;
 pub mod context;
+mod echo;
 mod followup;
 pub mod grade;
 mod highlight;
@@ -19,6 +21,7 @@ pub use crate::catalog::{AnswerKind, Citation};
 use crate::llm::{Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message};
 use crate::search::Hit;
 use citations::{CitationParser, Piece};
+use echo::EchoFilter;
 pub use followup::retrieval_query;
 pub use markdown::{chat_markdown, footnote_list};
 
@@ -166,6 +169,7 @@ pub fn answer(
             window: model.context_window(),
         });
     }
+    let mut echo = EchoFilter::new(&[context::INSTRUCTIONS, context::ANSWER_CUE]);
     let mut parser = CitationParser::new(prompt.passages.len());
     let mut body = String::new();
     let mut citations = Vec::new();
@@ -185,12 +189,19 @@ pub fn answer(
         }
     };
     let finish = model.generate(&prompt.messages, &settings.generate, cancel, &mut |text| {
-        deliver(parser.push(text), &mut body, &mut citations);
+        deliver(parser.push(&echo.push(text)), &mut body, &mut citations);
     })?;
+    deliver(parser.push(&echo.finish()), &mut body, &mut citations);
     deliver(parser.finish(), &mut body, &mut citations);
     // A stopped answer gets nothing more than what the reader saw.
     let uncited = citations.is_empty() && finish != Finish::Cancelled;
-    if uncited && says_not_found(&body) {
+    if uncited && body.trim().is_empty() {
+        // All the model wrote was its instructions: say so rather than show nothing.
+        let text = NO_ANSWER.to_string();
+        on_event(AnswerEvent::Text { text: text.clone() });
+        body = text;
+    }
+    if uncited && (says_not_found(&body) || body == NO_ANSWER) {
         // The passages were relevant enough to ask the model: show the best of them, so that
         // the reader can judge for themselves whether they answer.
         let text = "\n\nThe passages that came nearest:\n\n".to_string();
@@ -222,6 +233,9 @@ pub fn answer(
         passages_supplied: prompt.passages.len(),
     })
 }
+
+/// What an answer says when the model wrote nothing but a copy of its instructions.
+const NO_ANSWER: &str = "The model gave no answer of its own.";
 
 /// Phrases with which an answer says the documents do not hold the answer.
 const NOT_FOUND: [&str; 12] = [

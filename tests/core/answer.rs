@@ -895,3 +895,64 @@ fn a_server_that_never_stops_talking_gets_a_clear_error_not_the_memory() {
         server.join().unwrap();
     }
 }
+
+/// SmolLM2 and Qwen2.5 have answered with a sentence of their instructions; none may reach the
+/// reader, split across the stream however it comes.
+#[test]
+fn a_copy_of_the_instructions_never_reaches_the_answer() {
+    let echo = [
+        "The number with its unit, ",
+        "the name, and the date",
+        " or a short phrase.\n",
+    ];
+    let answer_pieces = ["It is 330 ", "metres tall [1]."];
+    let (url, server) = serve(2, move |_, _, json| {
+        // The first request gets the copy and an answer, the second the copy alone.
+        let alone = json["messages"].to_string().contains("How high");
+        let pieces: Vec<&str> = if alone {
+            echo.to_vec()
+        } else {
+            echo.iter().chain(answer_pieces.iter()).copied().collect()
+        };
+        Reply {
+            status: 200,
+            content_type: "application/x-ndjson",
+            pieces: ollama_lines(&pieces, true),
+            pause: Duration::ZERO,
+        }
+    });
+    let model = HttpChat::new(ServerApi::Ollama, &url, "m", None, 4096).unwrap();
+    let (result, events) = ask_model(&model);
+    let first = result.unwrap();
+    assert_eq!(first.body, "It is 330 metres tall [^1].");
+    let streamed: String = events
+        .iter()
+        .filter_map(|e| match e {
+            AnswerEvent::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(!streamed.contains("short phrase"), "{streamed}");
+
+    let mut events = Vec::new();
+    let alone = answer(
+        Some(&model),
+        "How high is the Eiffel Tower?",
+        &[],
+        &hits(),
+        &AnswerSettings::default(),
+        &Cancel::new(),
+        &mut |e| events.push(e),
+    )
+    .unwrap();
+    server.join().unwrap();
+    assert!(
+        alone
+            .body
+            .starts_with("The model gave no answer of its own.\n\nThe passages that came nearest:"),
+        "{}",
+        alone.body
+    );
+    assert!(!alone.body.contains("short phrase"), "{}", alone.body);
+    assert_eq!(alone.citations.len(), 2, "the passages it read, cited");
+}

@@ -1,0 +1,190 @@
+//! Nothing of the prompt comes back as an answer. Small models sometimes copy a sentence of
+//! their instructions ("The number with its unit, the name, and the date or a short phrase.")
+//! before, or instead of, an answer. The streamed answer passes through [`EchoFilter`]: a
+//! sentence is held back only while its words so far follow, in order, the words of one of the
+//! prompt's sentences; it goes on to the reader as soon as it parts from them, and is dropped
+//! when it ends still following them. The sentence the instructions ask for when nothing bears
+//! on the question ("The documents do not say.") is an answer, not an echo.
+
+use super::says_not_found;
+
+/// A sentence of fewer words than this is never taken for an echo ("Yes.", "The answer:").
+const MIN_WORDS: usize = 5;
+/// The share of a sentence's words that must follow a prompt sentence's, in order, for it to
+/// be an echo (a copied sentence with a word added or changed still is).
+const ECHO_SHARE: f32 = 0.8;
+
+/// Holds back what may be a copy of a prompt sentence; see the module's doc.
+pub struct EchoFilter {
+    /// The prompt's sentences, each as its words.
+    sentences: Vec<Vec<String>>,
+    /// The text of the sentence being written, not yet shown.
+    held: String,
+}
+
+impl EchoFilter {
+    /// A filter against the sentences of `prompt` (the instructions and the cue that ends the
+    /// user's message; not the question, which an answer may well repeat).
+    pub fn new(prompt: &[&str]) -> EchoFilter {
+        let sentences = prompt
+            .iter()
+            .flat_map(|text| text.split_inclusive(['.', '!', '?', ':', '\n']))
+            .map(words)
+            .filter(|w| w.len() >= MIN_WORDS)
+            .collect();
+        EchoFilter {
+            sentences,
+            held: String::new(),
+        }
+    }
+
+    /// Takes the next piece of the answer; returns what may be shown now.
+    pub fn push(&mut self, text: &str) -> String {
+        self.held.push_str(text);
+        self.release(false)
+    }
+
+    /// The answer has ended: returns what is left to show.
+    pub fn finish(&mut self) -> String {
+        self.release(true)
+    }
+
+    fn release(&mut self, at_end: bool) -> String {
+        let mut out = String::new();
+        loop {
+            let end = sentence_end(&self.held).or((at_end && !self.held.is_empty()).then_some(self.held.len()));
+            match end {
+                Some(end) => {
+                    let sentence: String = self.held.drain(..end).collect();
+                    if !self.is_echo(&sentence) {
+                        out.push_str(&sentence);
+                    }
+                }
+                None if self.may_echo(&self.held) => return out,
+                None => {
+                    out.push_str(&std::mem::take(&mut self.held));
+                    return out;
+                }
+            }
+        }
+    }
+
+    /// Whether a whole sentence copies a prompt sentence.
+    fn is_echo(&self, sentence: &str) -> bool {
+        let words = words(sentence);
+        words.len() >= MIN_WORDS && !says_not_found(sentence) && self.follows(&words, ECHO_SHARE)
+    }
+
+    /// Whether the start of a sentence still follows a prompt sentence, so that it may become an
+    /// echo (its last word may be cut short by the stream).
+    fn may_echo(&self, start: &str) -> bool {
+        let mut words = words(start);
+        if !start.ends_with(|c: char| !c.is_alphanumeric()) {
+            words.pop();
+        }
+        words.is_empty() || self.follows(&words, ECHO_SHARE)
+    }
+
+    /// Whether at least `share` of `words` follow the words of one prompt sentence in order.
+    fn follows(&self, words: &[String], share: f32) -> bool {
+        self.sentences
+            .iter()
+            .any(|s| common_in_order(words, s) as f32 >= share * words.len() as f32)
+    }
+}
+
+/// The byte just past the first sentence's end in `text` (a stop with what follows it), if a
+/// sentence has ended; a stop at the very end of the text may still be a number's ("3.5").
+fn sentence_end(text: &str) -> Option<usize> {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let closes = match c {
+            '\n' => true,
+            '.' | '!' | '?' => chars.peek().is_some_and(|(_, next)| next.is_whitespace()),
+            _ => false,
+        };
+        if closes {
+            let mut end = i + c.len_utf8();
+            while let Some((j, next)) = chars.peek().copied().filter(|(_, n)| n.is_whitespace()) {
+                end = j + next.len_utf8();
+                chars.next();
+            }
+            return Some(end);
+        }
+    }
+    None
+}
+
+/// The lower-cased words (letters and digits) of `text`.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// How many of `a`'s words follow `b`'s in order (the longest common subsequence).
+fn common_in_order(a: &[String], b: &[String]) -> usize {
+    let mut row = vec![0usize; b.len() + 1];
+    for word in a {
+        let mut diagonal = 0;
+        for (j, other) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if word == other { diagonal + 1 } else { above.max(row[j]) };
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::context::{ANSWER_CUE, INSTRUCTIONS};
+
+    fn filtered(pieces: &[&str]) -> String {
+        let mut filter = EchoFilter::new(&[INSTRUCTIONS, ANSWER_CUE]);
+        let mut out: String = pieces.iter().map(|p| filter.push(p)).collect();
+        out.push_str(&filter.finish());
+        out
+    }
+
+    #[test]
+    fn a_copied_instruction_is_dropped_and_the_answer_after_it_kept() {
+        let echo = "The number with its unit, the name, and the date or a short phrase.";
+        assert_eq!(filtered(&[echo, " 330 metres [1]."]), "330 metres [1].");
+        // Split anywhere, even inside words.
+        let whole = format!("{echo}\nIt is 330 metres tall [1].");
+        let pieces: Vec<String> = whole
+            .chars()
+            .collect::<Vec<_>>()
+            .chunks(3)
+            .map(|c| c.iter().collect())
+            .collect();
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        assert_eq!(filtered(&pieces), "It is 330 metres tall [1].");
+        assert_eq!(filtered(&["Answer directly, citing the excerpt numbers."]), "");
+    }
+
+    #[test]
+    fn answers_and_the_asked_for_decline_pass_untouched() {
+        for answer in [
+            "The tower is 330 metres tall [1].",
+            "The answer is the date of the report: 3 May 2021 [2].",
+            "The documents do not say.",
+            "Yes, the number is 3.5 million [1].",
+            "1,577",
+        ] {
+            assert_eq!(filtered(&[answer]), answer);
+        }
+    }
+
+    #[test]
+    fn only_a_start_that_follows_a_prompt_sentence_is_held_back() {
+        let mut filter = EchoFilter::new(&[INSTRUCTIONS, ANSWER_CUE]);
+        assert_eq!(filter.push("The number"), "");
+        assert_eq!(filter.push(" of towers is 3"), "The number of towers is 3");
+        assert_eq!(filter.push(" [1]."), " [1].");
+        assert_eq!(filter.finish(), "");
+    }
+}
