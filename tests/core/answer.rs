@@ -118,6 +118,17 @@ fn hits() -> Vec<Hit> {
     ]
 }
 
+/// The text an answer streamed, in order.
+fn streamed_text(events: &[AnswerEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AnswerEvent::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Runs `answer` with `model` over [`hits`], collecting the streamed events.
 fn ask_model(model: &dyn LanguageModel) -> (Result<lectern::answer::Answer, LlmError>, Vec<AnswerEvent>) {
     let mut events = Vec::new();
@@ -306,13 +317,7 @@ fn a_model_that_finds_nothing_still_shows_the_passages_it_read() {
         "{}",
         answer.body
     );
-    let streamed: String = events
-        .iter()
-        .filter_map(|e| match e {
-            AnswerEvent::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let streamed = streamed_text(&events);
     assert_eq!(streamed.trim(), answer.body, "what streamed is what is stored");
 }
 
@@ -925,13 +930,7 @@ fn a_copy_of_the_instructions_never_reaches_the_answer() {
     let (result, events) = ask_model(&model);
     let first = result.unwrap();
     assert_eq!(first.body, "It is 330 metres tall [^1].");
-    let streamed: String = events
-        .iter()
-        .filter_map(|e| match e {
-            AnswerEvent::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let streamed = streamed_text(&events);
     assert!(!streamed.contains("short phrase"), "{streamed}");
 
     let mut events = Vec::new();
