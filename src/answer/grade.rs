@@ -59,6 +59,13 @@ pub fn graded_text(answer: &Answer) -> String {
     }
 }
 
+/// Whether `answer` declines: Lectern found nothing relevant enough, or the model's direct answer
+/// (its first paragraph) says the documents do not say.
+pub fn declines(answer: &Answer) -> bool {
+    answer.kind == AnswerKind::NotFound
+        || (answer.kind == AnswerKind::Generated && super::says_not_found(&graded_text(answer)))
+}
+
 /// Whether `answer` (the model's text) gives the gold answer of `gold`.
 pub fn is_correct(gold: &GoldQuestion, answer: &str) -> bool {
     let Some(expected) = &gold.answer else {
@@ -184,6 +191,27 @@ fn normalise(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn answer(kind: AnswerKind, body: &str) -> Answer {
+        Answer {
+            kind,
+            body: body.into(),
+            citations: Vec::new(),
+            finish: crate::llm::Finish::Stop,
+            backend: String::new(),
+            passages_supplied: 0,
+        }
+    }
+
+    #[test]
+    fn a_decline_is_told_by_the_direct_answer_not_by_the_passages_shown_after_it() {
+        let declined = "The documents do not say.\n\nThe passages that came nearest:\n\n> no information [^1]";
+        assert!(declines(&answer(AnswerKind::Generated, declined)));
+        assert!(declines(&answer(AnswerKind::NotFound, "I could not find this")));
+        let answered = "It is 330 metres [^1].\n\nThe page also says there is no information on paint.";
+        assert!(!declines(&answer(AnswerKind::Generated, answered)));
+        assert!(!declines(&answer(AnswerKind::Extractive, "> **no information** [^1]")));
+    }
 
     fn gold(answer: Option<&str>) -> GoldQuestion {
         GoldQuestion {

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use lectern::answer::grade::{graded_text, is_correct, read_gold, GoldQuestion};
+use lectern::answer::grade::{declines, graded_text, is_correct, read_gold, GoldQuestion};
 use lectern::answer::{says_not_found, AnswerEvent, AnswerKind, AnswerSettings, Citation};
 use lectern::catalog::ChatId;
 use lectern::llm::{Backend, Cancel, GenerateOptions, LanguageModel};
@@ -33,6 +33,8 @@ struct Graded {
     answer: String,
     kind: AnswerKind,
     correct: bool,
+    /// Whether the answer declines ("the documents do not say", or nothing relevant enough).
+    declined: bool,
     /// Whether a citation names the gold document and one of its pages.
     cites_gold_page: bool,
     citations: usize,
@@ -249,6 +251,7 @@ fn grade(
         answer: answer.body.clone(),
         kind: answer.kind,
         correct: is_correct(gold, &graded_text(answer)),
+        declined: declines(answer),
         cites_gold_page: answer.citations.iter().any(|c| on_gold_page(&c.document_name, c.page)),
         citations: answer.citations.len(),
         resolved: answer
@@ -277,6 +280,7 @@ fn failed(run: &str, gold: &GoldQuestion, error: &Error) -> Graded {
         answer: format!("error: {error}"),
         kind: AnswerKind::NotFound,
         correct: false,
+        declined: false,
         cites_gold_page: false,
         citations: 0,
         resolved: 0,
@@ -305,11 +309,12 @@ fn resolves(citation: &Citation, hits: &[Hit]) -> bool {
 
 fn print_table(reports: &[(String, Vec<Graded>)]) {
     println!(
-        "\n  {:<44} {:>4} {:>8} {:>9} {:>9} {:>10} {:>9} {:>12} {:>12} {:>10}",
+        "\n  {:<44} {:>4} {:>8} {:>9} {:>9} {:>9} {:>10} {:>9} {:>12} {:>12} {:>10}",
         "backend and model",
         "n",
         "correct",
         "answ./un.",
+        "declined",
         "gold page",
         "citations",
         "top-5 pg",
@@ -330,12 +335,14 @@ fn print_table(reports: &[(String, Vec<Graded>)]) {
         let mut first: Vec<f64> = graded.iter().map(|g| g.first_token_ms).collect();
         let mut speed: Vec<f64> = graded.iter().filter_map(|g| g.tokens_per_second).collect();
         println!(
-            "  {:<44} {:>4} {:>8.3} {:>4.2}/{:<4.2} {:>9.3} {:>10} {:>9.3} {:>10.1} s {:>10.1} s {:>10}",
+            "  {:<44} {:>4} {:>8.3} {:>4.2}/{:<4.2} {:>4.2}/{:<4.2} {:>9.3} {:>10} {:>9.3} {:>10.1} s {:>10.1} s {:>10}",
             one_line(name, 44),
             graded.len(),
             share(&|g| g.correct),
             part(&answerable, &|g| g.correct),
             part(&unanswerable, &|g| g.correct),
+            part(&answerable, &|g| g.declined),
+            part(&unanswerable, &|g| g.declined),
             part(&answerable, &|g| g.cites_gold_page),
             if citations == 0 {
                 "-".to_string()
@@ -353,7 +360,7 @@ fn print_table(reports: &[(String, Vec<Graded>)]) {
         );
     }
     println!(
-        "\n  correct: share of all questions; answ./un.: of answerable ones / of ones the documents do not answer;\n  gold page: answerable questions citing a gold page; citations: share resolving to a retrieved passage;\n  top-5 pg: a gold page among the first five passages; first token: median and p90; tokens/s: median/p90"
+        "\n  correct: share of all questions; answ./un.: of answerable ones / of ones the documents do not answer;\n  declined: answers saying the documents do not say, of answerable ones / of the others;\n  gold page: answerable questions citing a gold page; citations: share resolving to a retrieved passage;\n  top-5 pg: a gold page among the first five passages; first token: median and p90; tokens/s: median/p90"
     );
 }
 
