@@ -195,13 +195,15 @@ pub fn answer(
     deliver(parser.finish(), &mut body, &mut citations);
     // A stopped answer gets nothing more than what the reader saw.
     let uncited = citations.is_empty() && finish != Finish::Cancelled;
-    if uncited && body.trim().is_empty() {
+    let echo_only = uncited && body.trim().is_empty();
+    if echo_only {
         // All the model wrote was its instructions: say so rather than show nothing.
-        let text = NO_ANSWER.to_string();
-        on_event(AnswerEvent::Text { text: text.clone() });
-        body = text;
+        on_event(AnswerEvent::Text {
+            text: NO_ANSWER.to_string(),
+        });
+        body = NO_ANSWER.to_string();
     }
-    if uncited && (says_not_found(&body) || body == NO_ANSWER) {
+    if uncited && (echo_only || says_not_found(&body)) {
         // The passages were relevant enough to ask the model: show the best of them, so that
         // the reader can judge for themselves whether they answer.
         let text = "\n\nThe passages that came nearest:\n\n".to_string();

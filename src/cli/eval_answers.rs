@@ -365,7 +365,7 @@ fn print_table(reports: &[(String, Vec<Graded>)]) {
 }
 
 /// The value at quantile `q` (nearest rank) of `values`, sorting them.
-fn percentile(values: &mut [f64], q: f64) -> f64 {
+pub(super) fn percentile(values: &mut [f64], q: f64) -> f64 {
     if values.is_empty() {
         return 0.0;
     }

@@ -7,6 +7,7 @@ use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{Error, Library};
 
 use super::args::{EvalArgs, ModeArg, SearchArgs};
+use super::eval_answers::percentile;
 use super::scope::scope;
 
 impl From<ModeArg> for SearchMode {
@@ -116,7 +117,6 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
     };
     let questions = read_questions(path)?;
     let scope = scope(library, &args.scope)?;
-    let documents = library.documents_in_scope(&scope)?.len();
     let evaluation = library.evaluate(questions, &scope).await?;
     for name in &evaluation.missing {
         eprintln!("warning: no ready document named {name} in the scope; its questions count as misses");
@@ -127,7 +127,7 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
     println!(
         "{} questions, {} documents in scope; page and document recall at {:?}, MRR@{}\n",
         evaluation.questions.len(),
-        documents,
+        evaluation.documents,
         CUTOFFS,
         CUTOFFS[CUTOFFS.len() - 1]
     );
@@ -147,8 +147,7 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
                     .outcomes_of(eval_scope, mode, *source)
                     .map(|o| o.millis)
                     .collect();
-                millis.sort_by(f64::total_cmp);
-                let p50 = millis.get(millis.len() / 2).copied().unwrap_or(0.0);
+                let p50 = percentile(&mut millis, 0.5);
                 let doc_columns = match eval_scope {
                     EvalScope::Folder => format!("{:>6.3} {:>6.3}", doc.recall_at(1), doc.recall_at(5)),
                     EvalScope::GoldDocument => format!("{:>6} {:>6}", "", ""),

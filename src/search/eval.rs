@@ -179,6 +179,8 @@ pub struct Evaluation {
     pub outcomes: Vec<Outcome>,
     /// Questions whose document is not ready in the scope (they count as misses).
     pub missing: Vec<String>,
+    /// How many documents were in scope.
+    pub documents: usize,
 }
 
 impl Evaluation {
@@ -233,7 +235,7 @@ pub async fn evaluate(engine: &Arc<Engine>, questions: Vec<EvalQuestion>, scope:
     let mut outcomes = Vec::new();
     for (i, q) in questions.iter().enumerate() {
         // The question is embedded once and reused by every mode and scope.
-        let vector = super::embed(engine, &super::question::search_text(&q.question)).await?;
+        let vector = super::embed_question(engine, &q.question).await?;
         let gold = docs.iter().find(|d| d.file_name == q.doc).map(|d| Scope {
             folders: Vec::new(),
             documents: vec![d.id],
@@ -245,38 +247,28 @@ pub async fn evaluate(engine: &Arc<Engine>, questions: Vec<EvalQuestion>, scope:
                 EvalScope::GoldDocument => gold.clone(),
             };
             for mode in SearchMode::ALL {
-                let Some(searched) = searched.clone() else {
-                    outcomes.push(Outcome {
-                        question: i,
-                        scope: eval_scope,
-                        mode,
-                        document_rank: None,
-                        page_rank: None,
-                        found: Vec::new(),
-                        millis: 0.0,
-                    });
-                    continue;
+                // A question whose document is not in scope finds nothing in it.
+                let (hits, millis) = match searched.clone() {
+                    Some(scope) => {
+                        let request = SearchRequest {
+                            query: q.question.clone(),
+                            scope,
+                            k,
+                            mode,
+                        };
+                        let started = std::time::Instant::now();
+                        let results = super::run_with_vector(engine, &request, Some(vector.clone())).await?;
+                        (results.hits, started.elapsed().as_secs_f64() * 1000.0)
+                    }
+                    None => (Vec::new(), 0.0),
                 };
-                let request = SearchRequest {
-                    query: q.question.clone(),
-                    scope: searched,
-                    k,
-                    mode,
-                };
-                let started = std::time::Instant::now();
-                let results = super::run_with_vector(engine, &request, Some(vector.clone())).await?;
-                let millis = started.elapsed().as_secs_f64() * 1000.0;
                 outcomes.push(Outcome {
                     question: i,
                     scope: eval_scope,
                     mode,
-                    document_rank: document_rank(&results.hits, q),
-                    page_rank: page_rank(&results.hits, q),
-                    found: results
-                        .hits
-                        .iter()
-                        .map(|h| format!("{}:{}", h.document_name, h.page))
-                        .collect(),
+                    document_rank: document_rank(&hits, q),
+                    page_rank: page_rank(&hits, q),
+                    found: hits.iter().map(|h| format!("{}:{}", h.document_name, h.page)).collect(),
                     millis,
                 });
             }
@@ -286,6 +278,7 @@ pub async fn evaluate(engine: &Arc<Engine>, questions: Vec<EvalQuestion>, scope:
         questions,
         outcomes,
         missing,
+        documents: docs.len(),
     })
 }
 

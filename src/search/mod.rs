@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::{DocumentId, FolderId, Scope};
 
 pub use fusion::{KEYWORD_FULL, VECTOR_WEIGHT};
-pub(crate) use run::{embed, open_indexes, run, run_with_vector};
+pub(crate) use run::{embed, embed_question, open_indexes, run, run_with_vector};
 
 /// How passages are retrieved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -33,12 +33,12 @@ fn depth_for(k: usize) -> usize {
     (k * 5).max(50)
 }
 
-/// Searches the documents in `request.scope`; the question (its [`search_text`]) is embedded
-/// first unless the mode is keyword-only.
+/// Searches the documents in `request.scope`; the question is embedded first unless the mode is
+/// keyword-only.
 pub async fn run(engine: &Arc<Engine>, request: &SearchRequest) -> Result<SearchResults, Error> {
     let vector = match request.mode {
         SearchMode::Keyword => None,
-        SearchMode::Vector | SearchMode::Hybrid => Some(embed(engine, &search_text(&request.query)).await?),
+        SearchMode::Vector | SearchMode::Hybrid => Some(embed_question(engine, &request.query).await?),
     };
     run_with_vector(engine, request, vector).await
 }
@@ -63,7 +63,12 @@ pub async fn open_indexes(engine: &Arc<Engine>, scope: &Scope) -> Result<usize, 
     .map_err(Error::stopped("opening the indexes"))?
 }
 
-/// Embeds a question on a blocking thread.
+/// Embeds what of a question is searched ([`search_text`]), as every search does.
+pub async fn embed_question(engine: &Arc<Engine>, question: &str) -> Result<Vec<f32>, Error> {
+    embed(engine, &search_text(question)).await
+}
+
+/// Embeds a text on a blocking thread.
 pub async fn embed(engine: &Arc<Engine>, text: &str) -> Result<Vec<f32>, Error> {
     let engine = engine.clone();
     let text = text.to_string();
@@ -73,7 +78,7 @@ pub async fn embed(engine: &Arc<Engine>, text: &str) -> Result<Vec<f32>, Error> 
 }
 
 /// Searches with a question already embedded (`None` for keyword-only search), as
-/// [`search_text`] makes it.
+/// [`embed_question`] embeds it.
 pub async fn run_with_vector(
     engine: &Arc<Engine>,
     request: &SearchRequest,
