@@ -1,5 +1,5 @@
 import { ChatPane, fileName, previewQuote } from "./chat";
-import { makeApi } from "./ipc";
+import { type ChannelLike, makeApi } from "./ipc";
 import { WHOLE_LIBRARY } from "./scope";
 import { Store } from "./store";
 import type { Citation, Settings } from "./bindings";
@@ -26,12 +26,17 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
   const reports: string[] = [];
   const settingsOpened: number[] = [];
   const opened: Citation[] = [];
+  const channels: ChannelLike<unknown>[] = [];
   const api = makeApi(
     async (command, args) => {
       calls.push([command, args]);
       return replies[command](args);
     },
-    () => ({ onmessage: () => {} }),
+    <T>() => {
+      const channel: ChannelLike<T> = { onmessage: () => {} };
+      channels.push(channel as ChannelLike<unknown>);
+      return channel;
+    },
   );
   const root = document.createElement("div");
   const chat = new ChatPane(root, {
@@ -46,7 +51,7 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
     },
   });
   const backend = root.querySelector("select.backend") as HTMLSelectElement;
-  return { chat, root, backend, calls, reports, settingsOpened, opened, saveAsked };
+  return { chat, root, backend, calls, reports, settingsOpened, opened, saveAsked, channels };
 }
 
 describe("chat pane", () => {
@@ -247,6 +252,38 @@ describe("retrieved passages", () => {
     expect(retrieved.querySelector("b")).toBeNull();
     (retrieved.querySelectorAll("button.open-passage")[1] as HTMLButtonElement).click();
     expect(opened.map((c) => [c.document, c.page, c.quote])).toEqual([["a", 7, "Outlook <b>good</b>."]]);
+  });
+
+  it("keeps the finished answer when a streamed part arrives after the reply", async () => {
+    const hit = {
+      document: "a",
+      document_name: "a.pdf",
+      folder: 1,
+      folder_path: "Work",
+      chunk_id: "a-3",
+      page: 3,
+      char_start: 0,
+      char_end: 13,
+      text: "Revenue grew.",
+      score: 0.9,
+      components: { vector: null, keyword: 0.9, keyword_share: 1, vector_rank: null, keyword_rank: 1 },
+    };
+    const source = { document: "a", document_name: "a.pdf", folder: 1, folder_path: "Work", best_score: 0.9, hits: [0], pages: [3] };
+    const { chat, root, channels } = pane({
+      ask: () => ({
+        chat: { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 },
+        message: 2,
+        answer: { kind: "extractive", body: "It grew.[^1]", citations: [cited("Revenue grew.")], finish: "stop", backend: "extractive" },
+        results: { query: "q", mode: "keyword", hits: [hit], sources: [source], skipped: [] },
+      }),
+      list_chats: () => [],
+    });
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
+    await chat.ask();
+    channels[0].onmessage({ type: "text", text: "It grew." });
+    expect(root.querySelector(".message.answer .body")?.textContent).toContain("It grew.");
+    expect(root.querySelector("button.show-passages")?.textContent).toBe("All passages (1)");
   });
 });
 

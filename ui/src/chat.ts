@@ -386,6 +386,7 @@ export class ChatPane {
     const node = this.answerNode();
     node.classList.add("streaming");
     let answer: StreamingAnswer = { body: "", citations: [] };
+    let finished = false;
     const answerId = `answer-${Date.now()}-${Math.random().toString(36).slice(2)}`;
     this.answerId = answerId;
     this.send.disabled = true;
@@ -399,10 +400,14 @@ export class ChatPane {
         },
         answerId,
         (event) => {
+          // A channel's message can arrive after the command's reply: the finished answer,
+          // drawn from the reply with every passage found, is not drawn over again.
+          if (finished) return;
           answer = applyAnswerEvent(answer, event);
           this.fillAnswer(node, answer);
         },
       );
+      finished = true;
       this.chat = outcome.chat;
       this.fillAnswer(
         node,
