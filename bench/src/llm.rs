@@ -46,7 +46,7 @@ fn prompt_messages(text: &str) -> Vec<Message> {
         .chunks(120)
         .take(4)
         .enumerate()
-        .map(|(i, chunk)| passage_block(i + 1, "bench.pdf", i as u32 + 1, &chunk.join(" ")))
+        .map(|(i, chunk)| passage_block(i + 1, "bench.pdf", i as u32 + 1, "", &chunk.join(" ")))
         .collect();
     let (head, tail) = frame("What are the risks this document describes?");
     vec![

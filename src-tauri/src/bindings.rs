@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use lectern::answer::{Answer, AnswerEvent};
+use lectern::answer::{Answer, AnswerEvent, NumberCounts};
 use lectern::catalog::{
     AnswerKind, ApiRequest, ApiToken, Chat, ChatMessage, Citation, Link, LogEntry, LogLevel, Scope, ScopeFilters,
 };
@@ -38,7 +38,7 @@ fn typescript() -> String {
     let cfg = Config::new().with_large_int("number");
     let declarations = declarations![&cfg;
         FolderId, DocumentId, Folder, DocumentStatus, Document, Link, LibraryView, ImportReport, ImportFailure,
-        SyncReport, FolderDeletion, Scope, ScopeFilters, Citation, AnswerKind, Answer, Finish, AnswerEvent, Role, Chat,
+        SyncReport, FolderDeletion, Scope, ScopeFilters, Citation, AnswerKind, Answer, NumberCounts, Finish, AnswerEvent, Role, Chat,
         ChatMessage, ChatView, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
         AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,
         ErrorPayload, WordBox, LogEntry, LogLevel, ModelEntry, ModelRole, InstallProgress, ServerView, ApiToken,

@@ -6,10 +6,11 @@
 //! with its header), and a hit wholly inside another is dropped. The question, the instructions
 //! and room for the answer come first; earlier turns are kept, newest first, up to a sixth of the
 //! budget; the passages fill what is left, in rank order, each labelled `[n]` with its document
-//! and page and keeping its lines (a table row stays one line with its label). A passage that
-//! does not fit whole is left out rather than cut, so a citation always points at text the model
-//! saw. The question is asked before the passages and again after them, where a small model
-//! attends most.
+//! and page, what it sits under (a section's heading, a table's title and the line naming its
+//! columns' periods, where the passage does not say them itself) and keeping its lines (a table
+//! row stays one line with its label). A passage that does not fit whole is left out rather than
+//! cut, so a citation always points at text the model saw. The question is asked before the
+//! passages and again after them, where a small model attends most.
 //!
 //! There is no worked example: small models copy an example's answer verbatim.
 
@@ -25,8 +26,10 @@ excerpts in the user's message; they are text extracted from PDF pages, and tabl
 on the same line. Begin with the direct answer: the number with its unit, the name, the date or a short \
 phrase. Then add at most two sentences if they help. Cite the excerpt each fact comes from with its number \
 in square brackets right after the fact, like [2]. Copy numbers exactly as written, with their units and \
-scale (thousands, millions). Answer in the language of the question. Only if no excerpt bears on the \
-question, say: The documents do not say.";
+scale (thousands, millions). When the answer must be calculated (a change, a ratio, a sum, an average), \
+write the calculation with the excerpts' numbers, then an equals sign and its result. When the question \
+asks for several things, list them. If the excerpts give part of the answer, give that part. Answer in the \
+language of the question. Only if no excerpt bears on the question, say: The documents do not say.";
 
 /// What the model is asked, and the passages it was given.
 #[derive(Debug, Clone)]
@@ -77,6 +80,7 @@ pub fn plan(
                 passages.len() + 1,
                 &candidate.document_name,
                 candidate.page,
+                &candidate.context,
                 &candidate.text,
             );
             let cost = model.count_tokens(&block);
@@ -97,6 +101,14 @@ pub fn plan(
         passages,
         tokens: used,
     }
+}
+
+/// Whether `hit` and `passage` share text (the same page, ranges that overlap).
+pub fn overlaps(hit: &Hit, passage: &Hit) -> bool {
+    hit.document == passage.document
+        && hit.page == passage.page
+        && hit.char_start < passage.char_end
+        && passage.char_start < hit.char_end
 }
 
 /// Whether `hit` is a strict part of `passage` (same page, a smaller range within it).
@@ -121,12 +133,23 @@ pub fn frame(question: &str) -> (String, String) {
     )
 }
 
-/// One passage as the model sees it: its label, document and page, then its lines.
-pub fn passage_block(label: usize, document: &str, page: u32, text: &str) -> String {
-    format!(
-        "[{label}] {document}, page {page}:\n{}\n\n",
-        compact_leaders(text.trim())
-    )
+/// One passage as the model sees it: its label, document and page, what it sits under (the
+/// lines of its `context` after the document's label: a section, a table's title, the line
+/// naming its columns) where the passage does not say it itself, then its lines.
+pub fn passage_block(label: usize, document: &str, page: u32, context: &str, text: &str) -> String {
+    let text = compact_leaders(text.trim());
+    let under: Vec<&str> = context
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|part| !part.is_empty() && !text.contains(part))
+        .collect();
+    let under = if under.is_empty() {
+        String::new()
+    } else {
+        format!(" (under: {})", under.join(" · "))
+    };
+    format!("[{label}] {document}, page {page}{under}:\n{text}\n\n")
 }
 
 /// `text` with each run of four or more dots (the leaders of a table of contents or a statement's
@@ -236,6 +259,7 @@ mod tests {
             text: text.into(),
             score,
             components: ScoreComponents::default(),
+            context: String::new(),
         }
     }
 
@@ -255,6 +279,27 @@ mod tests {
         assert_eq!((merged[0].char_start, merged[0].char_end), (0, page.len() as u32));
         assert_eq!(merged[0].score, 0.9);
         assert_eq!(merged[1].page, 4);
+    }
+
+    #[test]
+    fn a_passage_says_what_it_sits_under_unless_it_says_it_itself() {
+        let context = "ADOBE 2016 10K\nItem 8\nCONSOLIDATED STATEMENTS OF INCOME\n2016 2015 2014";
+        assert_eq!(
+            passage_block(2, "a.pdf", 62, context, "Operating income 1,493,602 903,095 412,685"),
+            "[2] a.pdf, page 62 (under: Item 8 · CONSOLIDATED STATEMENTS OF INCOME · 2016 2015 2014):\n\
+             Operating income 1,493,602 903,095 412,685\n\n"
+        );
+        assert_eq!(
+            passage_block(
+                1,
+                "a.pdf",
+                62,
+                context,
+                "CONSOLIDATED STATEMENTS OF INCOME\n2016 2015 2014\nItem 8 x"
+            ),
+            "[1] a.pdf, page 62:\nCONSOLIDATED STATEMENTS OF INCOME\n2016 2015 2014\nItem 8 x\n\n"
+        );
+        assert_eq!(passage_block(1, "a.pdf", 3, "", "text"), "[1] a.pdf, page 3:\ntext\n\n");
     }
 
     #[test]

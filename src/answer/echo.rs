@@ -95,7 +95,7 @@ impl EchoFilter {
 
 /// The byte just past the first sentence's end in `text` (a stop with what follows it), if a
 /// sentence has ended; a stop at the very end of the text may still be a number's ("3.5").
-fn sentence_end(text: &str) -> Option<usize> {
+pub(super) fn sentence_end(text: &str) -> Option<usize> {
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let closes = match c {

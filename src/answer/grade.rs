@@ -1,11 +1,13 @@
-//! Grading answers against gold answers, for `lectern eval answers`: numbers must agree within
-//! 1 % (with their scale: "1.58 billion" is "1,577 million"), text must appear after
-//! normalisation, and "the documents do not say" is right only where the gold says so.
+//! Grading answers against gold answers, for `lectern eval answers`: numbers must agree at the
+//! precision of the less precise (1.87 is 1.9, 1,560 is not 1,577), in any scale ("1.58
+//! billion" is "1,577 million"), as a percent or a fraction; text must appear after
+//! normalisation; and "the documents do not say" is right only where the gold says so.
 
 use std::path::Path;
 
 use serde::Deserialize;
 
+use super::numbers::numbers;
 use super::{says_not_found, Answer, AnswerKind};
 use crate::error::Error;
 use crate::search::eval::read_json_lines;
@@ -15,6 +17,9 @@ use crate::search::eval::read_json_lines;
 pub struct GoldQuestion {
     #[serde(default)]
     pub id: Option<String>,
+    /// Where the question comes from (a benchmark's name), for figures per source.
+    #[serde(default)]
+    pub source: Option<String>,
     pub question: String,
     /// The short gold answer; `None` when the documents do not answer the question.
     pub answer: Option<String>,
@@ -79,7 +84,7 @@ pub fn is_correct(gold: &GoldQuestion, answer: &str) -> bool {
         .any(|form| matches(form, answer))
 }
 
-/// Whether `answer` holds `expected`: every number of it (within 1 %), or, for an answer without
+/// Whether `answer` holds `expected`: every number of it (see the module's doc), or, for an answer without
 /// numbers, its normalised words in order.
 fn matches(expected: &str, answer: &str) -> bool {
     let wanted = numbers(expected);
@@ -93,85 +98,6 @@ fn matches(expected: &str, answer: &str) -> bool {
         return false;
     }
     wanted.iter().all(|w| found.iter().any(|f| f.agrees(w)))
-}
-
-/// A number as written, and scaled by a word that follows it ("million").
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Number {
-    value: f64,
-    scaled: f64,
-}
-
-impl Number {
-    fn agrees(&self, gold: &Number) -> bool {
-        let close = |a: f64, b: f64| (a - b).abs() <= 0.01 * b.abs().max(f64::MIN_POSITIVE);
-        close(self.scaled, gold.scaled) || close(self.value, gold.value)
-    }
-}
-
-/// The numbers of a text: digits with `,` thousands separators and a `.` decimal part, an
-/// optional scale word after them; a minus sign or parentheses make them negative.
-fn numbers(text: &str) -> Vec<Number> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        if !chars[i].is_ascii_digit() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut digits = String::new();
-        while i < chars.len() {
-            let c = chars[i];
-            let next_digit = chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
-            if c.is_ascii_digit() {
-                digits.push(c);
-            } else if c == ',' && next_digit && !digits.contains('.') {
-            } else if c == '.' && next_digit && !digits.contains('.') {
-                digits.push('.');
-            } else {
-                break;
-            }
-            i += 1;
-        }
-        let Ok(mut value) = digits.parse::<f64>() else {
-            continue;
-        };
-        // A sign, not a separator: "-3.2" or "(3.2)", but not the hyphens of "2023-01-25".
-        let mut before = chars[..start]
-            .iter()
-            .rev()
-            .skip_while(|c| matches!(c, '$' | '€' | '£' | ' '));
-        let sign = before.next();
-        let after_sign = before.next();
-        if matches!(sign, Some('('))
-            || (matches!(sign, Some('-' | '−')) && !after_sign.is_some_and(|c| c.is_alphanumeric()))
-        {
-            value = -value;
-        }
-        let rest: String = chars[i..].iter().take(12).collect::<String>().to_lowercase();
-        let rest = rest.trim_start();
-        let scale = [
-            ("trillion", 1e12),
-            ("billion", 1e9),
-            ("million", 1e6),
-            ("thousand", 1e3),
-            ("bn", 1e9),
-            ("mn", 1e6),
-            ("m ", 1e6),
-            ("k ", 1e3),
-            ("b ", 1e9),
-        ]
-        .iter()
-        .find(|(word, _)| rest.starts_with(word))
-        .map_or(1.0, |(_, s)| *s);
-        out.push(Number {
-            value,
-            scaled: value * scale,
-        });
-    }
-    out
 }
 
 /// Lowercase letters and digits, words separated by one space, without "a", "an", "the".
@@ -200,6 +126,7 @@ mod tests {
             finish: crate::llm::Finish::Stop,
             backend: String::new(),
             passages_supplied: 0,
+            numbers: Default::default(),
         }
     }
 
@@ -216,6 +143,7 @@ mod tests {
     fn gold(answer: Option<&str>) -> GoldQuestion {
         GoldQuestion {
             id: None,
+            source: None,
             question: "q".into(),
             answer: answer.map(str::to_string),
             accept: Vec::new(),
@@ -227,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn numbers_agree_within_one_percent_and_across_scales() {
+    fn numbers_agree_at_their_precision_and_across_scales() {
         let g = gold(Some("$1,577 million"));
         assert!(is_correct(&g, "Capital expenditure was $1,577 million in 2022 [1]."));
         assert!(is_correct(&g, "About $1.58 billion [2]."));
@@ -239,6 +167,13 @@ mod tests {
         assert!(is_correct(&gold(Some("12.5%")), "The rate is 12.5 percent."));
         assert!(is_correct(&gold(Some("2023-01-25")), "It was released on 2023-01-25."));
         assert!(!is_correct(&gold(Some("-1")), "2023-01-25"));
+        assert!(is_correct(&gold(Some("1.9")), "The ratio is 1.87 [^1]."));
+        assert!(!is_correct(&gold(Some("$1,577")), "It was $1,560 [^1]."));
+        assert!(is_correct(&gold(Some("65.4%")), "The change was 0.654 [^1]."));
+        assert!(
+            !is_correct(&gold(Some("1.2")), "It is not given [^1]."),
+            "a footnote is not a number"
+        );
     }
 
     #[test]

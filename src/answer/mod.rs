@@ -1,12 +1,21 @@
 //! Answers to questions: the passages a model is given (`context.rs`), the sentences of its
-//! prompt it may not repeat (`echo.rs`), the citations it makes (`citations.rs`), and the answer
-//! as markdown with footnotes and structured citations.
+//! prompt it may not repeat (`echo.rs`), the numbers it may give (`check.rs`: quoted, or
+//! computed by Lectern), the citations it makes (`citations.rs`), and the answer as markdown
+//! with footnotes and structured citations.
 //!
 //! Three ways to answer: a language model given the passages that fit its context; extractive,
 //! where the best passages themselves are the answer; and, when even the best passage is below
 //! the relevance floor, a plain "not found in these documents" with the nearest passages, so that
 //! no model is asked to answer from text that does not bear on the question.
+//!
+//! A model that declines is given a second look before its decline is shown: the retrieved
+//! passages that did not fit its prompt, if any bear on the question. An answer is held back
+//! only while it may be a decline (until its first sentence ends), so one that does not decline
+//! streams as it is written; when both looks decline, the first is shown, with the
+//! best-ranked passages as the nearest.
 
+mod arithmetic;
+mod check;
 pub mod citations;
 pub mod context;
 mod echo;
@@ -14,12 +23,15 @@ mod followup;
 pub mod grade;
 mod highlight;
 mod markdown;
+mod numbers;
 
 use serde::{Deserialize, Serialize};
 
 pub use crate::catalog::{AnswerKind, Citation};
 use crate::llm::{Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message};
 use crate::search::Hit;
+use check::NumberCheck;
+pub use check::NumberCounts;
 use citations::{CitationParser, Piece};
 use echo::EchoFilter;
 pub use followup::retrieval_query;
@@ -103,6 +115,9 @@ pub struct Answer {
     pub backend: String,
     /// How many passages the model was given.
     pub passages_supplied: usize,
+    /// How the answer's numbers were checked (all zero for answers no model wrote).
+    #[serde(default)]
+    pub numbers: NumberCounts,
 }
 
 impl Answer {
@@ -169,7 +184,105 @@ pub fn answer(
             window: model.context_window(),
         });
     }
+    // The passages that did not fit, for a second look before the answer declines.
+    let rest: Vec<Hit> = hits
+        .iter()
+        .filter(|h| !prompt.passages.iter().any(|p| context::overlaps(h, p)))
+        .cloned()
+        .collect();
+    let second = (!rest.is_empty() && bears_on_question(&rest, settings.relevance_floor))
+        .then(|| context::plan(model, question, history, &rest, budget, settings.generate.max_tokens))
+        .filter(|p| !p.passages.is_empty());
+    let Some(second) = second else {
+        return respond(model, question, &prompt, settings, cancel, on_event);
+    };
+    let declined = |gate: &DeclineGate, answer: &Answer| {
+        gate.closed() && answer.finish != Finish::Cancelled && grade::declines(answer)
+    };
+    let mut gate = DeclineGate::default();
+    let first = respond(model, question, &prompt, settings, cancel, &mut |event| {
+        gate.pass(event, on_event)
+    })?;
+    if !declined(&gate, &first) {
+        gate.open(on_event);
+        return Ok(first);
+    }
+    let mut again = DeclineGate::default();
+    let second = respond(model, question, &second, settings, cancel, &mut |event| {
+        again.pass(event, on_event)
+    })?;
+    if declined(&again, &second) {
+        // Declined twice: the first decline shows the best-ranked passages as the nearest.
+        gate.open(on_event);
+        return Ok(first);
+    }
+    again.open(on_event);
+    Ok(second)
+}
+
+/// The longest first sentence held back as a possible decline, in bytes.
+const DECLINE_LENGTH: usize = 300;
+
+/// Holds back the events of an answer while it may be a decline: until its first sentence has
+/// ended and does not say the documents do not say. Of two declines, the first look's is shown;
+/// a decline is dropped when the second look answers.
+#[derive(Default)]
+struct DeclineGate {
+    held: Vec<AnswerEvent>,
+    text: String,
+    open: bool,
+}
+
+impl DeclineGate {
+    fn pass(&mut self, event: AnswerEvent, on_event: &mut dyn FnMut(AnswerEvent)) {
+        if self.open {
+            return on_event(event);
+        }
+        if let AnswerEvent::Text { text } = &event {
+            self.text.push_str(text);
+        }
+        self.held.push(event);
+        let first = echo::sentence_end(&self.text).map(|end| &self.text[..end]);
+        // A first sentence this long without an end is not a decline.
+        let long = first.is_none() && self.text.len() > DECLINE_LENGTH;
+        if long || first.is_some_and(|sentence| !says_not_found(sentence)) {
+            self.open(on_event);
+        }
+    }
+
+    /// Whether events are still held back.
+    fn closed(&self) -> bool {
+        !self.open
+    }
+
+    /// Sends what is held and lets everything after it through.
+    fn open(&mut self, on_event: &mut dyn FnMut(AnswerEvent)) {
+        self.open = true;
+        for event in self.held.drain(..) {
+            on_event(event);
+        }
+    }
+}
+
+/// The model's answer to `prompt`: streamed through the echo filter, the number check and the
+/// citation parser; an answer that declines, or had nothing of its own, shows the passages that
+/// came nearest, and one that cites nothing cites the passage it draws on.
+fn respond(
+    model: &dyn LanguageModel,
+    question: &str,
+    prompt: &context::Prompt,
+    settings: &AnswerSettings,
+    cancel: &Cancel,
+    on_event: &mut dyn FnMut(AnswerEvent),
+) -> Result<Answer, LlmError> {
     let mut echo = EchoFilter::new(&[context::INSTRUCTIONS, context::ANSWER_CUE]);
+    let seen: Vec<String> = prompt
+        .passages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| context::passage_block(i + 1, &p.document_name, p.page, &p.context, &p.text))
+        .collect();
+    let mut check = NumberCheck::new(question, &seen);
     let mut parser = CitationParser::new(prompt.passages.len());
     let mut body = String::new();
     let mut citations = Vec::new();
@@ -189,12 +302,14 @@ pub fn answer(
         }
     };
     let finish = model.generate(&prompt.messages, &settings.generate, cancel, &mut |text| {
-        deliver(parser.push(&echo.push(text)), &mut body, &mut citations);
+        deliver(parser.push(&check.push(&echo.push(text))), &mut body, &mut citations);
     })?;
-    deliver(parser.push(&echo.finish()), &mut body, &mut citations);
+    deliver(parser.push(&check.push(&echo.finish())), &mut body, &mut citations);
+    deliver(parser.push(&check.finish()), &mut body, &mut citations);
     deliver(parser.finish(), &mut body, &mut citations);
     // A stopped answer gets nothing more than what the reader saw.
-    let uncited = citations.is_empty() && finish != Finish::Cancelled;
+    let stopped = finish == Finish::Cancelled;
+    let uncited = citations.is_empty() && !stopped;
     let echo_only = uncited && body.trim().is_empty();
     if echo_only {
         // All the model wrote was its instructions: say so rather than show nothing.
@@ -203,7 +318,9 @@ pub fn answer(
         });
         body = NO_ANSWER.to_string();
     }
-    if uncited && (echo_only || says_not_found(&body)) {
+    // Every sentence gave a figure that could not be checked: what is left is the note.
+    let unchecked_only = !stopped && check.nothing_shown() && check.counts.withheld > 0;
+    if (uncited && (echo_only || says_not_found(&body))) || unchecked_only {
         // The passages were relevant enough to ask the model: show the best of them, so that
         // the reader can judge for themselves whether they answer.
         let text = "\n\nThe passages that came nearest:\n\n".to_string();
@@ -233,6 +350,7 @@ pub fn answer(
         finish,
         backend: model.describe(),
         passages_supplied: prompt.passages.len(),
+        numbers: check.counts,
     })
 }
 
@@ -290,6 +408,7 @@ fn quoted(
         finish: Finish::Stop,
         backend: String::new(),
         passages_supplied: 0,
+        numbers: NumberCounts::default(),
     }
 }
 

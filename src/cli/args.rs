@@ -307,8 +307,9 @@ pub struct EvalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum EvalCommand {
-    /// Measure answers against gold answers: share correct, share citing a gold page, citations
-    /// that resolve, time to first token and tokens/s, per backend and model.
+    /// Measure answers against gold answers: share correct, declines, share citing a gold page,
+    /// citations that resolve, numbers quoted / computed / withheld, time to first token and
+    /// tokens/s, per backend and model and per source of the questions.
     Answers(Box<EvalAnswersArgs>),
 }
 

@@ -1,8 +1,10 @@
 //! `lectern eval answers`: asks every question of an answer set through the real ask path (search,
 //! prompt, model, citations, chats) once per backend and model, grades the answers against the
-//! gold ones and prints, per run: share correct, share citing a gold page, share of citations
-//! that resolve to a passage the model was given, the gold page among the top five passages,
-//! time to first token and tokens per second. The chats it makes are deleted afterwards.
+//! gold ones and prints, per run and per source of the questions (then all of them): share
+//! correct, declines, share citing a gold page, share of citations that resolve to a passage the
+//! model was given, the gold page among the top five passages, the answers' numbers (quoted,
+//! computed by Lectern, withheld), time to first token and tokens per second. The chats it makes
+//! are deleted afterwards.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -12,7 +14,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use lectern::answer::grade::{declines, graded_text, is_correct, read_gold, GoldQuestion};
-use lectern::answer::{says_not_found, AnswerEvent, AnswerKind, AnswerSettings, Citation};
+use lectern::answer::{says_not_found, AnswerEvent, AnswerKind, AnswerSettings, Citation, NumberCounts};
 use lectern::catalog::ChatId;
 use lectern::llm::{Backend, Cancel, GenerateOptions, LanguageModel};
 use lectern::search::Hit;
@@ -28,11 +30,14 @@ use super::scope::scope;
 struct Graded {
     run: String,
     id: Option<String>,
+    /// Where the question comes from (its set's `source`).
+    source: Option<String>,
     question: String,
     gold: Option<String>,
     answer: String,
     kind: AnswerKind,
     correct: bool,
+    numbers: NumberCounts,
     /// Whether the answer declines ("the documents do not say", or nothing relevant enough).
     declined: bool,
     /// Whether a citation names the gold document and one of its pages.
@@ -170,11 +175,14 @@ fn runs(library: &Library, args: &EvalAnswersArgs) -> Result<Vec<(String, Backen
     Ok(runs)
 }
 
-/// When the answer's first text came, and when it ended, from the question's start.
-#[derive(Debug, Clone, Copy)]
+/// When the answer's first text came, from the question's start (its end without text), and
+/// how fast its text streamed after the first.
+#[derive(Debug, Clone)]
 struct Timing {
     first_text_ms: f64,
-    total_ms: f64,
+    /// The text streamed after the first piece, and how long after the first piece its last
+    /// piece came.
+    streamed_after_first: (String, f64),
 }
 
 async fn ask(
@@ -201,26 +209,32 @@ async fn ask(
     };
     let (sender, mut events) = mpsc::unbounded_channel();
     let started = Instant::now();
-    let first = tokio::spawn(async move {
-        let mut first = None;
+    let texts = tokio::spawn(async move {
+        let (mut first, mut last, mut after) = (None, None, String::new());
         while let Some(event) = events.recv().await {
-            if first.is_none() && matches!(event, AnswerEvent::Text { .. }) {
-                first = Some(started.elapsed());
+            if let AnswerEvent::Text { text } = event {
+                let at = started.elapsed();
+                if first.is_some() {
+                    after.push_str(&text);
+                    last = Some(at);
+                } else {
+                    first = Some(at);
+                }
             }
         }
-        first
+        (first, last, after)
     });
     let outcome = library.ask(&request, model, &Cancel::new(), Some(sender)).await?;
     let total_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let first_text_ms = first
-        .await
-        .map_err(Error::stopped("timing the first text"))?
-        .map_or(total_ms, |d| d.as_secs_f64() * 1000.0);
+    let (first, last, after) = texts.await.map_err(Error::stopped("timing the text"))?;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    let first_text_ms = first.map_or(total_ms, ms);
+    let span = last.map_or(0.0, |l| ms(l) - first_text_ms);
     Ok((
         outcome,
         Timing {
             first_text_ms,
-            total_ms,
+            streamed_after_first: (after, span),
         },
     ))
 }
@@ -234,23 +248,26 @@ fn grade(
 ) -> Graded {
     let answer = &outcome.answer;
     let on_gold_page = |name: &str, page: u32| gold.doc.as_deref() == Some(name) && gold.pages.contains(&page);
-    let generating_ms = timing.total_ms - timing.first_text_ms;
-    // A model that declines writes a few tokens; the passages Lectern adds to its answer are not
-    // the model's.
+    // Measured on what streamed after the first piece, over at least a second: answers stream a
+    // sentence at a time from their first number. A model that declines writes a few tokens,
+    // and the passages Lectern adds to its answer are not the model's.
+    let (after, span_ms) = &timing.streamed_after_first;
     let tokens_per_second = match (answer.kind, model) {
-        (AnswerKind::Generated, Some(model)) if generating_ms > 0.0 && !says_not_found(&answer.body) => {
-            Some(model.count_tokens(&answer.body) as f64 / (generating_ms / 1000.0))
+        (AnswerKind::Generated, Some(model)) if *span_ms >= 1000.0 && !says_not_found(&answer.body) => {
+            Some(model.count_tokens(after) as f64 / (span_ms / 1000.0))
         }
         _ => None,
     };
     Graded {
         run: run.to_string(),
         id: gold.id.clone(),
+        source: gold.source.clone(),
         question: gold.question.clone(),
         gold: gold.answer.clone(),
         answer: answer.body.clone(),
         kind: answer.kind,
         correct: is_correct(gold, &graded_text(answer)),
+        numbers: answer.numbers,
         declined: declines(answer),
         cites_gold_page: answer.citations.iter().any(|c| on_gold_page(&c.document_name, c.page)),
         citations: answer.citations.len(),
@@ -275,11 +292,13 @@ fn failed(run: &str, gold: &GoldQuestion, error: &Error) -> Graded {
     Graded {
         run: run.to_string(),
         id: gold.id.clone(),
+        source: gold.source.clone(),
         question: gold.question.clone(),
         gold: gold.answer.clone(),
         answer: format!("error: {error}"),
         kind: AnswerKind::NotFound,
         correct: false,
+        numbers: NumberCounts::default(),
         declined: false,
         cites_gold_page: false,
         citations: 0,
@@ -309,8 +328,8 @@ fn resolves(citation: &Citation, hits: &[Hit]) -> bool {
 
 fn print_table(reports: &[(String, Vec<Graded>)]) {
     println!(
-        "\n  {:<44} {:>4} {:>8} {:>9} {:>9} {:>9} {:>10} {:>9} {:>12} {:>12} {:>10}",
-        "backend and model",
+        "\n  {:<44} {:>4} {:>8} {:>9} {:>9} {:>9} {:>10} {:>9} {:>14} {:>12} {:>12} {:>10}",
+        "backend and model · source",
         "n",
         "correct",
         "answ./un.",
@@ -318,49 +337,66 @@ fn print_table(reports: &[(String, Vec<Graded>)]) {
         "gold page",
         "citations",
         "top-5 pg",
+        "numbers q/c/w",
         "first token",
         "(p90)",
         "tokens/s"
     );
     for (name, graded) in reports {
-        let n = graded.len().max(1) as f64;
-        let share = |f: &dyn Fn(&Graded) -> bool| graded.iter().filter(|g| f(g)).count() as f64 / n;
-        let answerable: Vec<&Graded> = graded.iter().filter(|g| g.gold.is_some()).collect();
-        let unanswerable: Vec<&Graded> = graded.iter().filter(|g| g.gold.is_none()).collect();
-        let part = |set: &[&Graded], f: &dyn Fn(&Graded) -> bool| {
-            set.iter().filter(|g| f(g)).count() as f64 / set.len().max(1) as f64
-        };
-        let citations: usize = graded.iter().map(|g| g.citations).sum();
-        let resolved: usize = graded.iter().map(|g| g.resolved).sum();
-        let mut first: Vec<f64> = graded.iter().map(|g| g.first_token_ms).collect();
-        let mut speed: Vec<f64> = graded.iter().filter_map(|g| g.tokens_per_second).collect();
-        println!(
-            "  {:<44} {:>4} {:>8.3} {:>4.2}/{:<4.2} {:>4.2}/{:<4.2} {:>9.3} {:>10} {:>9.3} {:>10.1} s {:>10.1} s {:>10}",
-            one_line(name, 44),
-            graded.len(),
-            share(&|g| g.correct),
-            part(&answerable, &|g| g.correct),
-            part(&unanswerable, &|g| g.correct),
-            part(&answerable, &|g| g.declined),
-            part(&unanswerable, &|g| g.declined),
-            part(&answerable, &|g| g.cites_gold_page),
-            if citations == 0 {
-                "-".to_string()
-            } else {
-                format!("{:.1}%", 100.0 * resolved as f64 / citations as f64)
-            },
-            part(&answerable, &|g| g.gold_page_in_top5),
-            percentile(&mut first, 0.5) / 1000.0,
-            percentile(&mut first, 0.9) / 1000.0,
-            if speed.is_empty() {
-                "-".to_string()
-            } else {
-                format!("{:.1}/{:.1}", percentile(&mut speed, 0.5), percentile(&mut speed, 0.9))
+        let mut sources: Vec<&str> = graded.iter().filter_map(|g| g.source.as_deref()).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        if sources.len() > 1 {
+            for source in sources {
+                let part: Vec<&Graded> = graded.iter().filter(|g| g.source.as_deref() == Some(source)).collect();
+                print_row(&format!("{name} · {source}"), &part);
             }
-        );
+        }
+        print_row(&format!("{name} · all"), &graded.iter().collect::<Vec<_>>());
     }
     println!(
-        "\n  correct: share of all questions; answ./un.: of answerable ones / of ones the documents do not answer;\n  declined: answers saying the documents do not say, of answerable ones / of the others;\n  gold page: answerable questions citing a gold page; citations: share resolving to a retrieved passage;\n  top-5 pg: a gold page among the first five passages; first token: median and p90; tokens/s: median/p90"
+        "\n  correct: share of all questions; answ./un.: of answerable ones / of ones the documents do not answer;\n  declined: answers saying the documents do not say, of answerable ones / of the others;\n  gold page: answerable questions citing a gold page; citations: share resolving to a retrieved passage;\n  top-5 pg: a gold page among the first five passages; numbers q/c/w: the answers' numbers quoted from the\n  question or a passage / computed by Lectern / withheld, neither (their sentences left out);\n  first token: median and p90; tokens/s: median/p90"
+    );
+}
+
+/// One row of the table: the questions `graded` of one run (and source).
+fn print_row(label: &str, graded: &[&Graded]) {
+    let n = graded.len().max(1) as f64;
+    let share = |f: &dyn Fn(&Graded) -> bool| graded.iter().filter(|g| f(g)).count() as f64 / n;
+    let answerable: Vec<&Graded> = graded.iter().copied().filter(|g| g.gold.is_some()).collect();
+    let unanswerable: Vec<&Graded> = graded.iter().copied().filter(|g| g.gold.is_none()).collect();
+    let part = |set: &[&Graded], f: &dyn Fn(&Graded) -> bool| {
+        set.iter().filter(|g| f(g)).count() as f64 / set.len().max(1) as f64
+    };
+    let citations: usize = graded.iter().map(|g| g.citations).sum();
+    let resolved: usize = graded.iter().map(|g| g.resolved).sum();
+    let count = |f: fn(&NumberCounts) -> u32| graded.iter().map(|g| f(&g.numbers)).sum::<u32>();
+    let mut first: Vec<f64> = graded.iter().map(|g| g.first_token_ms).collect();
+    let mut speed: Vec<f64> = graded.iter().filter_map(|g| g.tokens_per_second).collect();
+    println!(
+        "  {:<44} {:>4} {:>8.3} {:>4.2}/{:<4.2} {:>4.2}/{:<4.2} {:>9.3} {:>10} {:>9.3} {:>14} {:>10.1} s {:>10.1} s {:>10}",
+        one_line(label, 44),
+        graded.len(),
+        share(&|g| g.correct),
+        part(&answerable, &|g| g.correct),
+        part(&unanswerable, &|g| g.correct),
+        part(&answerable, &|g| g.declined),
+        part(&unanswerable, &|g| g.declined),
+        part(&answerable, &|g| g.cites_gold_page),
+        if citations == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.1}%", 100.0 * resolved as f64 / citations as f64)
+        },
+        part(&answerable, &|g| g.gold_page_in_top5),
+        format!("{}/{}/{}", count(|c| c.quoted), count(|c| c.computed), count(|c| c.withheld)),
+        percentile(&mut first, 0.5) / 1000.0,
+        percentile(&mut first, 0.9) / 1000.0,
+        if speed.is_empty() {
+            "-".to_string()
+        } else {
+            format!("{:.1}/{:.1}", percentile(&mut speed, 0.5), percentile(&mut speed, 0.9))
+        }
     );
 }
 

@@ -111,7 +111,7 @@ impl Library {
     }
 
     /// Every passage of a ready document, as indexed.
-    fn stored_chunks(&self, doc: &Document) -> Result<Vec<Chunk>, Error> {
+    pub(super) fn stored_chunks(&self, doc: &Document) -> Result<Vec<Chunk>, Error> {
         if doc.status != DocumentStatus::Ready {
             return Err(Error::PartNotFound {
                 document: doc.id.to_string(),

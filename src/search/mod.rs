@@ -110,6 +110,12 @@ pub struct Hit {
     /// The score the ranking used (cosine, BM25 or fused, by mode).
     pub score: f32,
     pub components: ScoreComponents,
+    /// What the passage sits under, as indexed (its section's heading, a table's title and the
+    /// line naming its columns), one per line after the document's label; filled in for the
+    /// prompt of an answer (`Library::ask`), empty elsewhere and never sent.
+    #[serde(skip)]
+    #[cfg_attr(feature = "typescript", ts(skip))]
+    pub context: String,
 }
 
 /// The hits of one document, for a "sources" view.

@@ -236,5 +236,6 @@ fn hit(current: &Current<'_>, r: Ranked) -> Option<Hit> {
             vector_rank: r.vector_rank,
             keyword_rank: r.keyword_rank,
         },
+        context: String::new(),
     })
 }

@@ -111,13 +111,13 @@ fn question_of(messages: &[InMessage]) -> Result<(String, Vec<Message>), ApiErro
 /// Where an answer stands when its stream starts.
 enum Outcome {
     Running(JoinHandle<Result<Answered, Error>>),
-    Done(Answered),
+    Done(Box<Answered>),
 }
 
 impl Outcome {
     async fn get(self) -> Result<Answered, ApiError> {
         match self {
-            Outcome::Done(answered) => Ok(answered),
+            Outcome::Done(answered) => Ok(*answered),
             Outcome::Running(answering) => Ok(answering.await.map_err(Error::stopped("answering"))??),
         }
     }
@@ -226,7 +226,7 @@ pub async fn completions(
     let first = answer_events.recv().await;
     let outcome = match first {
         Some(_) => Outcome::Running(answering),
-        None => Outcome::Done(Outcome::Running(answering).get().await?),
+        None => Outcome::Done(Box::new(Outcome::Running(answering).get().await?)),
     };
     let (out, mut sent) = mpsc::channel::<Event>(64);
     tokio::spawn(async move {

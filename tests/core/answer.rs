@@ -107,6 +107,7 @@ fn hit(document: DocumentId, name: &str, page: u32, text: &str, cosine: f32) -> 
             vector: Some(cosine),
             ..ScoreComponents::default()
         },
+        context: String::new(),
     }
 }
 
@@ -954,4 +955,64 @@ fn a_copy_of_the_instructions_never_reaches_the_answer() {
     );
     assert!(!alone.body.contains("short phrase"), "{}", alone.body);
     assert_eq!(alone.citations.len(), 2, "the passages it read, cited");
+}
+
+/// A model that declines is given the passages that did not fit its prompt before its decline
+/// is shown; the decline it took back never reaches the reader.
+#[test]
+fn a_decline_gets_a_second_look_at_the_passages_that_did_not_fit() {
+    let doc = DocumentId::new_random();
+    // A window of 4,096 tokens holds either passage with the instructions, not both.
+    let first = "Visitors climb the stairs to the second floor. ".repeat(85);
+    let second = format!(
+        "The Eiffel Tower is 330 metres tall. {}",
+        "Paris has many bridges. ".repeat(500)
+    );
+    let hits = vec![
+        hit(doc, "towers.pdf", 3, &first, 0.8),
+        hit(doc, "towers.pdf", 5, &second, 0.6),
+    ];
+    for answers_second_time in [true, false] {
+        let (url, server) = serve(2, move |_, _, json| {
+            let prompt = json["messages"].to_string();
+            let reply = if prompt.contains("page 5") && answers_second_time {
+                vec!["It is ", "330 metres tall [1]."]
+            } else {
+                vec!["The documents ", "do not say."]
+            };
+            Reply {
+                status: 200,
+                content_type: "application/x-ndjson",
+                pieces: ollama_lines(&reply, true),
+                pause: Duration::ZERO,
+            }
+        });
+        let model = HttpChat::new(ServerApi::Ollama, &url, "m", None, 4096).unwrap();
+        let mut events = Vec::new();
+        let answered = answer(
+            Some(&model),
+            "How tall is the Eiffel Tower?",
+            &[],
+            &hits,
+            &AnswerSettings::default(),
+            &Cancel::new(),
+            &mut |e| events.push(e),
+        )
+        .unwrap();
+        server.join().unwrap();
+        let streamed = streamed_text(&events);
+        if answers_second_time {
+            assert_eq!(answered.body, "It is 330 metres tall [^1].");
+            assert_eq!(answered.citations[0].page, 5);
+            assert_eq!(streamed, answered.body, "the first look's decline was not shown");
+        } else {
+            assert!(
+                answered.body.starts_with("The documents do not say."),
+                "{}",
+                answered.body
+            );
+            assert_eq!(streamed.matches("do not say").count(), 1, "{streamed}");
+            assert_eq!(answered.citations[0].page, 3, "the best-ranked passages, cited");
+        }
+    }
 }

@@ -249,7 +249,28 @@ backend: string,
 /**
  * How many passages the model was given.
  */
-passages_supplied: number, };
+passages_supplied: number, 
+/**
+ * How the answer's numbers were checked (all zero for answers no model wrote).
+ */
+numbers: NumberCounts, };
+
+/**
+ * How the numbers of an answer fared.
+ */
+export type NumberCounts = { 
+/**
+ * Numbers found in the question or a passage.
+ */
+quoted: number, 
+/**
+ * Results Lectern computed from a written-out computation.
+ */
+computed: number, 
+/**
+ * Numbers neither quoted nor computed, whose sentences were left out.
+ */
+withheld: number, };
 
 /**
  * Why generation ended.
