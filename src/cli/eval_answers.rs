@@ -329,7 +329,7 @@ fn resolves(citation: &Citation, hits: &[Hit]) -> bool {
 fn print_table(reports: &[(String, Vec<Graded>)]) {
     println!(
         "\n  {:<44} {:>4} {:>8} {:>9} {:>9} {:>9} {:>10} {:>9} {:>14} {:>12} {:>12} {:>10}",
-        "backend and model · source",
+        "backend and model, then per source",
         "n",
         "correct",
         "answ./un.",
@@ -343,16 +343,17 @@ fn print_table(reports: &[(String, Vec<Graded>)]) {
         "tokens/s"
     );
     for (name, graded) in reports {
+        println!("  {name}");
         let mut sources: Vec<&str> = graded.iter().filter_map(|g| g.source.as_deref()).collect();
         sources.sort_unstable();
         sources.dedup();
         if sources.len() > 1 {
             for source in sources {
                 let part: Vec<&Graded> = graded.iter().filter(|g| g.source.as_deref() == Some(source)).collect();
-                print_row(&format!("{name} · {source}"), &part);
+                print_row(&format!("  {source}"), &part);
             }
         }
-        print_row(&format!("{name} · all"), &graded.iter().collect::<Vec<_>>());
+        print_row("  all", &graded.iter().collect::<Vec<_>>());
     }
     println!(
         "\n  correct: share of all questions; answ./un.: of answerable ones / of ones the documents do not answer;\n  declined: answers saying the documents do not say, of answerable ones / of the others;\n  gold page: answerable questions citing a gold page; citations: share resolving to a retrieved passage;\n  top-5 pg: a gold page among the first five passages; numbers q/c/w: the answers' numbers quoted from the\n  question or a passage / computed by Lectern / withheld, neither (their sentences left out);\n  first token: median and p90; tokens/s: median/p90"
