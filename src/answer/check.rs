@@ -89,9 +89,9 @@ impl NumberCheck {
     /// Takes the next piece of the answer; returns what may be shown now: whole sentences,
     /// checked, and the words of the sentence being written up to its first number.
     pub fn push(&mut self, text: &str) -> String {
-        // Only the new text (and the character before it, a stop it may follow) can end a
-        // sentence: what was held is not scanned again.
-        let mut from = self.held.char_indices().next_back().map_or(0, |(i, _)| i);
+        // Only the new text can end a sentence, with a stop and the whitespace before it: what
+        // was held before them is not scanned again.
+        let mut from = self.held.trim_end().char_indices().next_back().map_or(0, |(i, _)| i);
         self.held.push_str(text);
         let mut out = String::new();
         loop {

@@ -93,14 +93,24 @@ impl EchoFilter {
     }
 }
 
-/// The byte just past the first sentence's end in `text` (a stop with what follows it), if a
-/// sentence has ended; a stop at the very end of the text may still be a number's ("3.5").
+/// The byte just past the first sentence's end in `text` (a stop with the whitespace after it),
+/// if a sentence has ended. A stop ends a sentence once what follows it is known: whitespace,
+/// then neither a lowercase letter ("approx. three") nor, after a word of at most three letters,
+/// a digit ("Rs. 995.12", "No. 5"); a newline always ends one.
 pub(super) fn sentence_end(text: &str) -> Option<usize> {
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let closes = match c {
             '\n' => true,
-            '.' | '!' | '?' => chars.peek().is_some_and(|(_, next)| next.is_whitespace()),
+            '.' | '!' | '?' => {
+                let rest = &text[i + c.len_utf8()..];
+                match rest.trim_start().chars().next() {
+                    _ if !rest.starts_with(char::is_whitespace) => false,
+                    None => false,
+                    Some(next) if next.is_lowercase() => false,
+                    Some(next) => !(next.is_ascii_digit() && c == '.' && short_word(&text[..i])),
+                }
+            }
             _ => false,
         };
         if closes {
@@ -113,6 +123,13 @@ pub(super) fn sentence_end(text: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// Whether `text` ends in a word of one to three letters (an abbreviation's, before its stop).
+fn short_word(text: &str) -> bool {
+    let letters = text.chars().rev().take_while(|c| c.is_alphabetic()).count();
+    let before = text.chars().rev().nth(letters);
+    (1..=3).contains(&letters) && !before.is_some_and(char::is_alphanumeric)
 }
 
 /// The lower-cased words (letters and digits) of `text`.
@@ -177,6 +194,16 @@ mod tests {
         ] {
             assert_eq!(filtered(&[answer]), answer);
         }
+    }
+
+    #[test]
+    fn a_stop_ends_a_sentence_once_what_follows_shows_it() {
+        assert_eq!(sentence_end("It grew. Then"), Some(9));
+        assert_eq!(sentence_end("It grew. "), None, "what follows is not known yet");
+        assert_eq!(sentence_end("It grew.\nthen"), Some(9));
+        assert_eq!(sentence_end("It was Rs. 995.12 in 2002. [1]"), Some(27));
+        assert_eq!(sentence_end("See No. 5 and approx. three. 2019 was"), Some(29));
+        assert_eq!(sentence_end("It is 3.5"), None);
     }
 
     #[test]
