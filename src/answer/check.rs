@@ -28,8 +28,8 @@ use super::numbers::{numbers, Number};
 const COUNT: f64 = 20.0;
 /// The most bytes of a sentence held back before it is checked in parts.
 const MAX_HELD: usize = 2000;
-/// Constants a computation may use without quoting them: small divisors ("/ 3" for a
-/// three-year average), 100 for a percent, 1,000 for a change of scale.
+/// Constants a computation may use without quoting them, besides counts ("/ 3" for a
+/// three-year average): 100 for a percent, 1,000 for a change of scale.
 const CONSTANTS: [f64; 2] = [100.0, 1000.0];
 
 /// What stands in for the rest of a sentence, from its first number, when a number of it could
@@ -99,9 +99,7 @@ impl NumberCheck {
                 // A marker right after the stop ("... 873655. [1]") cites this sentence.
                 Some(end) => match marker_after(&self.held[from + end..]) {
                     Some(marker) => from + end + marker,
-                    None if self.held[from + end..].trim().is_empty() || opens_marker(&self.held[from + end..]) => {
-                        break
-                    }
+                    None if opens_marker(&self.held[from + end..]) => break,
                     None => from + end,
                 },
                 // A sentence that does not end is checked in parts, up to a space.
