@@ -428,8 +428,31 @@ impl Catalog {
         Ok(())
     }
 
-    /// Per-folder totals: documents, pages and chunks directly in each folder, and the latest addition.
+    /// Per-folder totals, subfolders included (as a folder's scope is): documents, pages and
+    /// chunks, by status, and the latest addition.
     pub fn folder_stats(&self) -> Result<Vec<FolderStats>, CatalogError> {
+        let own = self.own_folder_stats()?;
+        Ok(own
+            .iter()
+            .map(|folder| {
+                let inside = format!("{}/", folder.folder.path);
+                let mut total = folder.clone();
+                for sub in own.iter().filter(|s| s.folder.path.starts_with(&inside)) {
+                    total.documents += sub.documents;
+                    total.pages += sub.pages;
+                    total.chunks += sub.chunks;
+                    total.ready += sub.ready;
+                    total.pending += sub.pending;
+                    total.needing_attention += sub.needing_attention;
+                    total.latest_added = total.latest_added.max(sub.latest_added);
+                }
+                total
+            })
+            .collect())
+    }
+
+    /// Per-folder totals of the documents directly in each folder.
+    fn own_folder_stats(&self) -> Result<Vec<FolderStats>, CatalogError> {
         let folders = self.list_folders()?;
         let mut stmt = self.conn.prepare_cached(
             "SELECT COUNT(*), IFNULL(SUM(page_count), 0), IFNULL(SUM(chunk_count), 0),

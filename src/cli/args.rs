@@ -29,7 +29,8 @@ pub enum Command {
     Doc(DocCommand),
     /// Index queued documents until none is left (`--watch`: keep waiting for more).
     Index(IndexArgs),
-    /// Folders with their documents, pages and chunks; documents in progress or needing attention.
+    /// Folders with their documents, pages and chunks (subfolders included); documents in
+    /// progress or needing attention.
     Status(JsonFlag),
     /// Find the passages that best match a question, across a folder's documents.
     Search(SearchArgs),

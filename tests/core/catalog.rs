@@ -155,6 +155,33 @@ fn moving_a_document_changes_its_folder_only() {
     );
 }
 
+#[test]
+fn a_folders_counts_include_its_subfolders() {
+    let lib = library();
+    lib.create_folder("Work").unwrap();
+    lib.create_folder("Work/Taxes").unwrap();
+    lib.create_folder("Workshop").unwrap();
+    let pdf = |name: &str| crate::common::corpus_pdf(name);
+    lib.add(&[pdf("text-libreoffice-writer-1p.pdf")], "Work").unwrap();
+    lib.add(&[pdf("text-word-mac-lorem-ipsum-2p.pdf")], "Work/Taxes")
+        .unwrap();
+    let count = |path: &str| {
+        let stats = lib.folder_stats().unwrap();
+        let folder = stats.iter().find(|s| s.folder.path == path).unwrap();
+        (
+            folder.documents,
+            folder.pending + folder.ready + folder.needing_attention,
+        )
+    };
+    assert_eq!(count("Work"), (2, 2), "its own document and its subfolder's");
+    assert_eq!(count("Work/Taxes"), (1, 1));
+    assert_eq!(
+        count("Workshop"),
+        (0, 0),
+        "a folder whose name starts alike is not inside"
+    );
+}
+
 /// Builds a catalog at every older schema version with rows valid for it, then opens it with the
 /// current code: the data must survive and the schema must be the latest.
 #[test]
