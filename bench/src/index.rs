@@ -258,6 +258,7 @@ async fn re_embedding(config: &LibraryConfig, files: &[PathBuf], scratch: &Path)
             scope: Scope::default(),
             k: 5,
             mode: SearchMode::Hybrid,
+            second_stage: false,
         };
         let asked_at = Instant::now();
         let results = library.search(&request).await?;

@@ -466,6 +466,7 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
         scope: scope.clone(),
         k: K,
         mode,
+        second_stage: false,
     };
     let started = Instant::now();
     let first = library
@@ -577,6 +578,7 @@ async fn real_run(config: LibraryConfig, questions: &Path, folder: &str, rounds:
                     scope: scope.clone(),
                     k: K,
                     mode,
+                    second_stage: false,
                 };
                 let started = Instant::now();
                 library.search_with_vector(&request, Some(vector.clone())).await?;

@@ -50,6 +50,7 @@ pub async fn run(args: &ServeBenchArgs) -> anyhow::Result<()> {
         scope: Default::default(),
         k: K,
         mode: SearchMode::Hybrid,
+        second_stage: false,
     };
     for q in &questions {
         library.search(&request(q)).await?;

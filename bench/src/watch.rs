@@ -61,6 +61,7 @@ async fn searchable(library: &Library, word: &str, since: Instant) -> anyhow::Re
         scope: Default::default(),
         k: 1,
         mode: SearchMode::Keyword,
+        second_stage: false,
     };
     loop {
         if !library.search(&request).await?.hits.is_empty() {

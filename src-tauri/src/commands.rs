@@ -67,7 +67,7 @@ pub async fn library_state(state: State<'_, AppState>) -> Reply<LibraryView> {
             folders: library.folders()?,
             documents: library.documents(None, true)?,
             links: library.links()?,
-            paused: library.indexing_paused(),
+            paused: library.indexing_paused()?,
         })
     })
     .await
@@ -203,11 +203,14 @@ pub async fn cancel_indexing(state: State<'_, AppState>, id: String) -> Reply<bo
     .await
 }
 
-/// Pauses or resumes the whole indexing queue; returns whether it is paused now.
+/// Pauses or resumes the library's indexing, in every process; returns whether it is paused now.
 #[tauri::command]
-pub fn pause_indexing(state: State<'_, AppState>, paused: bool) -> bool {
-    state.library.set_indexing_paused(paused);
-    state.library.indexing_paused()
+pub async fn pause_indexing(state: State<'_, AppState>, paused: bool) -> Reply<bool> {
+    blocking(&state, "pausing the indexing", move |library| {
+        library.set_indexing_paused(paused)?;
+        library.indexing_paused()
+    })
+    .await
 }
 
 #[tauri::command]
@@ -456,6 +459,7 @@ pub async fn quick_search(state: State<'_, AppState>, query: String, k: usize) -
         scope: Scope::default(),
         k: k.clamp(1, QUICK_SEARCH_MAX),
         mode: SearchMode::Keyword,
+        second_stage: false,
     };
     state.library.search(&request).await.map_err(fail)
 }

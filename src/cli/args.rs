@@ -284,6 +284,10 @@ pub struct SearchArgs {
     pub k: usize,
     #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
     pub mode: ModeArg,
+    /// Score the best pages again with the second stage's model, as answers do (when it is
+    /// installed: `lectern model install nomic-embed-text-v1.5`); a few seconds more.
+    #[arg(long)]
+    pub second_stage: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -301,6 +305,10 @@ pub struct EvalArgs {
     /// List every question whose page each mode misses in the top 5 (whole scope).
     #[arg(long)]
     pub verbose: bool,
+    /// Measure hybrid search with the second stage too (its model must be installed: `lectern
+    /// model install nomic-embed-text-v1.5`); a few seconds a question.
+    #[arg(long)]
+    pub second_stage: bool,
     /// Write each question's ranks and pages found, per scope and mode, as JSON Lines here.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -338,6 +346,9 @@ pub struct EvalAnswersArgs {
     /// The most tokens a prompt may take (default: Lectern's default budget).
     #[arg(long)]
     pub budget: Option<usize>,
+    /// Retrieve without the second stage, even where its model is installed.
+    #[arg(long)]
+    pub no_second_stage: bool,
     /// The most tokens an answer may have.
     #[arg(long, default_value_t = 256)]
     pub max_tokens: usize,
@@ -484,8 +495,29 @@ pub enum DocCommand {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct IndexArgs {
+    #[command(subcommand)]
+    pub command: Option<IndexCommand>,
     /// Keep running and index documents as they are added.
     #[arg(long)]
     pub watch: bool,
+}
+
+/// Control of indexing, whichever Lectern process indexes the library (this one, another
+/// `lectern`, or the desktop app).
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Pause indexing: steps under way stop between two pages and nothing starts until
+    /// `lectern index resume`; nothing is lost.
+    Pause,
+    /// Let paused indexing go on.
+    Resume,
+    /// Stop indexing documents, or take them out of the queue: each ends failed, to be indexed
+    /// again with `lectern doc reindex`.
+    Cancel {
+        /// Document ids, or unique prefixes of them.
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
 }

@@ -75,8 +75,12 @@ pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, E
         Some(path) => Some(std::fs::File::create(path).map_err(Error::io(path))?),
         None => None,
     };
+    let second_stage = match !args.no_second_stage && library.has_second_stage() {
+        true => "with",
+        false => "without",
+    };
     println!(
-        "{} questions from {} over {} documents, k = {}, {} thread(s)",
+        "{} questions from {} over {} documents, k = {}, {second_stage} the second stage, {} thread(s)",
         questions.len(),
         args.questions.display(),
         documents.len(),
@@ -199,6 +203,7 @@ async fn ask(
         request.scope = Some(scope);
     }
     request.k = args.k;
+    request.second_stage = !args.no_second_stage;
     request.settings = AnswerSettings {
         prompt_budget: args.budget.unwrap_or(AnswerSettings::default().prompt_budget),
         generate: GenerateOptions {

@@ -20,7 +20,7 @@ use lectern::jobs::RunMode;
 use lectern::pdf::{Extracted, PdfReader};
 use lectern::{DeleteMode, Error, ErrorCode, Library, LibraryConfig};
 
-use args::{Cli, Command, DocCommand, FolderCommand};
+use args::{Cli, Command, DocCommand, FolderCommand, IndexArgs, IndexCommand};
 
 pub fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
@@ -104,18 +104,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
             output::documents(&docs, &folders, args.json);
         }
         Command::Doc(command) => return doc(&library, command).await,
-        Command::Index(args) => {
-            let mode = if args.watch {
-                RunMode::Forever
-            } else {
-                RunMode::UntilIdle
-            };
-            match library.run_indexer(mode).await {
-                Ok(run) => println!("indexed {} document(s)", run.processed),
-                Err(Error::IndexerBusy) => println!("{}", Error::IndexerBusy),
-                Err(e) => return Err(e),
-            }
-        }
+        Command::Index(args) => index(&library, args).await?,
         Command::Status(flag) => output::status(&library.status()?, flag.json),
         Command::Search(args) => return search::search(&library, args).await,
         Command::Eval(args) => {
@@ -201,6 +190,45 @@ fn folder(library: &Library, command: FolderCommand) -> Result<(), Error> {
             };
             let deleted = library.delete_folder(&path, mode)?;
             println!("deleted {path} ({deleted} document(s) deleted with it)");
+        }
+    }
+    Ok(())
+}
+
+async fn index(library: &Library, args: IndexArgs) -> Result<(), Error> {
+    match args.command {
+        Some(IndexCommand::Pause) => {
+            library.pause_indexing()?;
+            println!("indexing paused; `lectern index resume` goes on");
+        }
+        Some(IndexCommand::Resume) => {
+            library.resume_indexing()?;
+            println!("indexing goes on");
+        }
+        Some(IndexCommand::Cancel { ids }) => {
+            for id in ids {
+                let doc = library.document(&id)?;
+                if library.cancel_indexing(doc.id)? {
+                    println!("cancelled {}", doc.file_name);
+                } else {
+                    println!("{} is not being indexed ({})", doc.file_name, doc.status.as_str());
+                }
+            }
+        }
+        None => {
+            let mode = if args.watch {
+                RunMode::Forever
+            } else {
+                RunMode::UntilIdle
+            };
+            match library.run_indexer(mode).await {
+                Ok(run) => println!("indexed {} document(s)", run.processed),
+                Err(Error::IndexerBusy) => println!("{}", Error::IndexerBusy),
+                Err(e) => return Err(e),
+            }
+            if library.indexing_paused()? {
+                println!("indexing is paused; `lectern index resume` goes on");
+            }
         }
     }
     Ok(())

@@ -78,6 +78,7 @@ fn print_models(models: &[ModelEntry]) {
         let role = match m.role {
             lectern::models::ModelRole::Chat => "chat",
             lectern::models::ModelRole::Embedding => "embedding",
+            lectern::models::ModelRole::Rerank => "rerank",
         };
         println!(
             "{:<22} {:<9} {:>9} {:>8} {:>8}  {:<11} {:<10} {}",

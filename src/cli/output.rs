@@ -144,7 +144,12 @@ pub fn status(status: &LibraryStatus, as_json: bool) {
         );
     }
     if !status.in_progress.is_empty() {
-        println!("\nin progress:");
+        let paused = if status.paused {
+            " (paused: `lectern index resume` goes on)"
+        } else {
+            ""
+        };
+        println!("\nin progress{paused}:");
         for d in &status.in_progress {
             println!("  {}  {:<15} {}", short_id(d), status_text(d), d.file_name);
         }

@@ -99,7 +99,8 @@ async fn index_and_follow(library: &Library, docs: &[Document], show: bool) -> R
             for d in &current {
                 bars.on_catalog(d);
             }
-            if current.iter().all(|d| d.status.is_settled()) {
+            // A paused library's queue waits for `lectern index resume`, not for this process.
+            if current.iter().all(|d| d.status.is_settled()) || library.indexing_paused()? {
                 break;
             }
             tokio::time::sleep(POLL).await;
@@ -119,6 +120,9 @@ async fn index_and_follow(library: &Library, docs: &[Document], show: bool) -> R
     if show {
         for d in finished.iter().filter(|d| d.status != DocumentStatus::Ready) {
             println!("{}: {}", d.file_name, d.reason.as_deref().unwrap_or(d.status.as_str()));
+        }
+        if library.indexing_paused()? && finished.iter().any(|d| d.status == DocumentStatus::Queued) {
+            println!("indexing is paused; `lectern index resume` goes on");
         }
     }
     Ok(finished)

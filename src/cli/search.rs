@@ -27,6 +27,7 @@ pub async fn search(library: &Library, args: SearchArgs) -> Result<ExitCode, Err
         scope: scope(library, &args.scope)?,
         k: args.k,
         mode: args.mode.into(),
+        second_stage: args.second_stage,
     };
     let results = library.search(&request).await?;
     if results.skipped.iter().any(|s| s.requeued) {
@@ -117,7 +118,7 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
     };
     let questions = read_questions(path)?;
     let scope = scope(library, &args.scope)?;
-    let evaluation = library.evaluate(questions, &scope).await?;
+    let evaluation = library.evaluate(questions, &scope, args.second_stage).await?;
     for name in &evaluation.missing {
         eprintln!("warning: no ready document named {name} in the scope; its questions count as misses");
     }
@@ -141,10 +142,10 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
     }
     for eval_scope in EvalScope::ALL {
         for source in &sources {
-            for mode in SearchMode::ALL {
-                let (page, doc, n) = evaluation.metrics(eval_scope, mode, *source);
+            for &method in &evaluation.methods {
+                let (page, doc, n) = evaluation.metrics(eval_scope, method, *source);
                 let mut millis: Vec<f64> = evaluation
-                    .outcomes_of(eval_scope, mode, *source)
+                    .outcomes_of(eval_scope, method, *source)
                     .map(|o| o.millis)
                     .collect();
                 let p50 = percentile(&mut millis, 0.5);
@@ -155,7 +156,7 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
                 println!(
                     "{:<9} {:<24} {:>4}  {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3}  {}  {:>7.1}",
                     eval_scope.as_str(),
-                    format!("{} {}", source.unwrap_or("all"), mode.as_str()),
+                    format!("{} {}", source.unwrap_or("all"), method.name()),
                     n,
                     page.recall[0],
                     page.recall[1],
@@ -169,14 +170,14 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
         }
     }
     if args.verbose {
-        for mode in SearchMode::ALL {
+        for &method in &evaluation.methods {
             let missed: Vec<&Outcome> = evaluation
-                .outcomes_of(EvalScope::Folder, mode, None)
+                .outcomes_of(EvalScope::Folder, method, None)
                 .filter(|o| o.page_rank.is_none_or(|r| r > 5))
                 .collect();
             println!(
                 "\n{} misses at page level in the top 5 ({}):",
-                mode.as_str(),
+                method.name(),
                 missed.len()
             );
             for o in missed {

@@ -2,6 +2,7 @@
 //! ONNX Runtime) and an HTTP client for Ollama and OpenAI-compatible servers.
 
 mod error;
+mod gguf;
 mod graph;
 mod http;
 mod minilm;
@@ -9,6 +10,7 @@ mod runtime;
 mod weights;
 
 pub use error::EmbedError;
+pub use gguf::GgufEmbedder;
 pub use http::{identity as http_identity, HttpEmbedder};
 pub use minilm::{
     identity as minilm_identity, in_length_batches, tokenizer_for_batches, MiniLm, Parallelism, MAX_SEQUENCE,

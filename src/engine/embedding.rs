@@ -1,6 +1,7 @@
 //! The models indexing and search use, each loaded on first use (folder and document commands
 //! never need them): the chunker, which counts with MiniLM's tokenizer and is all reading a PDF
-//! needs, and the embedder, which only embedding and vector search need.
+//! needs, the embedder, which only embedding and vector search need, and the second stage's
+//! model, which answers' searches use when it is installed.
 
 use std::sync::Arc;
 
@@ -8,10 +9,11 @@ use super::{lock, Engine};
 use crate::chunk::Chunker;
 use crate::config::EmbedderConfig;
 use crate::embed::{
-    http_identity, minilm_identity, tokenizer_for_batches, EmbedError, Embedder, HttpEmbedder, MiniLm, Parallelism,
-    MINILM_DIR,
+    http_identity, minilm_identity, tokenizer_for_batches, EmbedError, Embedder, GgufEmbedder, HttpEmbedder, MiniLm,
+    Parallelism, MINILM_DIR,
 };
 use crate::error::Error;
+use crate::models::{known, ModelStore, NOMIC};
 
 impl Engine {
     /// The chunker, loaded on first use. Chunks are counted in MiniLM tokens whichever model
@@ -75,6 +77,35 @@ impl Engine {
         };
         *known = Some(id.clone());
         Ok(id)
+    }
+
+    /// The second stage's model if it is installed, loaded on first use and kept. One that does
+    /// not load is said once on standard error, and searches go on without it.
+    pub fn second_stage_model(&self) -> Option<Arc<GgufEmbedder>> {
+        let mut slot = lock(&self.second_stage);
+        if let Some(loaded) = slot.as_ref() {
+            return loaded.clone();
+        }
+        let store = ModelStore::new(&self.config().models_dir);
+        let model = known(NOMIC)?;
+        if !store.is_installed(model) {
+            return None;
+        }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let loaded = match GgufEmbedder::load(&store.file_path(model, &model.files[0]), threads) {
+            Ok(loaded) => Some(Arc::new(loaded)),
+            Err(e) => {
+                eprintln!("lectern: searching without a second stage: {e}");
+                None
+            }
+        };
+        *slot = Some(loaded.clone());
+        loaded
+    }
+
+    /// Drops the second stage's model (its file is about to go).
+    pub fn forget_second_stage_model(&self) {
+        *lock(&self.second_stage) = None;
     }
 
     /// Embeds a question with the library's embedder (a search scales it to unit length).

@@ -7,6 +7,7 @@
 
 mod answers;
 mod chat_model;
+mod control;
 mod documents;
 mod embedding;
 mod events;
@@ -23,7 +24,7 @@ use tokio::sync::{broadcast, Notify};
 use crate::catalog::{Catalog, DocumentId, ScopedDocument};
 use crate::chunk::Chunker;
 use crate::config::LibraryConfig;
-use crate::embed::Embedder;
+use crate::embed::{Embedder, GgufEmbedder};
 use crate::error::Error;
 use crate::files::FileStore;
 use crate::index::{DocIndex, Fields, IndexCache, IndexDirs, IndexError};
@@ -51,6 +52,9 @@ pub struct Engine {
     chunker: Mutex<Option<Arc<Chunker>>>,
     embedder: Mutex<Option<Arc<dyn Embedder>>>,
     embedder_id: Mutex<Option<String>>,
+    /// The second stage's model: not looked for yet (`None`), or looked for (`Some`, holding it
+    /// if it is installed and loaded).
+    second_stage: Mutex<Option<Option<Arc<GgufEmbedder>>>>,
     chat_model: Mutex<Option<chat_model::LoadedModel>>,
     open_indexes: IndexCache,
     fields: Fields,
@@ -87,6 +91,7 @@ impl Engine {
             chunker: Mutex::new(None),
             embedder: Mutex::new(None),
             embedder_id: Mutex::new(None),
+            second_stage: Mutex::new(None),
             chat_model: Mutex::new(None),
             open_indexes: IndexCache::default(),
             fields: Fields::new()?,

@@ -107,6 +107,7 @@ async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut I
     let runtime = Handle::current();
     let embedder = engine.embedder_id()?;
     loop {
+        engine.follow_indexing_requests()?;
         while !engine.is_paused() && jobs.running.len() < engine.config().workers.max(1) {
             let Some((step, doc)) = next_step(engine, jobs, &embedder, mode)? else {
                 break;

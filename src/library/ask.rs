@@ -26,6 +26,8 @@ pub struct AskRequest {
     /// How many passages to retrieve.
     pub k: usize,
     pub mode: SearchMode,
+    /// Whether the best pages are scored again by the second stage's model (when installed).
+    pub second_stage: bool,
     pub settings: AnswerSettings,
 }
 
@@ -37,6 +39,7 @@ impl AskRequest {
             scope: None,
             k: 10,
             mode: SearchMode::Hybrid,
+            second_stage: true,
             settings: AnswerSettings::default(),
         }
     }
@@ -223,6 +226,7 @@ impl Library {
                 scope: scope.clone(),
                 k: request.k,
                 mode: request.mode,
+                second_stage: request.second_stage,
             })
             .await?;
 

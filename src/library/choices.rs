@@ -50,6 +50,7 @@ impl AskPlan {
             scope,
             k: self.k,
             mode: self.mode,
+            second_stage: true,
             settings: self.settings,
         }
     }

@@ -166,31 +166,33 @@ impl Library {
         self.engine.cancel(id)
     }
 
-    /// Stops indexing `id`, or takes it out of the queue if it waits there: either way it ends
-    /// failed, to be indexed again by hand. Returns whether there was anything to stop.
+    /// Stops indexing `id`, whichever process indexes it, or takes it out of the queue if it
+    /// waits there: either way it ends failed, to be indexed again by hand. Returns whether there
+    /// was anything to stop.
     pub fn cancel_indexing(&self, id: DocumentId) -> Result<bool, Error> {
-        Ok(self.engine.cancel(id) || self.engine.unqueue(id)?)
+        self.engine.cancel_indexing(id)
     }
 
-    /// Pauses this process's indexing (see [`crate::engine::Engine::pause`]); nothing is lost.
-    pub fn pause_indexing(&self) {
-        self.engine.pause();
+    /// Pauses the library's indexing, in every process, until it is resumed (see
+    /// [`crate::engine::Engine::pause`]); nothing is lost.
+    pub fn pause_indexing(&self) -> Result<(), Error> {
+        self.engine.pause_indexing()
     }
 
-    pub fn resume_indexing(&self) {
-        self.engine.resume();
+    pub fn resume_indexing(&self) -> Result<(), Error> {
+        self.engine.resume_indexing()
     }
 
-    pub fn set_indexing_paused(&self, paused: bool) {
+    pub fn set_indexing_paused(&self, paused: bool) -> Result<(), Error> {
         if paused {
-            self.pause_indexing();
+            self.pause_indexing()
         } else {
-            self.resume_indexing();
+            self.resume_indexing()
         }
     }
 
-    pub fn indexing_paused(&self) -> bool {
-        self.engine.is_paused()
+    pub fn indexing_paused(&self) -> Result<bool, Error> {
+        self.engine.indexing_paused()
     }
 
     /// Puts the documents this process is indexing back in the queue, for a program that quits

@@ -87,6 +87,8 @@ impl Library {
                 let active = match m.role {
                     ModelRole::Chat => installed && chat.as_deref() == Some(m.id),
                     ModelRole::Embedding => m.id == MINILM && embedding_active,
+                    // Used by every answer once installed.
+                    ModelRole::Rerank => installed,
                 };
                 ModelEntry::known(m, installed, active)
             })
@@ -130,6 +132,8 @@ impl Library {
         };
         let installed = self.model_store().install(what, &options, progress);
         self.engine.finish_install(what);
+        // A search that found no second stage's model looks again.
+        self.engine.forget_second_stage_model();
         Ok(installed?)
     }
 
@@ -143,7 +147,7 @@ impl Library {
     /// the one that answers).
     pub fn use_model(&self, id: &str) -> Result<InstalledModel, Error> {
         let store = self.model_store();
-        if known(id).is_some_and(|m| m.role == ModelRole::Embedding) {
+        if known(id).is_some_and(|m| m.role != ModelRole::Chat) {
             return Err(ModelError::NotChat { id: id.trim().into() }.into());
         }
         let path = store.chat_model_path(Some(id))?;
@@ -172,6 +176,7 @@ impl Library {
         }
         let was_active = self.active_chat_model();
         self.engine.forget_language_model();
+        self.engine.forget_second_stage_model();
         self.model_store().remove(id)?;
         let removed = known(id).map_or(id.trim().to_string(), |m| m.id.to_string());
         if was_active.as_deref() == Some(removed.as_str()) {

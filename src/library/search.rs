@@ -18,6 +18,12 @@ impl Library {
         crate::search::run(&self.engine, request).await
     }
 
+    /// Whether searches that ask for the second stage get it: its model is installed and loads.
+    /// Blocking: the first call loads the model.
+    pub fn has_second_stage(&self) -> bool {
+        self.engine.second_stage_model().is_some()
+    }
+
     /// Opens the indexes of the ready documents in `scope` ahead of the queries that will need
     /// them; returns how many are open.
     pub async fn open_indexes(&self, scope: &Scope) -> Result<usize, Error> {
@@ -38,9 +44,15 @@ impl Library {
         crate::search::run_with_vector(&self.engine, request, vector).await
     }
 
-    /// Searches every question in every mode, over `scope` and over its answering document
-    /// alone, and says where each found its answer (`lectern eval`).
-    pub async fn evaluate(&self, questions: Vec<EvalQuestion>, scope: &Scope) -> Result<Evaluation, Error> {
-        crate::search::eval::evaluate(&self.engine, questions, scope).await
+    /// Searches every question in every mode (and with the second stage, if `second_stage` and
+    /// its model is installed), over `scope` and over its answering document alone, and says
+    /// where each found its answer (`lectern eval`).
+    pub async fn evaluate(
+        &self,
+        questions: Vec<EvalQuestion>,
+        scope: &Scope,
+        second_stage: bool,
+    ) -> Result<Evaluation, Error> {
+        crate::search::eval::evaluate(&self.engine, questions, scope, second_stage).await
     }
 }

@@ -15,11 +15,14 @@ pub struct LibraryStatus {
     pub in_progress: Vec<Document>,
     /// Documents that need OCR, a password, or failed, with the reason.
     pub needing_attention: Vec<Document>,
+    /// Whether indexing is paused (`lectern index resume` lets it go on).
+    pub paused: bool,
 }
 
 impl Library {
     /// The library's state now.
     pub fn status(&self) -> Result<LibraryStatus, Error> {
+        let paused = self.engine.indexing_paused()?;
         let catalog = self.engine.catalog();
         let documents = catalog.list_documents(None)?;
         let (in_progress, rest): (Vec<Document>, Vec<Document>) =
@@ -28,6 +31,7 @@ impl Library {
             folders: catalog.folder_stats()?,
             in_progress,
             needing_attention: rest.into_iter().filter(|d| d.status != DocumentStatus::Ready).collect(),
+            paused,
         })
     }
 }

@@ -6,6 +6,7 @@ mod backend;
 mod builtin;
 mod error;
 mod http;
+pub(crate) mod runtime;
 mod window;
 
 use std::sync::atomic::{AtomicBool, Ordering};

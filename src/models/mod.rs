@@ -20,7 +20,7 @@ use serde::Serialize;
 pub use download::{sha256_file, Downloader, Expect};
 pub use error::ModelError;
 pub use install::{InstallOptions, InstallProgress};
-pub use known::{known, KnownModel, ModelFile, ModelRole, Source, CHAT_PREFERENCE, DEFAULT_CHAT, KNOWN, MINILM};
+pub use known::{known, KnownModel, ModelFile, ModelRole, Source, CHAT_PREFERENCE, DEFAULT_CHAT, KNOWN, MINILM, NOMIC};
 pub use pypi::DEFAULT_INDEX;
 
 /// A model found in the models directory.

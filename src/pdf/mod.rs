@@ -20,4 +20,4 @@ pub use quality::{is_usable, ocr_note, OcrFailure, PageContent, TextQuality};
 pub use read::Extracted;
 pub use sniff::{check_pdf, has_pdf_header};
 pub use worker::serve_if_asked;
-pub use write::text_pdf;
+pub use write::{pages_pdf, text_pdf};

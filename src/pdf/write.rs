@@ -1,22 +1,33 @@
-//! Writing the simplest real PDF: one page of text lines in Helvetica. Tests and benchmarks make
-//! their own documents with it (hundreds of distinct files, text chosen to be found again).
+//! Writing the simplest real PDFs: pages of text lines in Helvetica. Tests and benchmarks make
+//! their own documents with it (hundreds of distinct files, text chosen to be found again, and
+//! documents of thousands of pages).
 
 /// A one-page PDF showing `lines`, each on a line of its own.
 pub fn text_pdf(lines: &[&str]) -> Vec<u8> {
-    let mut content = String::from("BT /F1 12 Tf 72 720 Td 16 TL\n");
-    for line in lines {
-        let escaped = line.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
-        content.push_str(&format!("({escaped}) Tj T*\n"));
-    }
-    content.push_str("ET\n");
-    let objects = [
+    pages_pdf(&[lines.iter().map(|l| l.to_string()).collect()])
+}
+
+/// A PDF with a page for each of `pages`, each page showing its lines, one under another.
+pub fn pages_pdf(pages: &[Vec<String>]) -> Vec<u8> {
+    let kids: Vec<String> = (0..pages.len()).map(|i| format!("{} 0 R", 4 + 2 * i)).collect();
+    let mut objects = vec![
         "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"
-            .to_string(),
-        format!("<< /Length {} >>\nstream\n{content}endstream", content.len()),
+        format!("<< /Type /Pages /Kids [{}] /Count {} >>", kids.join(" "), pages.len()),
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
     ];
+    for (i, lines) in pages.iter().enumerate() {
+        let mut content = String::from("BT /F1 12 Tf 72 720 Td 16 TL\n");
+        for line in lines {
+            let escaped = line.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
+            content.push_str(&format!("({escaped}) Tj T*\n"));
+        }
+        content.push_str("ET\n");
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
+            5 + 2 * i
+        ));
+        objects.push(format!("<< /Length {} >>\nstream\n{content}endstream", content.len()));
+    }
     let mut pdf = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
     for (i, object) in objects.iter().enumerate() {

@@ -1,5 +1,5 @@
 //! Retrieval evaluation: questions with the document (file name) and pages that answer them, each
-//! searched in every mode over the whole scope and over its answering document alone, scored as
+//! searched in every mode (and in hybrid mode with the second stage, when asked for) over the whole scope and over its answering document alone, scored as
 //! recall at 1, 5, 10 and 20 and mean reciprocal rank (cut at 20), at document level (rank among
 //! the distinct documents of the results, the "sources" view) and at page level (rank of the
 //! first hit on an answering page), per source of the questions and overall.
@@ -157,13 +157,30 @@ impl EvalScope {
     }
 }
 
+/// A way of searching an evaluation measures: a mode, with or without the second stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Method {
+    pub mode: SearchMode,
+    pub second_stage: bool,
+}
+
+impl Method {
+    /// Its name in reports: the mode's, `+2nd` after it with the second stage.
+    pub fn name(self) -> String {
+        match self.second_stage {
+            true => format!("{}+2nd", self.mode.as_str()),
+            false => self.mode.as_str().to_string(),
+        }
+    }
+}
+
 /// Where one search of one question found its answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Outcome {
     /// Index of the question in the evaluation's list.
     pub question: usize,
     pub scope: EvalScope,
-    pub mode: SearchMode,
+    pub method: Method,
     pub document_rank: Option<usize>,
     pub page_rank: Option<usize>,
     /// The pages found, best first, as `file name:page`.
@@ -176,6 +193,8 @@ pub struct Outcome {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
     pub questions: Vec<EvalQuestion>,
+    /// The ways of searching measured, in the order reports list them.
+    pub methods: Vec<Method>,
     pub outcomes: Vec<Outcome>,
     /// Questions whose document is not ready in the scope (they count as misses).
     pub missing: Vec<String>,
@@ -195,24 +214,26 @@ impl Evaluation {
         sources
     }
 
-    /// The outcomes of `mode` in `scope` for the questions of `source` (all of them for `None`).
+    /// The outcomes of `method` in `scope` for the questions of `source` (all of them for
+    /// `None`).
     pub fn outcomes_of<'a>(
         &'a self,
         scope: EvalScope,
-        mode: SearchMode,
+        method: Method,
         source: Option<&'a str>,
     ) -> impl Iterator<Item = &'a Outcome> + 'a {
         self.outcomes.iter().filter(move |o| {
             o.scope == scope
-                && o.mode == mode
+                && o.method == method
                 && source.is_none_or(|s| self.questions[o.question].source.as_deref() == Some(s))
         })
     }
 
-    /// Page-level and document-level metrics of `mode` in `scope` for the questions of `source`.
-    pub fn metrics(&self, scope: EvalScope, mode: SearchMode, source: Option<&str>) -> (Metrics, Metrics, usize) {
+    /// Page-level and document-level metrics of `method` in `scope` for the questions of
+    /// `source`.
+    pub fn metrics(&self, scope: EvalScope, method: Method, source: Option<&str>) -> (Metrics, Metrics, usize) {
         let (mut pages, mut docs) = (Vec::new(), Vec::new());
-        for o in self.outcomes_of(scope, mode, source) {
+        for o in self.outcomes_of(scope, method, source) {
             pages.push(o.page_rank);
             docs.push(o.document_rank);
         }
@@ -220,9 +241,15 @@ impl Evaluation {
     }
 }
 
-/// Searches every question of `questions` in every mode, over `scope` and over its answering
-/// document alone (when that document is ready in `scope`).
-pub async fn evaluate(engine: &Arc<Engine>, questions: Vec<EvalQuestion>, scope: &Scope) -> Result<Evaluation, Error> {
+/// Searches every question of `questions` in every mode (and, when `second_stage` is asked for
+/// and its model is installed, in hybrid mode with the second stage), over `scope` and over its
+/// answering document alone (when that document is ready in `scope`).
+pub async fn evaluate(
+    engine: &Arc<Engine>,
+    questions: Vec<EvalQuestion>,
+    scope: &Scope,
+    second_stage: bool,
+) -> Result<Evaluation, Error> {
     let docs = engine.catalog().documents_in_scope(scope)?;
     let mut missing: Vec<String> = questions
         .iter()
@@ -232,6 +259,24 @@ pub async fn evaluate(engine: &Arc<Engine>, questions: Vec<EvalQuestion>, scope:
     missing.sort_unstable();
     missing.dedup();
     let k = CUTOFFS[CUTOFFS.len() - 1];
+    let mut methods: Vec<Method> = SearchMode::ALL
+        .into_iter()
+        .map(|mode| Method {
+            mode,
+            second_stage: false,
+        })
+        .collect();
+    let model = engine.clone();
+    if second_stage
+        && tokio::task::spawn_blocking(move || model.second_stage_model().is_some())
+            .await
+            .map_err(Error::stopped("loading the second stage's model"))?
+    {
+        methods.push(Method {
+            mode: SearchMode::Hybrid,
+            second_stage: true,
+        });
+    }
     let mut outcomes = Vec::new();
     for (i, q) in questions.iter().enumerate() {
         // The question is embedded once and reused by every mode and scope.
@@ -246,7 +291,7 @@ pub async fn evaluate(engine: &Arc<Engine>, questions: Vec<EvalQuestion>, scope:
                 EvalScope::Folder => Some(scope.clone()),
                 EvalScope::GoldDocument => gold.clone(),
             };
-            for mode in SearchMode::ALL {
+            for &method in &methods {
                 // A question whose document is not in scope finds nothing in it.
                 let (hits, millis) = match searched.clone() {
                     Some(scope) => {
@@ -254,7 +299,8 @@ pub async fn evaluate(engine: &Arc<Engine>, questions: Vec<EvalQuestion>, scope:
                             query: q.question.clone(),
                             scope,
                             k,
-                            mode,
+                            mode: method.mode,
+                            second_stage: method.second_stage,
                         };
                         let started = std::time::Instant::now();
                         let results = super::run_with_vector(engine, &request, Some(vector.clone())).await?;
@@ -265,7 +311,7 @@ pub async fn evaluate(engine: &Arc<Engine>, questions: Vec<EvalQuestion>, scope:
                 outcomes.push(Outcome {
                     question: i,
                     scope: eval_scope,
-                    mode,
+                    method,
                     document_rank: document_rank(&hits, q),
                     page_rank: page_rank(&hits, q),
                     found: hits.iter().map(|h| format!("{}:{}", h.document_name, h.page)).collect(),
@@ -276,6 +322,7 @@ pub async fn evaluate(engine: &Arc<Engine>, questions: Vec<EvalQuestion>, scope:
     }
     Ok(Evaluation {
         questions,
+        methods,
         outcomes,
         missing,
         documents: docs.len(),

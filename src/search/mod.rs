@@ -14,6 +14,7 @@
 //!   hybrid mode lifts.
 //! - `pages.rs`: the best passage of each page, so that results are distinct pages.
 //! - `merge.rs`: the one order of passages, and the top `k` with their text read.
+//! - `second_stage.rs`: the best pages scored again by a stronger model, for answers.
 //! - `run.rs`: the stages in order.
 //!
 //! `eval.rs` measures retrieval quality on a set of questions with known answers.
@@ -28,6 +29,7 @@ mod pages;
 mod question;
 mod run;
 mod scope;
+mod second_stage;
 mod statistics;
 mod vector;
 
@@ -73,6 +75,10 @@ pub struct SearchRequest {
     /// How many passages to return.
     pub k: usize,
     pub mode: SearchMode,
+    /// Whether the best pages are scored again by the second stage's model, when it is
+    /// installed (`second_stage.rs`): better pages first, a few seconds more.
+    #[serde(default)]
+    pub second_stage: bool,
 }
 
 /// The parts of a hit's score.
@@ -90,6 +96,8 @@ pub struct ScoreComponents {
     pub vector_rank: Option<u32>,
     /// 1-based rank in the keyword list, if it made the list.
     pub keyword_rank: Option<u32>,
+    /// Cosine similarity to the question by the second stage's model, when it scored the page.
+    pub second_stage: Option<f32>,
 }
 
 /// One retrieved passage.

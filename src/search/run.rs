@@ -5,7 +5,7 @@
 //! list (`vector.rs`) and the keyword list (`keyword.rs`) → fusion (`fusion.rs`) with the
 //! documents the question names (`documents.rs`) → the best passage of each page (`pages.rs`) →
 //! the top `k` read and merged (`merge.rs`) → the scope read again and the skipped documents
-//! queued (`scope.rs`).
+//! queued (`scope.rs`) → for answers, the best pages scored again (`second_stage.rs`).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -20,6 +20,7 @@ use super::merge::{rank_order, top_k, Ranked};
 use super::pages::best_per_page;
 use super::question::search_text;
 use super::scope::Current;
+use super::second_stage::{rerank, CANDIDATES};
 use super::vector::{fill_vector_scores, vector_list};
 use super::{sources_of, Hit, ScoreComponents, SearchMode, SearchRequest, SearchResults};
 use crate::catalog::{Scope, ScopedDocument};
@@ -86,9 +87,26 @@ pub async fn run_with_vector(
 ) -> Result<SearchResults, Error> {
     let engine = engine.clone();
     let request = request.clone();
-    tokio::task::spawn_blocking(move || search(&engine, &request, vector))
-        .await
-        .map_err(Error::stopped("the search"))?
+    tokio::task::spawn_blocking(move || {
+        let model = match request.second_stage && request.mode != SearchMode::Keyword {
+            true => engine.second_stage_model(),
+            false => None,
+        };
+        let Some(model) = model else {
+            return search(&engine, &request, vector);
+        };
+        let first = SearchRequest {
+            k: request.k.max(CANDIDATES),
+            ..request.clone()
+        };
+        let mut results = search(&engine, &first, vector)?;
+        rerank(&model, &request.query, &mut results.hits)?;
+        results.hits.truncate(request.k);
+        results.sources = sources_of(&results.hits);
+        Ok(results)
+    })
+    .await
+    .map_err(Error::stopped("the search"))?
 }
 
 fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) -> Result<SearchResults, Error> {
@@ -235,6 +253,7 @@ fn hit(current: &Current<'_>, r: Ranked) -> Option<Hit> {
             keyword_share: r.keyword_share,
             vector_rank: r.vector_rank,
             keyword_rank: r.keyword_rank,
+            second_stage: None,
         },
         context: String::new(),
     })

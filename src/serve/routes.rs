@@ -50,6 +50,9 @@ pub struct SearchBody {
     mode: SearchMode,
     #[serde(default)]
     filters: ScopeFilters,
+    /// The best pages scored again by the second stage's model, where it is installed.
+    #[serde(default)]
+    second_stage: bool,
 }
 
 fn library_model() -> String {
@@ -87,6 +90,7 @@ pub async fn search(
         },
         k: body.k,
         mode: body.mode,
+        second_stage: body.second_stage,
     };
     let results: SearchResults = served.library.search(&request).await?;
     Ok((logged(resolved.label), Json(results)))

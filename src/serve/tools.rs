@@ -69,6 +69,7 @@ pub async fn search(
         scope: resolved.scope,
         k: k.unwrap_or(8).clamp(1, MAX_PASSAGES),
         mode: SearchMode::Hybrid,
+        second_stage: false,
     };
     let results = library.search(&request).await?;
     let passages: Vec<Value> = results.hits.iter().map(passage).collect();

@@ -86,3 +86,86 @@ fn doc_log_prints_what_happened_to_a_document() {
         (&"info".into(), &"Renamed to paper.pdf".into())
     );
 }
+
+/// `lectern index pause|resume|cancel` steer the indexer of another process: a pause holds in a
+/// process started after it, and a document that process is reading stops when another process
+/// cancels it.
+#[test]
+fn indexing_is_paused_resumed_and_cancelled_from_another_process() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = lectern(home.path(), args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let docs = || -> Vec<(String, String, String, String)> {
+        let listed: serde_json::Value = serde_json::from_str(&run(&["ls", "--json"])).unwrap();
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let field = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+                (field("file_name"), field("id"), field("status"), field("reason"))
+            })
+            .collect()
+    };
+    let doc = |name: &str| docs().into_iter().find(|d| d.0.contains(name)).unwrap();
+    let until = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !done() {
+            assert!(std::time::Instant::now() < deadline, "{what}: {:?}", docs());
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    };
+
+    assert!(run(&["index", "pause"]).contains("indexing paused"));
+    // Long enough to be read for several seconds, so that it is caught while being read.
+    let long = home.path().join("long-3000p.pdf");
+    let pages: Vec<Vec<String>> = (0..3000)
+        .map(|i| vec![format!("Page {i} of the long report on river {i}.")])
+        .collect();
+    std::fs::write(&long, lectern::pdf::pages_pdf(&pages)).unwrap();
+    let pdfs = ["text-xelatex-4p.pdf", "multicol-irs-i1040nr-50p.pdf"]
+        .map(|name| crate::common::corpus_pdf(name).to_string_lossy().into_owned());
+    let added = run(&["add", &pdfs[0], &long.to_string_lossy(), &pdfs[1]]);
+    assert!(added.contains("indexing is paused"), "{added}");
+    assert!(docs().iter().all(|d| d.2 == "queued"), "{:?}", docs());
+
+    let spare = doc("i1040nr");
+    assert!(run(&["index", "cancel", &spare.1[..8]]).contains("cancelled"));
+    assert_eq!(doc("i1040nr").2, "failed");
+
+    let mut indexer = Command::new(env!("CARGO_BIN_EXE_lectern"))
+        .arg("--home")
+        .arg(home.path())
+        .args(["index", "--watch"])
+        .env("LECTERN_MODELS", models_dir())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(
+        docs().iter().filter(|d| d.2 == "queued").count() == 2,
+        "the pause holds in a process started after it: {:?}",
+        docs()
+    );
+
+    run(&["index", "resume"]);
+    until("the long document was not read after resuming", &|| {
+        doc("3000p").2 == "indexing"
+    });
+    let long = doc("3000p");
+    assert!(run(&["index", "cancel", &long.1]).contains("cancelled"));
+    until("the other process did not stop reading", &|| doc("3000p").2 == "failed");
+    assert!(doc("3000p").3.contains("cancelled"), "{:?}", doc("3000p"));
+    until("the short paper was not read", &|| doc("xelatex").2 == "ready");
+    assert_eq!(doc("i1040nr").2, "failed", "a cancelled document stays cancelled");
+    indexer.kill().unwrap();
+    indexer.wait().unwrap();
+}

@@ -38,6 +38,7 @@ fn finds(lib: &lectern::Library, doc: &lectern::Document, phrase: &str) -> bool 
         scope: Scope::default(),
         k: 20,
         mode: SearchMode::Keyword,
+        second_stage: false,
     };
     let words = |text: &str| -> String {
         let lower = text.to_lowercase();

@@ -68,6 +68,7 @@ fn search(library: &Library, query: &str, mode: SearchMode) -> SearchResults {
         scope: Scope::default(),
         k: 5,
         mode,
+        second_stage: false,
     };
     runtime().block_on(library.search(&request)).unwrap()
 }

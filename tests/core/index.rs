@@ -303,7 +303,7 @@ fn pausing_puts_the_document_being_read_back_in_the_queue_and_resuming_finishes_
         }) = events.blocking_recv()
         {
             if document == long && pages_done >= 3 {
-                lib.pause_indexing();
+                lib.pause_indexing().unwrap();
                 break;
             }
         }
@@ -323,14 +323,14 @@ fn pausing_puts_the_document_being_read_back_in_the_queue_and_resuming_finishes_
         DocumentStatus::Queued,
         "a paused document waits, it has not failed"
     );
-    assert!(lib.indexing_paused());
+    assert!(lib.indexing_paused().unwrap());
     std::thread::sleep(Duration::from_millis(500));
     assert!(
         added.iter().all(|d| status(d.id) != DocumentStatus::Indexing),
         "nothing starts while paused"
     );
 
-    lib.resume_indexing();
+    lib.resume_indexing().unwrap();
     until("indexing did not go on after resuming", &|| {
         added.iter().all(|d| status(d.id) == DocumentStatus::Ready)
     });

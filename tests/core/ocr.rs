@@ -191,6 +191,7 @@ fn a_passage_read_by_ocr_is_found_and_its_words_have_boxes() {
         scope: Scope::default(),
         k: 10,
         mode: SearchMode::Keyword,
+        second_stage: false,
     };
     let results = runtime().block_on(library.search(&request)).unwrap();
     let hit = results

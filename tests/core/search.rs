@@ -117,6 +117,7 @@ fn search(library: &Library, query: &str, vector: Option<Vec<f32>>, scope: Scope
         scope,
         k: 10,
         mode,
+        second_stage: false,
     };
     runtime()
         .block_on(library.search_with_vector(&request, vector))
@@ -518,6 +519,7 @@ fn real_questions_find_their_page_in_real_pdfs() {
                 scope: scope.clone(),
                 k: 5,
                 mode,
+                second_stage: false,
             };
             let r = rt.block_on(t.search(&request)).unwrap();
             assert_eq!(r.documents_searched, 3);
@@ -565,6 +567,7 @@ fn a_question_naming_the_document_finds_it_though_its_pages_never_say_the_name()
             scope: folder_scope(&[folder]),
             k: 2,
             mode,
+            second_stage: false,
         };
         let r = rt.block_on(t.search(&request)).unwrap();
         assert_eq!(
@@ -628,6 +631,7 @@ fn a_passage_on_a_page_with_text_is_placed_on_the_page_from_its_stored_offsets()
         scope: Scope::default(),
         k: 1,
         mode: SearchMode::Keyword,
+        second_stage: false,
     };
     let hit = runtime().block_on(t.search(&request)).unwrap().hits.remove(0);
     let words = t.page_words(doc.id, hit.page).unwrap();
@@ -664,7 +668,7 @@ fn a_passage_on_a_page_with_text_is_placed_on_the_page_from_its_stored_offsets()
 /// recall at 5 and MRR of hybrid search are at least those of vector and of keyword search.
 #[test]
 fn hybrid_is_at_least_as_good_as_either_mode_on_the_dev_set() {
-    use lectern::search::eval::{read_questions, EvalScope};
+    use lectern::search::eval::{read_questions, EvalScope, Method};
 
     let t = library();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -676,10 +680,16 @@ fn hybrid_is_at_least_as_good_as_either_mode_on_the_dev_set() {
     t.add(&files, "Dev").unwrap();
     index_all(&t);
     let evaluation = runtime()
-        .block_on(t.evaluate(questions, &folder_scope(&[folder])))
+        .block_on(t.evaluate(questions, &folder_scope(&[folder]), false))
         .unwrap();
     assert!(evaluation.missing.is_empty(), "{:?}", evaluation.missing);
-    let page = |mode| evaluation.metrics(EvalScope::Folder, mode, None).0;
+    let page = |mode| {
+        let method = Method {
+            mode,
+            second_stage: false,
+        };
+        evaluation.metrics(EvalScope::Folder, method, None).0
+    };
     let hybrid = page(SearchMode::Hybrid);
     for mode in [SearchMode::Vector, SearchMode::Keyword] {
         let single = page(mode);
@@ -688,4 +698,78 @@ fn hybrid_is_at_least_as_good_as_either_mode_on_the_dev_set() {
             "hybrid {hybrid:?} is below {mode:?} {single:?}"
         );
     }
+}
+
+/// The second stage (nomic-embed-text-v1.5, as answers use it) scores the first stage's best
+/// pages again: the same pages come back, each with its cosine, in the order of the weighted sum
+/// of both scores; a page's own words find that page first, at a cosine no other page reaches.
+#[test]
+fn the_second_stage_reorders_the_first_stages_best_pages() {
+    let t = library();
+    assert!(
+        t.has_second_stage(),
+        "nomic-embed-text-v1.5 is not installed among the test models; run scripts/setup-models.sh"
+    );
+    let folder = index_small_corpus(&t);
+    let ask = |query: &str, second_stage: bool| {
+        let request = SearchRequest {
+            query: query.into(),
+            scope: folder_scope(&[folder]),
+            k: 20,
+            mode: SearchMode::Hybrid,
+            second_stage,
+        };
+        runtime().block_on(t.search(&request)).unwrap()
+    };
+    let pages = |results: &SearchResults| -> HashSet<(DocumentId, u32)> {
+        results.hits.iter().map(|h| (h.document, h.page)).collect()
+    };
+    let probe = ask("lorem ipsum", false);
+    assert!(probe.hits.len() >= 3, "{probe:?}");
+    let wanted = probe.hits.last().unwrap().clone();
+    let words: String = wanted.text.chars().take(400).collect();
+
+    let first = ask(&words, false);
+    let second = ask(&words, true);
+    assert_eq!(
+        pages(&first),
+        pages(&second),
+        "the second stage reorders, it does not search"
+    );
+    assert!(first.hits.iter().all(|h| h.components.second_stage.is_none()));
+    let cosines: Vec<f32> = second
+        .hits
+        .iter()
+        .map(|h| h.components.second_stage.expect("every page is scored again"))
+        .collect();
+    assert_eq!(
+        (second.hits[0].document, second.hits[0].page),
+        (wanted.document, wanted.page)
+    );
+    assert!(
+        cosines[0] > 0.8 && cosines[1..].iter().all(|c| *c < cosines[0]),
+        "{cosines:?}"
+    );
+
+    // The order is the weighted sum of both scores, each scaled to the range it spans.
+    let first_score = |h: &lectern::search::Hit| {
+        first
+            .hits
+            .iter()
+            .find(|f| f.chunk_id == h.chunk_id)
+            .map(|f| f.score)
+            .unwrap()
+    };
+    let span = |xs: Vec<f32>| {
+        let low = xs.iter().copied().fold(f32::INFINITY, f32::min);
+        let high = xs.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        move |x: f32| (x - low) / (high - low).max(1e-6)
+    };
+    let scale_first = span(second.hits.iter().map(first_score).collect());
+    let scale_cosine = span(cosines.clone());
+    for (hit, cosine) in second.hits.iter().zip(&cosines) {
+        let expected = 0.5 * scale_first(first_score(hit)) + 0.5 * scale_cosine(*cosine);
+        assert!((hit.score - expected).abs() < 1e-4, "{} against {expected}", hit.score);
+    }
+    assert!(second.hits.windows(2).all(|w| w[0].score >= w[1].score));
 }

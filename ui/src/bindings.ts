@@ -364,7 +364,11 @@ vector_rank: number | null,
 /**
  * 1-based rank in the keyword list, if it made the list.
  */
-keyword_rank: number | null, };
+keyword_rank: number | null, 
+/**
+ * Cosine similarity to the question by the second stage's model, when it scored the page.
+ */
+second_stage: number | null, };
 
 /**
  * The hits of one document, for a "sources" view.
@@ -555,7 +559,7 @@ active: boolean, note: string, };
 /**
  * What a model does in Lectern.
  */
-export type ModelRole = "chat" | "embedding";
+export type ModelRole = "chat" | "embedding" | "rerank";
 
 /**
  * How an installation is going.

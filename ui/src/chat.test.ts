@@ -211,7 +211,7 @@ describe("retrieved passages", () => {
       char_end: 40,
       text,
       score,
-      components: { vector: null, keyword: score, keyword_share: 1, vector_rank: null, keyword_rank: 1 },
+      components: { vector: null, keyword: score, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null },
     });
     const hits = [hit("a", 3, 0.9, "Revenue grew."), hit("b", 1, 0.8, "Costs fell."), hit("a", 7, 0.5, "Outlook <b>good</b>.")];
     const source = (document: string, indexes: number[]) => ({
@@ -266,7 +266,7 @@ describe("retrieved passages", () => {
       char_end: 13,
       text: "Revenue grew.",
       score: 0.9,
-      components: { vector: null, keyword: 0.9, keyword_share: 1, vector_rank: null, keyword_rank: 1 },
+      components: { vector: null, keyword: 0.9, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null },
     };
     const source = { document: "a", document_name: "a.pdf", folder: 1, folder_path: "Work", best_score: 0.9, hits: [0], pages: [3] };
     const { chat, root, channels } = pane({

@@ -22,7 +22,8 @@ export function progressText(p: InstallProgress): string {
 
 /** What a model needs and allows, in a line. */
 export function modelFacts(m: ModelEntry): string {
-  const facts = [m.role === "chat" ? "answers questions" : "embeds passages", sizeText(m.size)];
+  const does = { chat: "answers questions", embedding: "embeds passages", rerank: "reorders the best pages" };
+  const facts = [does[m.role], sizeText(m.size)];
   if (m.memory_mb !== null) facts.push(`needs about ${sizeText(m.memory_mb * 1024 * 1024)} of memory`);
   if (m.licence !== null) facts.push(`licence ${m.licence}`);
   return facts.join(" · ");
