@@ -28,8 +28,8 @@ pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, Fold
 pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
 pub use error::{Error, ErrorCode, ErrorPayload, Hint};
 pub use library::{
-    Access, Answered, AskChoices, AskOutcome, AskPlan, AskRequest, ImportFailure, ImportReport, Library, LibraryStatus,
-    ModelEntry, Question, Settings, MAX_K, TOKEN_FILE,
+    Access, Answered, AskChoices, AskOutcome, AskPlan, AskRequest, ContextPassage, ContextRequest, ContextWindow,
+    ImportFailure, ImportReport, Library, LibraryStatus, ModelEntry, Question, Settings, MAX_K, TOKEN_FILE,
 };
 pub use llm::BackendKind;
 pub use secrets::SecretPlace;

@@ -70,37 +70,59 @@ pub fn plan(
     turns.reverse();
     used += history_used;
 
-    let mut body = String::new();
-    let mut passages = Vec::new();
+    let packed = pack(hits, budget.saturating_sub(used), &|text| model.count_tokens(text));
+    let mut messages = vec![Message::new(Role::System, INSTRUCTIONS)];
+    messages.extend(turns);
+    messages.push(Message::new(Role::User, format!("{head}{}{tail}", packed.body)));
+    Prompt {
+        messages,
+        passages: packed.passages,
+        tokens: used + packed.tokens,
+    }
+}
+
+/// Passages packed into a number of tokens as a prompt shows them.
+#[derive(Debug, Clone)]
+pub struct Packed {
+    /// In label order: label `n` is `passages[n - 1]`. A passage may join several hits of one
+    /// page.
+    pub passages: Vec<Hit>,
+    /// Their blocks ([`passage_block`]), one after another.
+    pub body: String,
+    /// The tokens the blocks take, by `count`.
+    pub tokens: usize,
+}
+
+/// Packs `hits` (in rank order, neighbours of a page joined) into `room` tokens as `count`
+/// counts them: each passage's block if it fits in what is left, else one of its hits that
+/// does, else none of it.
+pub fn pack(hits: &[Hit], room: usize, count: &dyn Fn(&str) -> usize) -> Packed {
+    let mut packed = Packed {
+        passages: Vec::new(),
+        body: String::new(),
+        tokens: 0,
+    };
     for passage in merge(hits) {
         // A joined passage too long for what is left may still have a hit of its own that fits.
         let parts = hits.iter().filter(|h| inside(h, &passage)).cloned();
         for candidate in std::iter::once(passage.clone()).chain(parts) {
             let block = passage_block(
-                passages.len() + 1,
+                packed.passages.len() + 1,
                 &candidate.document_name,
                 candidate.page,
                 &candidate.context,
                 &candidate.text,
             );
-            let cost = model.count_tokens(&block);
-            if used + cost <= budget {
-                used += cost;
-                body.push_str(&block);
-                passages.push(candidate);
+            let cost = count(&block);
+            if packed.tokens + cost <= room {
+                packed.tokens += cost;
+                packed.body.push_str(&block);
+                packed.passages.push(candidate);
                 break;
             }
         }
     }
-
-    let mut messages = vec![Message::new(Role::System, INSTRUCTIONS)];
-    messages.extend(turns);
-    messages.push(Message::new(Role::User, format!("{head}{body}{tail}")));
-    Prompt {
-        messages,
-        passages,
-        tokens: used,
-    }
+    packed
 }
 
 /// Whether `hit` and `passage` share text (the same page, ranges that overlap).

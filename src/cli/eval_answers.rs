@@ -75,9 +75,10 @@ pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, E
         Some(path) => Some(std::fs::File::create(path).map_err(Error::io(path))?),
         None => None,
     };
-    let second_stage = match !args.no_second_stage && library.has_second_stage() {
-        true => "with",
-        false => "without",
+    let second_stage = if !args.no_second_stage && library.has_second_stage() {
+        "with"
+    } else {
+        "without"
     };
     println!(
         "{} questions from {} over {} documents, k = {}, {second_stage} the second stage, {} thread(s)",

@@ -133,7 +133,7 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
         CUTOFFS[CUTOFFS.len() - 1]
     );
     println!(
-        "{:<9} {:<24} {:>4}  {:>6} {:>6} {:>6} {:>6} {:>6}  {:>6} {:>6}  {:>7}",
+        "{:<9} {:<27} {:>4}  {:>6} {:>6} {:>6} {:>6} {:>6}  {:>6} {:>6}  {:>7}",
         "scope", "source", "n", "p R@1", "p R@5", "p R@10", "p R@20", "p MRR", "d R@1", "d R@5", "ms p50"
     );
     let mut sources = evaluation.sources();
@@ -154,7 +154,7 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
                     EvalScope::GoldDocument => format!("{:>6} {:>6}", "", ""),
                 };
                 println!(
-                    "{:<9} {:<24} {:>4}  {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3}  {}  {:>7.1}",
+                    "{:<9} {:<27} {:>4}  {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3}  {}  {:>7.1}",
                     eval_scope.as_str(),
                     format!("{} {}", source.unwrap_or("all"), method.name()),
                     n,

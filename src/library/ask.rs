@@ -268,7 +268,7 @@ impl Library {
     /// Gives each of `hits` its context (`Hit::context`), read from its document's stored
     /// passages, for the prompt. A document whose passages cannot be read now (deleted or
     /// re-indexed since the search) keeps its hits without: a context helps, it is not needed.
-    fn add_contexts(&self, hits: &mut [Hit]) {
+    pub(super) fn add_contexts(&self, hits: &mut [Hit]) {
         let mut documents: Vec<DocumentId> = hits.iter().map(|h| h.document).collect();
         documents.sort_unstable_by_key(|d| d.to_string());
         documents.dedup();

@@ -7,6 +7,7 @@
 mod access;
 mod ask;
 mod choices;
+mod context;
 mod documents;
 mod folders;
 mod links;
@@ -29,6 +30,7 @@ use crate::jobs::{IndexRun, RunMode};
 pub use access::{Access, TOKEN_FILE};
 pub use ask::{Answered, AskOutcome, AskRequest, Question};
 pub use choices::{AskChoices, AskPlan};
+pub use context::{ContextPassage, ContextRequest, ContextWindow};
 pub use documents::{ImportFailure, ImportReport};
 pub use models::ModelEntry;
 pub use settings::{Settings, MAX_K};

@@ -70,7 +70,7 @@ impl ModelEntry {
 }
 
 impl Library {
-    fn model_store(&self) -> ModelStore {
+    pub(super) fn model_store(&self) -> ModelStore {
         ModelStore::new(&self.engine.config().models_dir)
     }
 

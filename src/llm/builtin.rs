@@ -151,6 +151,28 @@ impl BuiltinModel {
     }
 }
 
+/// A GGUF model's tokenizer alone: its vocabulary read without its weights, to count tokens as
+/// the model does.
+pub struct GgufTokenizer {
+    model: LlamaModel,
+}
+
+impl GgufTokenizer {
+    pub fn load(path: &Path) -> Result<GgufTokenizer, LlmError> {
+        let params = LlamaModelParams::default().with_vocab_only(true);
+        let model = LlamaModel::load_from_file(backend()?, path, &params).map_err(|e| LlmError::Load {
+            path: path.to_path_buf(),
+            reason: format!("{e} (is it a GGUF file?)"),
+        })?;
+        Ok(GgufTokenizer { model })
+    }
+
+    /// The tokens of `text`, as a prompt's part.
+    pub fn count(&self, text: &str) -> usize {
+        self.model.vocab().tokenize(text.as_bytes(), false, false).len()
+    }
+}
+
 /// Greedy decoding (or sampling at a temperature), with a mild penalty on repeating the last
 /// 64 tokens: small models otherwise fall into loops.
 fn sampler(model: &LlamaModel, options: &GenerateOptions) -> LlamaSampler {

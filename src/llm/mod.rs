@@ -15,7 +15,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub use backend::{Backend, BackendDefaults, BackendKind, ConnectionCheck, DEFAULT_SERVER_CONTEXT};
-pub use builtin::BuiltinModel;
+pub use builtin::{BuiltinModel, GgufTokenizer};
 pub use error::LlmError;
 pub use http::HttpChat;
 

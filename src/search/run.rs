@@ -88,10 +88,7 @@ pub async fn run_with_vector(
     let engine = engine.clone();
     let request = request.clone();
     tokio::task::spawn_blocking(move || {
-        let model = match request.second_stage && request.mode != SearchMode::Keyword {
-            true => engine.second_stage_model(),
-            false => None,
-        };
+        let model = request.second_stage.then(|| engine.second_stage_model()).flatten();
         let Some(model) = model else {
             return search(&engine, &request, vector);
         };

@@ -26,8 +26,8 @@ use crate::llm::Cancel;
 use crate::{Access, Library};
 
 /// What the client's model is told of the server.
-const INSTRUCTIONS: &str = "Lectern: the user's own library of PDFs, in folders. search_documents finds passages, ask \
-     answers a question from them with numbered footnotes, list_folders and list_documents show what there is, \
+const INSTRUCTIONS: &str = "Lectern: the user's own library of PDFs, in folders. search_documents finds passages, get_context \
+     packs the best of them into a number of tokens, ask answers a question from them with numbered footnotes, list_folders and list_documents show what there is, \
      read_passage and read_page read what a passage or a citation points to. Cite the document and page of every \
      passage you use.";
 
@@ -39,6 +39,18 @@ pub struct SearchArgs {
     folder: Option<String>,
     /// How many passages, 1 to 50 (8 without).
     k: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ContextArgs {
+    /// What the passages are for, in words.
+    query: String,
+    /// A folder's path as list_folders gives it; the whole library without one.
+    folder: Option<String>,
+    /// The most tokens the passages may take, 1 to 100,000.
+    max_tokens: usize,
+    /// An installed chat model's id whose tokenizer counts the tokens; an estimate without one.
+    tokenizer: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -142,6 +154,28 @@ impl LibraryTools {
         let (access, started) = (self.access(&context)?, Instant::now());
         let result = tools::search(&self.library, &access, &args.query, args.folder.as_deref(), args.k).await;
         self.reply("search_documents", &access, started, result).await
+    }
+
+    #[tool(
+        description = "The best passages for a query that fit max_tokens, packed as Lectern's own answers pack them: their text labelled [1], [2], … and each passage's document, page and character range, the tokens used, and whether any was left out (truncated).",
+        annotations(read_only_hint = true)
+    )]
+    async fn get_context(
+        &self,
+        Parameters(args): Parameters<ContextArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (access, started) = (self.access(&context)?, Instant::now());
+        let result = tools::context(
+            &self.library,
+            &access,
+            &args.query,
+            args.folder.as_deref(),
+            args.max_tokens,
+            args.tokenizer,
+        )
+        .await;
+        self.reply("get_context", &access, started, result).await
     }
 
     #[tool(

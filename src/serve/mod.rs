@@ -1,6 +1,6 @@
 //! `lectern serve`: the library for other programs, over HTTP on the OpenAI API's wire format
 //! (`/v1/models`, `/v1/chat/completions`, `/v1/embeddings`) and Lectern's own search
-//! (`/v1/search`), stored PDFs and page texts. Safe by default: it listens where it is told (the
+//! (`/v1/search`, `/v1/context`), stored PDFs and page texts. Safe by default: it listens where it is told (the
 //! loopback interface unless told otherwise), every request needs a bearer token (the library's,
 //! or one limited to folders: [`crate::Access`]), bodies are bounded, no CORS header is ever
 //! sent (a web page cannot read a reply), and each request is logged in the library with who
@@ -53,6 +53,7 @@ pub fn router(library: Library, address: SocketAddr) -> Router {
         .route("/v1/models", get(routes::models))
         .route("/v1/chat/completions", post(chat::completions))
         .route("/v1/search", post(routes::search))
+        .route("/v1/context", post(routes::context))
         .route("/v1/embeddings", post(routes::embeddings))
         .route("/v1/documents/{id}/pdf", get(routes::document_pdf))
         .route("/v1/documents/{id}/pages/{page}", get(routes::page_text))

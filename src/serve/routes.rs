@@ -16,12 +16,14 @@ use super::scope::{self, logged, LIBRARY_MODEL};
 use super::{blocking, ApiError, Served};
 use crate::catalog::{Scope, ScopeFilters};
 use crate::search::{SearchMode, SearchRequest, SearchResults};
-use crate::Access;
+use crate::{Access, ContextRequest};
 
 /// The most passages one search returns.
 const MAX_K: usize = 100;
 /// The most texts one embeddings request holds.
 const MAX_INPUTS: usize = 256;
+/// The most tokens one context window holds.
+pub const MAX_CONTEXT_TOKENS: usize = 100_000;
 
 /// `GET /v1/models`: everything the token sees, and each folder it sees, as a model.
 pub async fn models(
@@ -94,6 +96,55 @@ pub async fn search(
     };
     let results: SearchResults = served.library.search(&request).await?;
     Ok((logged(resolved.label), Json(results)))
+}
+
+/// A context window: the query, the model that names its scope, how many tokens, and whose
+/// tokenizer counts them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextBody {
+    query: String,
+    #[serde(default = "library_model")]
+    model: String,
+    max_tokens: usize,
+    /// An installed chat model's id (its tokenizer counts); without one, an estimate.
+    #[serde(default)]
+    tokenizer: Option<String>,
+    #[serde(default)]
+    filters: ScopeFilters,
+}
+
+/// `POST /v1/context`: the best passages for a query in a model's scope that fit `max_tokens`,
+/// found and packed as the library's answers find and pack them, with each passage's document,
+/// page and characters, the tokens used and whether any was left out.
+pub async fn context(
+    State(served): State<Served>,
+    Extension(access): Extension<Access>,
+    Body(body): Body<ContextBody>,
+) -> Result<impl IntoResponse, ApiError> {
+    if body.query.trim().is_empty() {
+        return Err(ApiError::invalid("the query is empty"));
+    }
+    if !(1..=MAX_CONTEXT_TOKENS).contains(&body.max_tokens) {
+        return Err(ApiError::invalid(format!(
+            "max_tokens is {}; it must be from 1 to {MAX_CONTEXT_TOKENS}",
+            body.max_tokens
+        )));
+    }
+    let library = served.library.clone();
+    let model = body.model.clone();
+    let resolved = blocking(move || scope::resolve(&library, &access, &model)).await?;
+    let request = ContextRequest {
+        query: body.query,
+        scope: Scope {
+            filters: body.filters,
+            ..resolved.scope
+        },
+        max_tokens: body.max_tokens,
+        tokenizer: body.tokenizer,
+    };
+    let window = served.library.context_window(&request).await?;
+    Ok((logged(resolved.label), Json(window)))
 }
 
 /// The texts to embed: one, or several; or token ids, which are not served (the library's

@@ -6,11 +6,12 @@
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 
+use super::routes::MAX_CONTEXT_TOKENS;
 use super::scope::{self, Resolved, LIBRARY_MODEL};
 use super::{blocking, ApiError};
 use crate::llm::Cancel;
 use crate::search::{Hit, SearchMode, SearchRequest};
-use crate::{Access, AskChoices, Library, Question};
+use crate::{Access, AskChoices, ContextRequest, Library, Question};
 
 /// The most passages a search returns.
 const MAX_PASSAGES: usize = 50;
@@ -74,6 +75,35 @@ pub async fn search(
     let results = library.search(&request).await?;
     let passages: Vec<Value> = results.hits.iter().map(passage).collect();
     Ok((json!({ "passages": passages }), resolved.label))
+}
+
+/// `get_context`: the best passages for `query` that fit `max_tokens`, as `POST /v1/context`
+/// gives them.
+pub async fn context(
+    library: &Library,
+    access: &Access,
+    query: &str,
+    folder: Option<&str>,
+    max_tokens: usize,
+    tokenizer: Option<String>,
+) -> Result<ToolOutput, ApiError> {
+    if query.trim().is_empty() {
+        return Err(ApiError::invalid("the query is empty"));
+    }
+    if !(1..=MAX_CONTEXT_TOKENS).contains(&max_tokens) {
+        return Err(ApiError::invalid(format!(
+            "max_tokens is {max_tokens}; it must be from 1 to {MAX_CONTEXT_TOKENS}"
+        )));
+    }
+    let resolved = resolved(library, access, folder).await?;
+    let request = ContextRequest {
+        query: query.to_string(),
+        scope: resolved.scope,
+        max_tokens,
+        tokenizer,
+    };
+    let window = library.context_window(&request).await?;
+    Ok((json!(window), resolved.label))
 }
 
 /// `ask`: an answer from the library's passages by the backend the user chose, with footnotes,

@@ -60,6 +60,7 @@ fn an_mcp_client_over_standard_input_calls_each_tool_and_reads_what_to_cite() {
             tools,
             [
                 "ask",
+                "get_context",
                 "list_documents",
                 "list_folders",
                 "read_page",
@@ -93,6 +94,20 @@ fn an_mcp_client_over_standard_input_calls_each_tool_and_reads_what_to_cite() {
         let (missing, why) = call(&client, "read_page", json!({ "document": document, "page": 9 })).await;
         assert!(missing);
         assert!(why.as_str().unwrap().contains("no page 9 (it has 1)"), "{why}");
+
+        let (failed, window) = call(
+            &client,
+            "get_context",
+            json!({ "query": "lighthouse keeper lamp", "folder": "Other", "max_tokens": 200 }),
+        )
+        .await;
+        assert!(!failed, "{window}");
+        assert_eq!(window["passages"][0]["document"], best["document_id"], "{window}");
+        assert!(
+            window["text"].as_str().unwrap().starts_with("[1] memo.pdf, page 1"),
+            "{window}"
+        );
+        assert!(window["tokens"].as_u64().unwrap() <= 200, "{window}");
 
         let (_, answer) = call(
             &client,

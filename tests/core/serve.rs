@@ -558,3 +558,74 @@ fn searches_are_served_while_an_answer_streams() {
         "{content}"
     );
 }
+
+/// `POST /v1/context`: the best passages for a query that fit `max_tokens`, packed as an answer's
+/// prompt packs them, counted by a model's tokenizer or by the stated estimate, `truncated`
+/// when a passage found was left out; the passages are those a search with the second stage
+/// finds, in its order.
+#[test]
+fn a_context_window_packs_the_best_passages_into_the_tokens_asked_for() {
+    let served = Served::new();
+    let token = served.t.api_token().unwrap();
+    let context = |body: Value| -> Value {
+        let reply = served.post("/context", &token, body);
+        assert_eq!(reply.status(), StatusCode::OK);
+        reply.json().unwrap()
+    };
+    let query = "lorem ipsum dolor sit amet";
+    let roomy = context(json!({ "model": "lectern/Corpus", "query": query, "max_tokens": 20000 }));
+    let passages = roomy["passages"].as_array().unwrap();
+    assert!(passages.len() >= 2, "{roomy}");
+    assert_eq!(roomy["truncated"], false, "{roomy}");
+    assert!(roomy["counted_with"].as_str().unwrap().contains("estimate"), "{roomy}");
+    let text = roomy["text"].as_str().unwrap();
+    for (i, p) in passages.iter().enumerate() {
+        assert_eq!(p["label"], i + 1);
+        let header = format!(
+            "[{}] {}, page {}",
+            i + 1,
+            p["document_name"].as_str().unwrap(),
+            p["page"]
+        );
+        assert!(text.contains(&header), "{header} in {text}");
+        assert!(text.contains(p["text"].as_str().unwrap().trim()), "{p}");
+    }
+    let estimate = text.chars().count().div_ceil(4);
+    assert!(roomy["tokens"].as_u64().unwrap() as usize >= estimate, "{roomy}");
+
+    // The same passages as a search with the second stage, in its order.
+    let request = lectern::search::SearchRequest {
+        query: query.into(),
+        scope: lectern::catalog::Scope {
+            folders: vec![served.t.folder("Corpus").unwrap().id],
+            ..Default::default()
+        },
+        k: 10,
+        mode: lectern::search::SearchMode::Hybrid,
+        second_stage: true,
+    };
+    let found = served.rt.block_on(served.t.search(&request)).unwrap();
+    let first = &found.hits[0];
+    assert_eq!(
+        (
+            passages[0]["document"].as_str().unwrap(),
+            passages[0]["page"].as_u64().unwrap()
+        ),
+        (first.document.to_string().as_str(), u64::from(first.page))
+    );
+
+    // Little room: fewer passages, within it, and said to be cut.
+    let tight = context(json!({ "model": "lectern/Corpus", "query": query, "max_tokens": 150 }));
+    assert!(tight["tokens"].as_u64().unwrap() <= 150, "{tight}");
+    assert!(tight["passages"].as_array().unwrap().len() < passages.len(), "{tight}");
+    assert_eq!(tight["truncated"], true, "{tight}");
+
+    // Counted by the tokenizer of an installed chat model.
+    let counted =
+        context(json!({ "model": "lectern/Corpus", "query": query, "max_tokens": 150, "tokenizer": "smollm2-135m" }));
+    assert_eq!(counted["counted_with"], "smollm2-135m's tokenizer", "{counted}");
+    assert!(counted["tokens"].as_u64().unwrap() <= 150, "{counted}");
+
+    let refused = served.post("/context", &token, json!({ "query": query, "max_tokens": 0 }));
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+}
