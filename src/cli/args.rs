@@ -284,8 +284,8 @@ pub struct SearchArgs {
     pub k: usize,
     #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
     pub mode: ModeArg,
-    /// Score the best pages again with the second stage's model, as answers do (when it is
-    /// installed: `lectern model install nomic-embed-text-v1.5`); a few seconds more.
+    /// Score the best pages again with the second stage's model (when it is installed:
+    /// `lectern model install nomic-embed-text-v1.5`); about three seconds more.
     #[arg(long)]
     pub second_stage: bool,
     /// Print JSON instead of text.
@@ -346,9 +346,9 @@ pub struct EvalAnswersArgs {
     /// The most tokens a prompt may take (default: Lectern's default budget).
     #[arg(long)]
     pub budget: Option<usize>,
-    /// Retrieve without the second stage, even where its model is installed.
+    /// Retrieve with the second stage (its model must be installed).
     #[arg(long)]
-    pub no_second_stage: bool,
+    pub second_stage: bool,
     /// The most tokens an answer may have.
     #[arg(long, default_value_t = 256)]
     pub max_tokens: usize,

@@ -75,7 +75,7 @@ pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, E
         Some(path) => Some(std::fs::File::create(path).map_err(Error::io(path))?),
         None => None,
     };
-    let second_stage = if !args.no_second_stage && library.has_second_stage() {
+    let second_stage = if args.second_stage && library.has_second_stage() {
         "with"
     } else {
         "without"
@@ -204,7 +204,7 @@ async fn ask(
         request.scope = Some(scope);
     }
     request.k = args.k;
-    request.second_stage = !args.no_second_stage;
+    request.second_stage = args.second_stage;
     request.settings = AnswerSettings {
         prompt_budget: args.budget.unwrap_or(AnswerSettings::default().prompt_budget),
         generate: GenerateOptions {

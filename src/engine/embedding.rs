@@ -1,7 +1,7 @@
 //! The models indexing and search use, each loaded on first use (folder and document commands
 //! never need them): the chunker, which counts with MiniLM's tokenizer and is all reading a PDF
 //! needs, the embedder, which only embedding and vector search need, and the second stage's
-//! model, which answers' searches use when it is installed.
+//! model, which only searches that ask for it need.
 
 use std::sync::Arc;
 

@@ -26,7 +26,8 @@ pub struct AskRequest {
     /// How many passages to retrieve.
     pub k: usize,
     pub mode: SearchMode,
-    /// Whether the best pages are scored again by the second stage's model (when installed).
+    /// Whether the best pages are scored again by the second stage's model (when installed):
+    /// off unless asked for, as it did not make answers better (docs/figures.md).
     pub second_stage: bool,
     pub settings: AnswerSettings,
 }
@@ -39,7 +40,7 @@ impl AskRequest {
             scope: None,
             k: 10,
             mode: SearchMode::Hybrid,
-            second_stage: true,
+            second_stage: false,
             settings: AnswerSettings::default(),
         }
     }

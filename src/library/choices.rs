@@ -50,7 +50,7 @@ impl AskPlan {
             scope,
             k: self.k,
             mode: self.mode,
-            second_stage: true,
+            second_stage: false,
             settings: self.settings,
         }
     }

@@ -86,7 +86,7 @@ impl Counter {
 
 impl Library {
     /// The best passages for `request.query` in its scope that fit `request.max_tokens`, found
-    /// (the second stage included) and packed as an answer's prompt finds and packs them.
+    /// and packed as an answer's prompt finds and packs them.
     pub async fn context_window(&self, request: &ContextRequest) -> Result<ContextWindow, Error> {
         let results = self
             .search(&SearchRequest {
@@ -94,7 +94,7 @@ impl Library {
                 scope: request.scope.clone(),
                 k: PASSAGES,
                 mode: SearchMode::Hybrid,
-                second_stage: true,
+                second_stage: false,
             })
             .await?;
         let library = self.clone();

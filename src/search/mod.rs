@@ -14,7 +14,7 @@
 //!   hybrid mode lifts.
 //! - `pages.rs`: the best passage of each page, so that results are distinct pages.
 //! - `merge.rs`: the one order of passages, and the top `k` with their text read.
-//! - `second_stage.rs`: the best pages scored again by a stronger model, for answers.
+//! - `second_stage.rs`: the best pages scored again by a stronger model, when asked for.
 //! - `run.rs`: the stages in order.
 //!
 //! `eval.rs` measures retrieval quality on a set of questions with known answers.
@@ -76,7 +76,8 @@ pub struct SearchRequest {
     pub k: usize,
     pub mode: SearchMode,
     /// Whether the best pages are scored again by the second stage's model, when it is
-    /// installed (`second_stage.rs`): better pages first, a few seconds more.
+    /// installed (`second_stage.rs`): the right page first a little more often, about three
+    /// seconds more.
     #[serde(default)]
     pub second_stage: bool,
 }

@@ -5,7 +5,7 @@
 //! list (`vector.rs`) and the keyword list (`keyword.rs`) → fusion (`fusion.rs`) with the
 //! documents the question names (`documents.rs`) → the best passage of each page (`pages.rs`) →
 //! the top `k` read and merged (`merge.rs`) → the scope read again and the skipped documents
-//! queued (`scope.rs`) → for answers, the best pages scored again (`second_stage.rs`).
+//! queued (`scope.rs`) → when asked for, the best pages scored again (`second_stage.rs`).
 
 use std::collections::HashSet;
 use std::sync::Arc;

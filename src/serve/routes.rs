@@ -65,6 +65,37 @@ fn default_k() -> usize {
     10
 }
 
+/// Refuses an empty query, and a `name` of `value` outside 1 to `max`.
+pub fn check(query: &str, name: &str, value: usize, max: usize) -> Result<(), ApiError> {
+    if query.trim().is_empty() {
+        return Err(ApiError::invalid("the query is empty"));
+    }
+    if !(1..=max).contains(&value) {
+        return Err(ApiError::invalid(format!(
+            "{name} is {value}; it must be from 1 to {max}"
+        )));
+    }
+    Ok(())
+}
+
+/// The scope `model` names for `access`, narrowed by `filters`.
+async fn filtered_scope(
+    served: &Served,
+    access: Access,
+    model: String,
+    filters: ScopeFilters,
+) -> Result<scope::Resolved, ApiError> {
+    let library = served.library.clone();
+    let resolved = blocking(move || scope::resolve(&library, &access, &model)).await?;
+    Ok(scope::Resolved {
+        scope: Scope {
+            filters,
+            ..resolved.scope
+        },
+        label: resolved.label,
+    })
+}
+
 /// `POST /v1/search`: the passages that best match a question in a model's scope, as `lectern
 /// search --json` prints them.
 pub async fn search(
@@ -72,24 +103,11 @@ pub async fn search(
     Extension(access): Extension<Access>,
     Body(body): Body<SearchBody>,
 ) -> Result<impl IntoResponse, ApiError> {
-    if body.query.trim().is_empty() {
-        return Err(ApiError::invalid("the query is empty"));
-    }
-    if !(1..=MAX_K).contains(&body.k) {
-        return Err(ApiError::invalid(format!(
-            "k is {}; it must be from 1 to {MAX_K}",
-            body.k
-        )));
-    }
-    let library = served.library.clone();
-    let model = body.model.clone();
-    let resolved = blocking(move || scope::resolve(&library, &access, &model)).await?;
+    check(&body.query, "k", body.k, MAX_K)?;
+    let resolved = filtered_scope(&served, access, body.model, body.filters).await?;
     let request = SearchRequest {
         query: body.query,
-        scope: Scope {
-            filters: body.filters,
-            ..resolved.scope
-        },
+        scope: resolved.scope,
         k: body.k,
         mode: body.mode,
         second_stage: body.second_stage,
@@ -122,24 +140,11 @@ pub async fn context(
     Extension(access): Extension<Access>,
     Body(body): Body<ContextBody>,
 ) -> Result<impl IntoResponse, ApiError> {
-    if body.query.trim().is_empty() {
-        return Err(ApiError::invalid("the query is empty"));
-    }
-    if !(1..=MAX_CONTEXT_TOKENS).contains(&body.max_tokens) {
-        return Err(ApiError::invalid(format!(
-            "max_tokens is {}; it must be from 1 to {MAX_CONTEXT_TOKENS}",
-            body.max_tokens
-        )));
-    }
-    let library = served.library.clone();
-    let model = body.model.clone();
-    let resolved = blocking(move || scope::resolve(&library, &access, &model)).await?;
+    check(&body.query, "max_tokens", body.max_tokens, MAX_CONTEXT_TOKENS)?;
+    let resolved = filtered_scope(&served, access, body.model, body.filters).await?;
     let request = ContextRequest {
         query: body.query,
-        scope: Scope {
-            filters: body.filters,
-            ..resolved.scope
-        },
+        scope: resolved.scope,
         max_tokens: body.max_tokens,
         tokenizer: body.tokenizer,
     };

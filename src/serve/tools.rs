@@ -6,7 +6,7 @@
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 
-use super::routes::MAX_CONTEXT_TOKENS;
+use super::routes::{check, MAX_CONTEXT_TOKENS};
 use super::scope::{self, Resolved, LIBRARY_MODEL};
 use super::{blocking, ApiError};
 use crate::llm::Cancel;
@@ -87,14 +87,7 @@ pub async fn context(
     max_tokens: usize,
     tokenizer: Option<String>,
 ) -> Result<ToolOutput, ApiError> {
-    if query.trim().is_empty() {
-        return Err(ApiError::invalid("the query is empty"));
-    }
-    if !(1..=MAX_CONTEXT_TOKENS).contains(&max_tokens) {
-        return Err(ApiError::invalid(format!(
-            "max_tokens is {max_tokens}; it must be from 1 to {MAX_CONTEXT_TOKENS}"
-        )));
-    }
+    check(query, "max_tokens", max_tokens, MAX_CONTEXT_TOKENS)?;
     let resolved = resolved(library, access, folder).await?;
     let request = ContextRequest {
         query: query.to_string(),

@@ -561,8 +561,8 @@ fn searches_are_served_while_an_answer_streams() {
 
 /// `POST /v1/context`: the best passages for a query that fit `max_tokens`, packed as an answer's
 /// prompt packs them, counted by a model's tokenizer or by the stated estimate, `truncated`
-/// when a passage found was left out; the passages are those a search with the second stage
-/// finds, in its order.
+/// when a passage found was left out; the passages are those an answer's search finds, in its
+/// order.
 #[test]
 fn a_context_window_packs_the_best_passages_into_the_tokens_asked_for() {
     let served = Served::new();
@@ -593,7 +593,7 @@ fn a_context_window_packs_the_best_passages_into_the_tokens_asked_for() {
     let estimate = text.chars().count().div_ceil(4);
     assert!(roomy["tokens"].as_u64().unwrap() as usize >= estimate, "{roomy}");
 
-    // The same passages as a search with the second stage, in its order.
+    // The same passages as an answer's search finds, in its order.
     let request = lectern::search::SearchRequest {
         query: query.into(),
         scope: lectern::catalog::Scope {
@@ -602,7 +602,7 @@ fn a_context_window_packs_the_best_passages_into_the_tokens_asked_for() {
         },
         k: 10,
         mode: lectern::search::SearchMode::Hybrid,
-        second_stage: true,
+        second_stage: false,
     };
     let found = served.rt.block_on(served.t.search(&request)).unwrap();
     let first = &found.hits[0];
