@@ -1,6 +1,7 @@
 //! Indexing control that reaches across processes. A pause, and the cancel of a document that
 //! another process is reading, are written in the catalog; the indexer, whichever process runs
-//! it, follows them each time it looks for work (`jobs/queue.rs`, at least every two seconds).
+//! it, follows them each time it looks for work (`jobs/queue.rs`: every quarter of a second while
+//! it has steps under way, else every two seconds).
 //! The desktop app and `lectern index pause|resume|cancel` act through the same calls.
 
 use std::sync::atomic::Ordering;

@@ -24,6 +24,10 @@ use crate::error::Error;
 /// indexer role another process holds.
 const POLL: Duration = Duration::from_secs(2);
 
+/// How often an indexer with steps under way looks for a pause, or a cancel of one of them, that
+/// another process asked for (`engine/control.rs`).
+const FOLLOW: Duration = Duration::from_millis(250);
+
 /// How long a long-running indexer waits after a failure before it starts again.
 const RETRY: Duration = Duration::from_secs(3);
 
@@ -121,9 +125,10 @@ async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut I
         if jobs.running.is_empty() && mode == RunMode::UntilIdle {
             return Ok(());
         }
+        let look_again = if jobs.running.is_empty() { POLL } else { FOLLOW };
         tokio::select! {
             Some(joined) = jobs.running.join_next_with_id() => jobs.finish(engine, joined, run),
-            _ = tokio::time::timeout(POLL, engine.wake().notified()) => {}
+            _ = tokio::time::timeout(look_again, engine.wake().notified()) => {}
         }
     }
 }

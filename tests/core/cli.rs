@@ -125,8 +125,8 @@ fn indexing_is_paused_resumed_and_cancelled_from_another_process() {
 
     assert!(run(&["index", "pause"]).contains("indexing paused"));
     // Long enough to be read for several seconds, so that it is caught while being read.
-    let long = home.path().join("long-3000p.pdf");
-    let pages: Vec<Vec<String>> = (0..3000)
+    let long = home.path().join("long-20000p.pdf");
+    let pages: Vec<Vec<String>> = (0..20_000)
         .map(|i| vec![format!("Page {i} of the long report on river {i}.")])
         .collect();
     std::fs::write(&long, lectern::pdf::pages_pdf(&pages)).unwrap();
@@ -158,12 +158,14 @@ fn indexing_is_paused_resumed_and_cancelled_from_another_process() {
 
     run(&["index", "resume"]);
     until("the long document was not read after resuming", &|| {
-        doc("3000p").2 == "indexing"
+        doc("20000p").2 == "indexing"
     });
-    let long = doc("3000p");
+    let long = doc("20000p");
     assert!(run(&["index", "cancel", &long.1]).contains("cancelled"));
-    until("the other process did not stop reading", &|| doc("3000p").2 == "failed");
-    assert!(doc("3000p").3.contains("cancelled"), "{:?}", doc("3000p"));
+    until("the other process did not stop reading", &|| {
+        doc("20000p").2 == "failed"
+    });
+    assert!(doc("20000p").3.contains("cancelled"), "{:?}", doc("20000p"));
     until("the short paper was not read", &|| doc("xelatex").2 == "ready");
     assert_eq!(doc("i1040nr").2, "failed", "a cancelled document stays cancelled");
     indexer.kill().unwrap();
