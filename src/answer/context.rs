@@ -8,12 +8,15 @@
 //! budget; the passages fill what is left, in rank order, each labelled `[n]` with its document
 //! and page, what it sits under (a section's heading, a table's title and the line naming its
 //! columns' periods, where the passage does not say them itself) and keeping its lines (a table
-//! row stays one line with its label). A passage that does not fit whole is left out rather than
+//! row stays one line with its label, each figure written with its column's period:
+//! `columns.rs`). A passage that does not fit whole is left out rather than
 //! cut, so a citation always points at text the model saw. The question is asked before the
 //! passages and again after them, where a small model attends most.
 //!
 //! There is no worked example: small models copy an example's answer verbatim.
 
+use super::columns::with_periods;
+use crate::chunk::column_periods;
 use crate::llm::{LanguageModel, Message, Role};
 use crate::search::Hit;
 
@@ -157,7 +160,8 @@ pub fn frame(question: &str) -> (String, String) {
 
 /// One passage as the model sees it: its label, document and page, what it sits under (the
 /// lines of its `context` after the document's label: a section, a table's title, the line
-/// naming its columns) where the passage does not say it itself, then its lines.
+/// naming its columns) where the passage does not say it itself, then its lines, a table's rows
+/// with their figures' periods ([`with_periods`]).
 pub fn passage_block(label: usize, document: &str, page: u32, context: &str, text: &str) -> String {
     let text = compact_leaders(text.trim());
     let under: Vec<&str> = context
@@ -166,6 +170,8 @@ pub fn passage_block(label: usize, document: &str, page: u32, context: &str, tex
         .map(str::trim)
         .filter(|part| !part.is_empty() && !text.contains(part))
         .collect();
+    let periods = under.iter().copied().rfind(|part| column_periods(part).is_some());
+    let text = with_periods(&text, periods);
     let under = if under.is_empty() {
         String::new()
     } else {
@@ -309,7 +315,7 @@ mod tests {
         assert_eq!(
             passage_block(2, "a.pdf", 62, context, "Operating income 1,493,602 903,095 412,685"),
             "[2] a.pdf, page 62 (under: Item 8 · CONSOLIDATED STATEMENTS OF INCOME · 2016 2015 2014):\n\
-             Operating income 1,493,602 903,095 412,685\n\n"
+             Operating income — 2016: 1,493,602; 2015: 903,095; 2014: 412,685\n\n"
         );
         assert_eq!(
             passage_block(

@@ -17,6 +17,7 @@
 mod arithmetic;
 mod check;
 pub mod citations;
+mod columns;
 pub mod context;
 mod echo;
 mod followup;

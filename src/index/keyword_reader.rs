@@ -139,15 +139,18 @@ impl KeywordReader {
         })
     }
 
-    /// The stored text of one chunk (the first value of the text field: a second one is the
-    /// chunk's context), if the store holds it.
-    pub fn text(&self, address: DocAddress, fields: &Fields) -> Result<Option<String>, IndexError> {
+    /// The stored text of one chunk and its context (the first value of the text field, and the
+    /// second if there is one: [`crate::chunk::Chunk::context`]), if the store holds them.
+    pub fn passage(&self, address: DocAddress, fields: &Fields) -> Result<Option<(String, String)>, IndexError> {
         let doc: TantivyDocument = self.searcher.doc(address)?;
-        Ok(doc.get_first(fields.text).and_then(|v| v.as_str()).map(str::to_string))
+        let mut values = doc.get_all(fields.text).filter_map(|v| v.as_str());
+        Ok(values
+            .next()
+            .map(|text| (text.to_string(), values.next().unwrap_or_default().to_string())))
     }
 
-    /// The stored text of the chunk with this id, if the index holds it.
-    pub fn text_of_chunk(&self, chunk_id: &str, fields: &Fields) -> Result<Option<String>, IndexError> {
+    /// The stored text and context of the chunk with this id, if the index holds it.
+    pub fn passage_of_chunk(&self, chunk_id: &str, fields: &Fields) -> Result<Option<(String, String)>, IndexError> {
         let query = TermQuery::new(
             Term::from_field_text(fields.chunk_id, chunk_id),
             IndexRecordOption::Basic,
@@ -155,7 +158,7 @@ impl KeywordReader {
         let found = self.searcher.search(&query, &TopDocs::with_limit(1))?;
         found
             .first()
-            .map(|(_, address)| self.text(*address, fields))
+            .map(|(_, address)| self.passage(*address, fields))
             .transpose()
             .map(Option::flatten)
     }

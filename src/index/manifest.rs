@@ -16,10 +16,12 @@ use crate::pdf::OcrFailure;
 /// ([`crate::chunk::Sections`]). 5: an index is published with its keyword index first and
 /// without vectors (`embedder` and `dimension` absent), then again with them; the embedder is
 /// known by its identity ([`crate::Embedder::id`]). 6: words are indexed stemmed
-/// ([`super::keywords::ANALYZER`]). An index of another version is built again.
-pub const FORMAT_VERSION: u32 = 6;
+/// ([`super::keywords::ANALYZER`]). 7: a table's columns of figures are read with their rows'
+/// labels when they have headers or totals without a label (the text indexed changed). An
+/// index of another version is built again.
+pub const FORMAT_VERSION: u32 = 7;
 /// The oldest format read as [`FORMAT_VERSION`].
-const OLDEST_READ: u32 = 6;
+const OLDEST_READ: u32 = 7;
 /// The manifest's file name inside an index directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

@@ -88,17 +88,17 @@ impl DocIndex {
         block::read_meta(&self.dir, self.stamp())
     }
 
-    /// The stored text of a passage, found by its keyword-index address when the keyword search
-    /// found it, else by chunk id. A passage the store lacks is damage.
-    pub fn passage_text(
+    /// The stored text of a passage and its context, found by its keyword-index address when the
+    /// keyword search found it, else by chunk id. A passage the store lacks is damage.
+    pub fn passage(
         &self,
         address: Option<DocAddress>,
         chunk_id: &str,
         fields: &Fields,
-    ) -> Result<String, IndexError> {
+    ) -> Result<(String, String), IndexError> {
         let text = match address {
-            Some(address) => self.keywords.text(address, fields)?,
-            None => self.keywords.text_of_chunk(chunk_id, fields)?,
+            Some(address) => self.keywords.passage(address, fields)?,
+            None => self.keywords.passage_of_chunk(chunk_id, fields)?,
         };
         text.ok_or_else(|| IndexError::Damaged {
             path: self.dir.join("keywords"),

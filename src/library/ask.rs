@@ -9,10 +9,10 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::choices::{AskChoices, AskPlan};
 use super::Library;
 use crate::answer::{answer, Answer, AnswerEvent, AnswerSettings};
-use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, DocumentId, NewMessage, Scope};
+use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, NewMessage, Scope};
 use crate::error::Error;
 use crate::llm::{Backend, Cancel, LanguageModel, Message, Role};
-use crate::search::{Hit, SearchMode, SearchRequest, SearchResults};
+use crate::search::{SearchMode, SearchRequest, SearchResults};
 
 /// A question to answer.
 #[derive(Debug, Clone)]
@@ -237,12 +237,8 @@ impl Library {
             settings.relevance_floor = self.engine.embedder()?.relevance_floor();
         }
         let (question, cancel) = (request.question.clone(), cancel.clone());
-        let mut hits = results.hits.clone();
-        let library = self.clone();
+        let hits = results.hits.clone();
         let answered = tokio::task::spawn_blocking(move || {
-            if model.is_some() {
-                library.add_contexts(&mut hits);
-            }
             answer(
                 model.as_deref(),
                 &question,
@@ -264,31 +260,6 @@ impl Library {
             answer: answered,
             results,
         })
-    }
-
-    /// Gives each of `hits` its context (`Hit::context`), read from its document's stored
-    /// passages, for the prompt. A document whose passages cannot be read now (deleted or
-    /// re-indexed since the search) keeps its hits without: a context helps, it is not needed.
-    pub(super) fn add_contexts(&self, hits: &mut [Hit]) {
-        let mut documents: Vec<DocumentId> = hits.iter().map(|h| h.document).collect();
-        documents.sort_unstable_by_key(|d| d.to_string());
-        documents.dedup();
-        for id in documents {
-            let Ok(chunks) = self
-                .engine
-                .catalog()
-                .document(id)
-                .map_err(Error::from)
-                .and_then(|d| self.stored_chunks(&d))
-            else {
-                continue;
-            };
-            for hit in hits.iter_mut().filter(|h| h.document == id) {
-                if let Some(chunk) = chunks.iter().find(|c| c.id.0 == hit.chunk_id) {
-                    hit.context.clone_from(&chunk.context);
-                }
-            }
-        }
     }
 
     /// The chat with this id, or with the only id that starts with it (as for documents).

@@ -100,8 +100,7 @@ impl Library {
         let library = self.clone();
         let request = request.clone();
         tokio::task::spawn_blocking(move || {
-            let mut hits = results.hits;
-            library.add_contexts(&mut hits);
+            let hits = results.hits;
             let counter = match &request.tokenizer {
                 Some(model) => {
                     let path = library.model_store().chat_model_path(Some(model))?;

@@ -25,7 +25,10 @@ pub fn union(vector: Vec<Ranked>, keyword: Vec<Ranked>) -> Vec<Ranked> {
                 kept.keyword_rank = kept.keyword_rank.or(hit.keyword_rank);
                 kept.vector = kept.vector.or(hit.vector);
                 kept.vector_rank = kept.vector_rank.or(hit.vector_rank);
-                kept.text = kept.text.take().or(hit.text);
+                if kept.text.is_none() {
+                    kept.text = hit.text;
+                    kept.context = hit.context;
+                }
                 kept.address = kept.address.or(hit.address);
             }
             Entry::Vacant(e) => {

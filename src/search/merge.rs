@@ -1,5 +1,5 @@
 //! Merging: the one order of ranked passages over every document, the best of a list, and the
-//! top `k` completed with their text, a document whose passages cannot be read giving its places
+//! top `k` completed with their text and context, a document whose passages cannot be read giving its places
 //! to the next passages.
 
 use std::cmp::Ordering;
@@ -27,6 +27,8 @@ pub struct Ranked {
     pub keyword_rank: Option<u32>,
     /// The text, once read.
     pub text: Option<String>,
+    /// What the passage sits under, read with its text ([`crate::chunk::Chunk::context`]).
+    pub context: String,
     /// Where the keyword index holds the passage, when it was a keyword hit.
     pub address: Option<DocAddress>,
 }
@@ -46,6 +48,7 @@ pub fn ranked(doc: usize, located: Located, address: Option<DocAddress>, score: 
         vector_rank: None,
         keyword_rank: None,
         text: None,
+        context: String::new(),
         address,
     }
 }
@@ -105,8 +108,11 @@ fn read_texts(hits: &mut [Ranked], opened: &Opened, fields: &Fields) -> Vec<(usi
         if hit.text.is_some() || unreadable.iter().any(|(doc, _)| *doc == hit.doc) {
             continue;
         }
-        match index.passage_text(hit.address, &hit.chunk_id, fields) {
-            Ok(text) => hit.text = Some(text),
+        match index.passage(hit.address, &hit.chunk_id, fields) {
+            Ok((text, context)) => {
+                hit.text = Some(text);
+                hit.context = context;
+            }
             Err(e) => unreadable.push((hit.doc, e)),
         }
     }

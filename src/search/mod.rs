@@ -13,7 +13,9 @@
 //! - `documents.rs`: the documents the question names (company, title, year), whose passages
 //!   hybrid mode lifts.
 //! - `pages.rs`: the best passage of each page, so that results are distinct pages.
-//! - `merge.rs`: the one order of passages, and the top `k` with their text read.
+//! - `merge.rs`: the one order of passages, and the top `k` with their text and context read.
+//! - `statements.rs`: in hybrid mode, the pages under a financial statement the question names
+//!   ("the balance sheet") first.
 //! - `second_stage.rs`: the best pages scored again by a stronger model, when asked for.
 //! - `run.rs`: the stages in order.
 //!
@@ -30,6 +32,7 @@ mod question;
 mod run;
 mod scope;
 mod second_stage;
+mod statements;
 mod statistics;
 mod vector;
 
@@ -120,8 +123,8 @@ pub struct Hit {
     pub score: f32,
     pub components: ScoreComponents,
     /// What the passage sits under, as indexed (its section's heading, a table's title and the
-    /// line naming its columns), one per line after the document's label; filled in for the
-    /// prompt of an answer (`Library::ask`), empty elsewhere and never sent.
+    /// line naming its columns), one per line after the document's label: for the prompt of an
+    /// answer, never sent.
     #[serde(skip)]
     #[cfg_attr(feature = "typescript", ts(skip))]
     pub context: String,

@@ -4,8 +4,9 @@
 //! documents' indexes (`fan_out.rs`: open, keyword statistics, int8 vector scan) → the vector
 //! list (`vector.rs`) and the keyword list (`keyword.rs`) → fusion (`fusion.rs`) with the
 //! documents the question names (`documents.rs`) → the best passage of each page (`pages.rs`) →
-//! the top `k` read and merged (`merge.rs`) → the scope read again and the skipped documents
-//! queued (`scope.rs`) → when asked for, the best pages scored again (`second_stage.rs`).
+//! the top `k` read and merged (`merge.rs`), those under a financial statement the question
+//! names first (`statements.rs`) → the scope read again and the skipped documents queued
+//! (`scope.rs`) → when asked for, the best pages scored again (`second_stage.rs`).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -21,6 +22,7 @@ use super::pages::best_per_page;
 use super::question::search_text;
 use super::scope::Current;
 use super::second_stage::{rerank, CANDIDATES};
+use super::statements;
 use super::vector::{fill_vector_scores, vector_list};
 use super::{sources_of, Hit, ScoreComponents, SearchMode, SearchRequest, SearchResults};
 use crate::catalog::{Scope, ScopedDocument};
@@ -128,12 +130,25 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
             .map(|r| r.doc)
             .chain(ranking.skipped.iter().map(|(pos, _)| *pos)),
     )?;
+    // A hybrid search for a question naming a statement reads more pages, to find its title.
+    let statements = match request.mode {
+        SearchMode::Hybrid => statements::asked(&request.query),
+        SearchMode::Vector | SearchMode::Keyword => Vec::new(),
+    };
+    let wanted = match statements.is_empty() {
+        true => request.k,
+        false => request.k.max(statements::CANDIDATES),
+    };
     let (mut top, unreadable) = top_k(
         ranking.ranked.into_iter().filter(|r| current.get(r.doc).is_some()),
-        request.k,
+        wanted,
         &ranking.opened,
         engine.fields(),
     );
+    if !statements.is_empty() {
+        statements::favour(&statements, &mut top);
+        top.truncate(request.k);
+    }
     // The exact cosine of the passages only the keyword list found, to show beside their BM25.
     if let Some((q, embedder)) = query {
         fill_vector_scores(&mut top, &ranking.opened, q, embedder);
@@ -252,6 +267,6 @@ fn hit(current: &Current<'_>, r: Ranked) -> Option<Hit> {
             keyword_rank: r.keyword_rank,
             second_stage: None,
         },
-        context: String::new(),
+        context: r.context,
     })
 }

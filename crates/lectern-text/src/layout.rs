@@ -96,6 +96,10 @@ const SAME_LINE: f32 = 0.4;
 const CELL_WIDTH: f32 = 8.0;
 /// The share of a table column's lines that are rows of the columns to its left.
 const ROW_SHARE: f32 = 0.8;
+/// A row's figures and its label are on one baseline to within this (in font sizes).
+const ROW_BASELINE: f32 = 0.1;
+/// The same share for columns of figures, whose subtotals often have no label.
+const FIGURE_ROW_SHARE: f32 = 0.6;
 /// A line whose median glyph is this much larger than the page's median glyph is a heading.
 const HEADING_SIZE: f32 = 1.2;
 /// A heading has at most this many words (longer large text is a pull quote or a banner).
@@ -123,6 +127,8 @@ struct Segment {
     size: f32,
     /// The line it was cut from, numbered top first.
     line: usize,
+    /// It reads as a figure ([`is_figure`]).
+    figure: bool,
     items: Vec<Item>,
 }
 
@@ -216,6 +222,9 @@ pub fn lay_out(glyphs: &[PlacedGlyph], text: &str) -> Layout {
         let mut segments = Vec::new();
         for (number, line) in lines(items).into_iter().enumerate() {
             segments.extend(split_line(line, number));
+        }
+        for segment in &mut segments {
+            segment.figure = is_figure(&segment.items, glyphs, text);
         }
         let mut blocks = Vec::new();
         cut(segments, median, 0, &mut blocks);
@@ -370,6 +379,28 @@ fn lines(items: Vec<Item>) -> Vec<Vec<Item>> {
         .collect()
 }
 
+/// True for the glyphs of a figure: digits, and no word of three letters or more ("(1,577)",
+/// "$ 5.3", "12 %", "NY01"; not "1 Dec 2023").
+fn is_figure(items: &[Item], glyphs: &[PlacedGlyph], text: &str) -> bool {
+    let (mut digits, mut letters) = (false, 0);
+    for item in items {
+        let Some(glyph_text) = glyphs
+            .get(item.glyph)
+            .and_then(|g| text.get(g.start as usize..g.end as usize))
+        else {
+            continue;
+        };
+        for c in glyph_text.chars() {
+            digits |= c.is_ascii_digit();
+            letters = if c.is_alphabetic() { letters + 1 } else { 0 };
+            if letters >= 3 {
+                return false;
+            }
+        }
+    }
+    digits
+}
+
 /// Cuts a sorted line at wide gaps.
 fn split_line(line: Vec<Item>, number: usize) -> Vec<Segment> {
     let mut segments: Vec<Segment> = Vec::new();
@@ -389,6 +420,7 @@ fn split_line(line: Vec<Item>, number: usize) -> Vec<Segment> {
                 perp: item.perp,
                 size: item.size,
                 line: number,
+                figure: false,
                 items: vec![item],
             }),
         }
@@ -432,7 +464,8 @@ fn cut(mut segments: Vec<Segment>, median: f32, depth: usize, blocks: &mut Vec<V
 /// True when whitespace between `left` and `right` only separates the cells of rows, so that
 /// cutting there would read a table column by column: the segments on the right are short
 /// cells (a number, a code, a few words), nearly all of them on lines the left side has too, and
-/// they fill at least half of those lines. Such a region is read row by row, as poppler's
+/// they fill at least half of those lines; or they are mostly figures under their columns'
+/// headers, most of them on a label's baseline. Such a region is read row by row, as poppler's
 /// `-layout` mode does, so that a row keeps its label. Text columns have long segments, and a
 /// margin note fills few of the lines beside it.
 fn parts_of_rows(left: &[Segment], right: &[Segment]) -> bool {
@@ -452,7 +485,39 @@ fn parts_of_rows(left: &[Segment], right: &[Segment]) -> bool {
         .iter()
         .filter(|l| left_lines.binary_search(l).is_ok())
         .count();
-    shared as f32 >= ROW_SHARE * right_lines.len() as f32 && 2 * shared >= left_lines.len()
+    if shared as f32 >= ROW_SHARE * right_lines.len() as f32 && 2 * shared >= left_lines.len() {
+        return true;
+    }
+    // Columns of figures are rows' too when the lines above their first row are their headers
+    // ("Fiscal", "2016") and, from two rows on, they fill half the lines beside them (a
+    // column only some rows have a figure in), each on a label's very baseline (a chart's
+    // figures beside a paragraph are on its lines only by chance). Columns of words that wrap
+    // stay columns.
+    let figures = right.iter().filter(|s| s.figure).count();
+    let mut labels: Vec<(usize, f32, f32)> = left.iter().map(|l| (l.line, l.perp, l.size)).collect();
+    labels.sort_by_key(|&(line, _, _)| line);
+    let mut rows: Vec<usize> = right
+        .iter()
+        .filter(|r| {
+            let from = labels.partition_point(|&(line, _, _)| line < r.line);
+            labels[from..]
+                .iter()
+                .take_while(|&&(line, _, _)| line == r.line)
+                .any(|&(_, perp, size)| (perp - r.perp).abs() <= ROW_BASELINE * size.max(r.size))
+        })
+        .map(|r| r.line)
+        .collect();
+    rows.sort_unstable();
+    rows.dedup();
+    let (Some(&first), Some(&last)) = (rows.first(), right_lines.last()) else {
+        return false;
+    };
+    let below_headers = right_lines.iter().filter(|&&l| l >= first).count();
+    let beside = left_lines.iter().filter(|&&l| (first..=last).contains(&l)).count();
+    2 * figures >= right.len()
+        && rows.len() >= 2
+        && rows.len() as f32 >= FIGURE_ROW_SHARE * below_headers as f32
+        && 2 * rows.len() >= beside
 }
 
 /// The lines of a block: its segments back on their lines, each line's items along the text.
@@ -678,6 +743,50 @@ mod tests {
                 "rows {spacing} apart"
             );
         }
+    }
+
+    #[test]
+    fn figures_under_their_headers_read_with_their_labels_unlabelled_totals_and_sparse_columns_included() {
+        let (mut text, mut glyphs) = (String::new(), Vec::new());
+        words(&mut text, &mut glyphs, 150.0, 724.0, "Fiscal");
+        words(&mut text, &mut glyphs, 220.0, 724.0, "Fiscal");
+        words(&mut text, &mut glyphs, 290.0, 724.0, "% Change");
+        words(&mut text, &mut glyphs, 150.0, 712.0, "2016");
+        words(&mut text, &mut glyphs, 220.0, 712.0, "2015");
+        words(&mut text, &mut glyphs, 290.0, 712.0, "2016-2015");
+        let rows = [
+            ("Net sales", "32,765", "31,657", "3 %"),
+            ("Cost of sales", "16,682", "16,083", ""),
+            ("Other", "(1,000)", "900", ""),
+            ("", "50,447", "48,640", "4 %"),
+        ];
+        for (i, (label, this_year, last_year, change)) in rows.iter().enumerate() {
+            let y = 700.0 - 12.0 * i as f32;
+            for (x, cell) in [(0.0, label), (150.0, this_year), (220.0, last_year), (290.0, change)] {
+                words(&mut text, &mut glyphs, x, y, cell);
+            }
+        }
+        assert_eq!(
+            lay_out(&glyphs, &text).text,
+            "Fiscal Fiscal % Change\n2016 2015 2016-2015\nNet sales 32,765 31,657 3 %\nCost of sales 16,682 16,083\nOther (1,000) 900\n50,447 48,640 4 %"
+        );
+    }
+
+    #[test]
+    fn a_charts_figures_on_a_paragraphs_lines_by_chance_stay_apart() {
+        let (mut text, mut glyphs) = (String::new(), Vec::new());
+        let line = ["body"; 8].join(" ");
+        for i in 0..6 {
+            words(&mut text, &mut glyphs, 0.0, 700.0 - 12.0 * i as f32, &line);
+        }
+        // Two rows of a chart's figures, a fifth of a font size off the paragraph's baselines.
+        words(&mut text, &mut glyphs, 250.0, 698.0, "57 33 24");
+        words(&mut text, &mut glyphs, 250.0, 686.0, "66 45 21");
+        let out = lay_out(&glyphs, &text).text;
+        assert!(
+            out.ends_with("\n57 33 24\n66 45 21") || out.starts_with("57 33 24\n66 45 21\n"),
+            "{out}"
+        );
     }
 
     #[test]
