@@ -9,7 +9,7 @@ mod context;
 mod tables;
 
 pub use context::Sections;
-pub use tables::{column_periods, statement_titled, Statement};
+pub use tables::{column_periods, is_year, statement_titled, Statement};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

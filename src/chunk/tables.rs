@@ -138,8 +138,8 @@ pub fn column_periods(line: &str) -> Option<Vec<String>> {
     (years.len() >= 2).then_some(columns)
 }
 
-/// True for four digits from 1900 to 2099.
-fn is_year(word: &str) -> bool {
+/// True for four digits from 1900 to 2099: a year.
+pub fn is_year(word: &str) -> bool {
     word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()) && (word.starts_with("19") || word.starts_with("20"))
 }
 

@@ -5,6 +5,8 @@
 //! The model answering still reads the whole question. Also here: the function words keyword
 //! search leaves out, and the years a question joins to letters ("FY2018").
 
+pub(super) use crate::chunk::is_year;
+
 /// Words of asking and answering, never of a document's subject.
 #[rustfmt::skip]
 const ASKING_WORDS: [&str; 39] = [
@@ -45,11 +47,6 @@ pub(super) fn embedded_year(word: &str) -> Option<&str> {
     let split = word.len().checked_sub(4)?;
     let (letters, year) = (word.get(..split)?, word.get(split..)?);
     (is_year(year) && letters.chars().any(char::is_alphabetic)).then_some(year)
-}
-
-/// A four-digit year from 1900 to 2099.
-pub(super) fn is_year(word: &str) -> bool {
-    word.len() == 4 && word.chars().all(|c| c.is_ascii_digit()) && (word.starts_with("19") || word.starts_with("20"))
 }
 
 #[cfg(test)]
