@@ -9,11 +9,11 @@ use crate::chunk::column_periods;
 /// A line of this many words without figures is prose: the table above it has ended.
 const PROSE_WORDS: usize = 12;
 
-/// `text` with each row under a header of periods (a line of `text`, or `above`, the header the
-/// passage sits under) written with its figures' periods. Rows whose figures do not match the
-/// columns one for one are left as they are.
-pub fn with_periods(text: &str, above: Option<&str>) -> String {
-    let mut periods = above.and_then(column_periods);
+/// `text` with each row under a header of periods (a line of `text`, or `above`, the periods of
+/// the header the passage sits under) written with its figures' periods. Rows whose figures do
+/// not match the columns one for one are left as they are.
+pub fn with_periods(text: &str, above: Option<Vec<String>>) -> String {
+    let mut periods = above;
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     for (i, line) in text.lines().enumerate() {
         if i > 0 {
@@ -124,7 +124,7 @@ mod tests {
                     The company spent more on its plants in the year than it did in the year before.\n\
                     Other 12 13";
         assert_eq!(
-            with_periods(text, Some("December 31, 2018 December 31, 2017")),
+            with_periods(text, column_periods("December 31, 2018 December 31, 2017")),
             "Capital expenditures — December 31, 2018: (1,577); December 31, 2017: (1,373)\n\
              Dividends paid — December 31, 2018: —; December 31, 2017: (500)\n\
              December 31, 2018: 50,447; December 31, 2017: 48,640\n\
@@ -138,6 +138,6 @@ mod tests {
         let text = "Net sales 32,765 31,657\nSee Note 12 on page 64";
         assert_eq!(with_periods(text, None), text);
         let text = "Level 3 1,204 1,377\nShares 5";
-        assert_eq!(with_periods(text, Some("2019 2018")), text);
+        assert_eq!(with_periods(text, column_periods("2019 2018")), text);
     }
 }

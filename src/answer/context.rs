@@ -170,7 +170,7 @@ pub fn passage_block(label: usize, document: &str, page: u32, context: &str, tex
         .map(str::trim)
         .filter(|part| !part.is_empty() && !text.contains(part))
         .collect();
-    let periods = under.iter().copied().rfind(|part| column_periods(part).is_some());
+    let periods = under.iter().rev().find_map(|part| column_periods(part));
     let text = with_periods(&text, periods);
     let under = if under.is_empty() {
         String::new()

@@ -135,9 +135,10 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
         SearchMode::Hybrid => statements::asked(&request.query),
         SearchMode::Vector | SearchMode::Keyword => Vec::new(),
     };
-    let wanted = match statements.is_empty() {
-        true => request.k,
-        false => request.k.max(statements::CANDIDATES),
+    let wanted = if statements.is_empty() {
+        request.k
+    } else {
+        request.k.max(statements::CANDIDATES)
     };
     let (mut top, unreadable) = top_k(
         ranking.ranked.into_iter().filter(|r| current.get(r.doc).is_some()),
