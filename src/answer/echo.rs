@@ -3,8 +3,8 @@
 //! before, or instead of, an answer. The streamed answer passes through [`EchoFilter`]: a
 //! sentence is held back only while its words so far follow, in order, the words of one of the
 //! prompt's sentences; it goes on to the reader as soon as it parts from them, and is dropped
-//! when it ends still following them. The sentence the instructions ask for when nothing bears
-//! on the question ("The documents do not say.") is an answer, not an echo.
+//! when it ends still following them. A sentence saying that the documents do not say is an
+//! answer, not an echo.
 
 use super::says_not_found;
 
