@@ -136,6 +136,7 @@ impl Error {
             Error::Catalog(e) => match e {
                 CatalogError::FolderNotFound(_)
                 | CatalogError::DocumentNotFound(_)
+                | CatalogError::JobNotFound(_)
                 | CatalogError::ChatNotFound(_)
                 | CatalogError::AnswerNotFound { .. }
                 | CatalogError::LinkNotFound(_)

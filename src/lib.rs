@@ -24,12 +24,15 @@ pub mod serve;
 pub mod server;
 pub mod watch;
 
-pub use catalog::{DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats};
+pub use catalog::{
+    DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats, Job, JobEvent, JobId, JobState,
+};
 pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
 pub use error::{Error, ErrorCode, ErrorPayload, Hint};
 pub use library::{
     Access, Answered, AskChoices, AskOutcome, AskPlan, AskRequest, ContextPassage, ContextRequest, ContextWindow,
-    ImportFailure, ImportReport, Library, LibraryStatus, ModelEntry, Question, Settings, MAX_K, TOKEN_FILE,
+    ImportFailure, ImportReport, Library, LibraryStatus, ModelEntry, Question, Settings, LISTED_JOBS, MAX_K,
+    TOKEN_FILE,
 };
 pub use llm::BackendKind;
 pub use secrets::SecretPlace;

@@ -21,6 +21,8 @@ pub enum CatalogError {
     AlreadyLinked { path: String, folder: String },
     #[error("no token named \"{0}\" (`lectern serve token list` lists them)")]
     TokenNotFound(String),
+    #[error("no job with id {0}")]
+    JobNotFound(String),
     #[error("no document with id {0}")]
     DocumentNotFound(String),
     #[error("\"{name}\" already exists in {parent}; choose another name")]

@@ -28,7 +28,7 @@ impl LogLevel {
         }
     }
 
-    fn parse(s: &str) -> LogLevel {
+    pub(super) fn parse(s: &str) -> LogLevel {
         match s {
             "warning" => LogLevel::Warning,
             "error" => LogLevel::Error,

@@ -171,6 +171,41 @@ pub const MIGRATIONS: &[&str] = &[
         millis    INTEGER NOT NULL
     );
     "#,
+    // 14: indexing jobs other programs follow: the documents of each, and its log. A document's
+    //     log entries are copied into the log of each job of it that has not ended.
+    r#"
+    CREATE TABLE jobs (
+        id          TEXT PRIMARY KEY,
+        folder      TEXT NOT NULL,
+        holder      TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        state       TEXT NOT NULL,
+        ended_at    INTEGER,
+        rejected    INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE job_documents (
+        job_id       TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+        document_id  TEXT NOT NULL,
+        PRIMARY KEY (job_id, document_id)
+    );
+    CREATE INDEX job_documents_document ON job_documents (document_id);
+    CREATE TABLE job_events (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id       TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+        at           INTEGER NOT NULL,
+        level        TEXT NOT NULL,
+        document_id  TEXT,
+        message      TEXT NOT NULL
+    );
+    CREATE INDEX job_events_job ON job_events (job_id, id);
+    CREATE TRIGGER job_events_from_document_log AFTER INSERT ON document_log
+    BEGIN
+        INSERT INTO job_events (job_id, at, level, document_id, message)
+        SELECT jobs.id, NEW.at, NEW.level, NEW.document_id, NEW.message
+        FROM job_documents JOIN jobs ON jobs.id = job_documents.job_id
+        WHERE job_documents.document_id = NEW.document_id AND jobs.ended_at IS NULL;
+    END;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -1,7 +1,8 @@
 //! The catalog: folders and documents in SQLite, the source of truth for what the library holds.
 //!
 //! Folders form a tree (`folders.rs`); documents belong to exactly one folder (`documents.rs`);
-//! chats keep their questions and cited answers (`chats.rs`).
+//! chats keep their questions and cited answers (`chats.rs`); indexing jobs other programs
+//! follow keep their documents and log (`jobs.rs`).
 //! A document's index lives on disk keyed by its id, so moving a document changes one row here
 //! and nothing else. The connection runs in WAL mode so that readers never wait for the indexer.
 
@@ -11,6 +12,7 @@ mod documents;
 mod error;
 mod folders;
 mod ids;
+mod jobs;
 mod links;
 mod log;
 pub mod migrations;
@@ -29,6 +31,7 @@ pub use documents::{FileOrigin, Interrupted, NewDocument, PdfMetadata, Readied};
 pub use error::CatalogError;
 pub use folders::DeleteMode;
 pub use ids::{ChunkId, DocumentId, FolderId};
+pub use jobs::{Job, JobEvent, JobId, JobState};
 pub use links::{Link, LinkId, LinkedFile};
 pub use log::{LogEntry, LogLevel};
 pub use scope::{Scope, ScopeFilters, ScopedDocument};

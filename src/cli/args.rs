@@ -29,6 +29,10 @@ pub enum Command {
     Doc(DocCommand),
     /// Index queued documents until none is left (`--watch`: keep waiting for more).
     Index(IndexArgs),
+    /// Indexing jobs: add files as a job and follow it by id (from any process), pause, resume
+    /// or cancel it.
+    #[command(subcommand)]
+    Jobs(JobsCommand),
     /// Folders with their documents, pages and chunks (subfolders included); documents in
     /// progress or needing attention.
     Status(JsonFlag),
@@ -435,6 +439,50 @@ pub struct AddArgs {
     /// Print JSON instead of progress bars.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Indexing jobs, whichever process started them (`lectern jobs add`, `lectern serve`'s
+/// `/v1/jobs`, the MCP tool `add_documents`) and whichever indexes them.
+#[derive(Debug, Subcommand)]
+pub enum JobsCommand {
+    /// Add PDF files, or directories of them, to a folder as a job; prints its id at once and
+    /// indexes in the background (`lectern jobs tail ID` follows it).
+    Add(AddArgs),
+    /// The latest jobs, newest first.
+    Ls(JsonFlag),
+    /// How a job stands: documents done, failed and left, pages per second.
+    Show {
+        /// A job id, or a unique prefix of one.
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a job's log as it grows, until the job ends.
+    Tail {
+        /// A job id, or a unique prefix of one.
+        id: String,
+        /// Start after this entry (the last one seen), not at the start.
+        #[arg(long, default_value_t = 0)]
+        after: i64,
+        /// One JSON object a line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start none of the job's documents until it is resumed.
+    Pause {
+        /// A job id, or a unique prefix of one.
+        id: String,
+    },
+    /// Let a paused job go on.
+    Resume {
+        /// A job id, or a unique prefix of one.
+        id: String,
+    },
+    /// Stop a job: its documents not yet read end failed (`lectern doc reindex` starts one over).
+    Cancel {
+        /// A job id, or a unique prefix of one.
+        id: String,
+    },
 }
 
 #[derive(Debug, Args)]

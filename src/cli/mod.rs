@@ -4,6 +4,7 @@
 mod args;
 mod ask;
 mod eval_answers;
+mod jobs;
 mod models;
 mod output;
 mod password;
@@ -105,6 +106,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::Doc(command) => return doc(&library, command).await,
         Command::Index(args) => index(&library, args).await?,
+        Command::Jobs(command) => return jobs::run(&library, command).await,
         Command::Status(flag) => output::status(&library.status()?, flag.json),
         Command::Search(args) => return search::search(&library, args).await,
         Command::Eval(args) => {
@@ -119,7 +121,10 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Model(command) => return models::run(&library, command).await,
         Command::Extract(_) => unreachable!("handled above"),
         Command::Serve(args) => serve::run(library, args).await?,
-        Command::Mcp => lectern::serve::serve_stdio(library).await?,
+        Command::Mcp => {
+            serve::index_while_serving(&library);
+            lectern::serve::serve_stdio(library).await?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
-//! `lectern serve`: the library served to other programs until the process ends, its token shown
-//! or rotated, the tokens limited to folders, and the log of requests.
+//! `lectern serve`: the library served to other programs until the process ends (indexing what
+//! they add), its token shown or rotated, the tokens limited to folders, and the log of requests.
 
+use lectern::jobs::RunMode;
 use lectern::{Error, Library};
 
 use super::args::{ServeArgs, ServeCommand, TokenCommand};
@@ -22,7 +23,15 @@ pub async fn run(library: Library, args: ServeArgs) -> Result<(), Error> {
         return Ok(());
     }
     let listener = lectern::serve::bind(args.listen).await?;
+    index_while_serving(&library);
     lectern::serve::serve(library, listener).await
+}
+
+/// Indexes what the served programs add (their jobs), in this process, for as long as it serves;
+/// while another process holds the indexer role, that one does.
+pub fn index_while_serving(library: &Library) {
+    let indexer = library.clone();
+    tokio::spawn(async move { indexer.run_indexer(RunMode::Forever).await });
 }
 
 fn token(library: &Library, command: TokenCommand) -> Result<(), Error> {

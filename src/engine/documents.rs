@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 
 use super::{Engine, IndexEvent};
 use crate::catalog::{
-    Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, FileOrigin, NewDocument,
+    Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, FileOrigin, JobId, NewDocument,
 };
 use crate::error::Error;
 use crate::secrets::SecretPlace;
@@ -44,8 +44,15 @@ pub const CANCELLED: &str = "indexing was cancelled; index it again to start ove
 impl Engine {
     /// Stores one file and records it in the folder at `folder_path`; `false` when the folder
     /// already holds this content (adding a file twice adds it once).
-    pub fn import_one(&self, path: &Path, folder_path: &str) -> Result<(Document, bool), Error> {
-        self.add_stored(path, folder_path, true, |_, _| Ok(()))
+    /// A new document is made one of `job`'s in the same transaction, before any indexer sees it.
+    pub fn import_one(&self, path: &Path, folder_path: &str, job: Option<&JobId>) -> Result<(Document, bool), Error> {
+        self.add_stored(path, folder_path, true, |catalog, doc| match job {
+            Some(job) => {
+                catalog.add_to_job(job, doc.id)?;
+                catalog.copy_log_to_job(job, doc.id)
+            }
+            None => Ok(()),
+        })
     }
 
     /// Stores one file of a linked directory as a document of its own, even when the folder holds

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{Engine, IndexEvent};
-use crate::catalog::Document;
+use crate::catalog::{Document, JobId};
 use crate::error::Error;
 use crate::pdf::{check_pdf, PdfError};
 
@@ -36,6 +36,15 @@ impl Engine {
     /// Copies the PDFs at `paths` (files, or directories searched recursively) into the library
     /// and queues them in the folder at `folder`.
     pub fn import(&self, paths: &[PathBuf], folder: &str) -> Result<ImportReport, Error> {
+        self.import_into(paths, folder, None)
+    }
+
+    /// [`Engine::import`], each new document one of `job`'s from the moment it is recorded.
+    pub fn import_for_job(&self, paths: &[PathBuf], folder: &str, job: &JobId) -> Result<ImportReport, Error> {
+        self.import_into(paths, folder, Some(job))
+    }
+
+    fn import_into(&self, paths: &[PathBuf], folder: &str, job: Option<&JobId>) -> Result<ImportReport, Error> {
         let folder = self.catalog().folder_by_path(folder)?;
         let mut report = ImportReport::default();
         for path in paths {
@@ -47,7 +56,7 @@ impl Engine {
             } else if path.is_dir() {
                 for file in walk(path, &mut report.failed) {
                     match check_pdf(&file) {
-                        Ok(()) => self.add_file(&file, &folder.path, &mut report),
+                        Ok(()) => self.add_file(&file, &folder.path, job, &mut report),
                         Err(PdfError::NotAPdf { .. }) => report.ignored += 1,
                         Err(e) => report.failed.push(ImportFailure {
                             path: file,
@@ -57,7 +66,7 @@ impl Engine {
                 }
             } else {
                 match check_pdf(path) {
-                    Ok(()) => self.add_file(path, &folder.path, &mut report),
+                    Ok(()) => self.add_file(path, &folder.path, job, &mut report),
                     Err(e) => report.failed.push(ImportFailure {
                         path: path.clone(),
                         reason: e.to_string(),
@@ -71,8 +80,8 @@ impl Engine {
         Ok(report)
     }
 
-    fn add_file(&self, path: &Path, folder_path: &str, report: &mut ImportReport) {
-        match self.import_one(path, folder_path) {
+    fn add_file(&self, path: &Path, folder_path: &str, job: Option<&JobId>, report: &mut ImportReport) {
+        match self.import_one(path, folder_path, job) {
             Ok((doc, true)) => {
                 self.emit(IndexEvent::Queued { document: doc.id });
                 report.added.push(doc);

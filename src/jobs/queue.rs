@@ -95,6 +95,7 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
         reconciled: reconcile(engine)?,
         ..IndexRun::default()
     };
+    settle_jobs(engine);
     let mut jobs = Jobs::default();
     let outcome = drive(engine, mode, &mut jobs, &mut run).await;
     if outcome.is_err() {
@@ -137,23 +138,25 @@ async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut I
 /// of a queued document, else another embedding.
 fn next_step(engine: &Engine, jobs: &Jobs, embedder: &str, mode: RunMode) -> Result<Option<(Step, Document)>, Error> {
     let catalog = engine.catalog();
+    // A document of a paused job (`catalog/jobs.rs`) waits for its job.
+    let startable = |d: &Document| -> Result<bool, Error> { Ok(!jobs.holds(d) && !catalog.in_paused_job(d.id)?) };
     let to_embed = || -> Result<Option<Document>, Error> {
-        Ok(catalog
-            .documents_to_embed(embedder)?
-            .into_iter()
-            .find(|d| !jobs.holds(d) && !jobs.embedding_failed(d.id, mode)))
+        for doc in catalog.documents_to_embed(embedder)? {
+            if !jobs.embedding_failed(doc.id, mode) && startable(&doc)? {
+                return Ok(Some(doc));
+            }
+        }
+        Ok(None)
     };
     if !jobs.embedding() {
         if let Some(doc) = to_embed()? {
             return Ok(Some((Step::Embed, doc)));
         }
     }
-    let queued = catalog
-        .documents_with_status(DocumentStatus::Queued)?
-        .into_iter()
-        .find(|d| !jobs.holds(d));
-    if let Some(doc) = queued {
-        return Ok(Some((Step::Read, doc)));
+    for doc in catalog.documents_with_status(DocumentStatus::Queued)? {
+        if startable(&doc)? {
+            return Ok(Some((Step::Read, doc)));
+        }
     }
     Ok(to_embed()?.map(|doc| (Step::Embed, doc)))
 }
@@ -249,6 +252,15 @@ impl Jobs {
                 });
             }
         }
+        settle_jobs(engine);
+    }
+}
+
+/// Ends the indexing jobs with nothing left to do (`catalog/jobs.rs`); a failure to is said, and
+/// tried again after the next step.
+fn settle_jobs(engine: &Engine) {
+    if let Err(e) = engine.catalog().settle_jobs() {
+        eprintln!("lectern: the indexing jobs could not be brought up to date ({e})");
     }
 }
 

@@ -35,11 +35,16 @@ impl Access {
 
     /// Whether `folder` is one this access sees.
     pub fn sees(&self, folder: &Folder) -> bool {
+        self.sees_path(&folder.path)
+    }
+
+    /// Whether the folder at `path` is one this access sees (a folder deleted since counts by
+    /// where it was).
+    pub fn sees_path(&self, path: &str) -> bool {
         self.folders.as_ref().is_none_or(|allowed| {
             allowed.iter().any(|a| {
-                folder.path == a.path
-                    || folder
-                        .path
+                path == a.path
+                    || path
                         .strip_prefix(a.path.as_str())
                         .is_some_and(|rest| rest.starts_with('/'))
             })

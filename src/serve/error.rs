@@ -55,6 +55,16 @@ impl ApiError {
         }
     }
 
+    /// A request this token may not make, and why.
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::FORBIDDEN,
+            kind: "invalid_request_error",
+            code: Some("forbidden"),
+            message: message.into(),
+        }
+    }
+
     /// A folder path (of an MCP tool's arguments) that names no folder the token sees.
     pub fn no_such_folder(path: &str) -> ApiError {
         ApiError {

@@ -1,6 +1,6 @@
 //! The library as an MCP server (the official Rust SDK, `rmcp`): over standard input and output
 //! (`lectern mcp`, for a client that starts it) and over streamable HTTP at `/mcp` beside the
-//! OpenAI-style endpoints, behind the same tokens. Tools search, answer, list and read, each
+//! OpenAI-style endpoints, behind the same tokens. Tools search, answer, list, read and add, each
 //! result naming its documents and pages (`tools.rs`); a tool call is logged with its scope, as
 //! a request is. Over HTTP a call reaches what its request's token reaches; over standard input
 //! the whole library.
@@ -28,8 +28,8 @@ use crate::{Access, Library};
 /// What the client's model is told of the server.
 const INSTRUCTIONS: &str = "Lectern: the user's own library of PDFs, in folders. search_documents finds passages, get_context \
      packs the best of them into a number of tokens, ask answers a question from them with numbered footnotes, list_folders and list_documents show what there is, \
-     read_passage and read_page read what a passage or a citation points to. Cite the document and page of every \
-     passage you use.";
+     read_passage and read_page read what a passage or a citation points to, add_documents adds PDFs as an indexing job \
+     that job_status follows. Cite the document and page of every passage you use.";
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct SearchArgs {
@@ -81,6 +81,22 @@ pub struct PageArgs {
     document: String,
     /// The page, from 1.
     page: u32,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct AddArgs {
+    /// PDF files, or directories searched for PDFs, on the machine Lectern runs on.
+    paths: Vec<String>,
+    /// The folder's path as list_folders gives it.
+    folder: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct JobArgs {
+    /// The job's id, as add_documents gave it.
+    job: String,
+    /// Also return the job's log after this entry id (0: from the start).
+    log_after: Option<i64>,
 }
 
 /// The MCP tools over a library.
@@ -256,6 +272,35 @@ impl LibraryTools {
         let (library, seen) = (self.library.clone(), access.clone());
         let result = blocking(move || tools::read_page(&library, &seen, &args.document, args.page)).await;
         self.reply("read_page", &access, started, result).await
+    }
+
+    #[tool(
+        description = "Add PDF files or directories (paths on the machine Lectern runs on) to a folder as an indexing job; returns the job's id and counts at once, and indexing goes on in the background (job_status follows it)."
+    )]
+    async fn add_documents(
+        &self,
+        Parameters(args): Parameters<AddArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (access, started) = (self.access(&context)?, Instant::now());
+        let (library, seen) = (self.library.clone(), access.clone());
+        let result = blocking(move || tools::add_documents(&library, &seen, &args.paths, &args.folder)).await;
+        self.reply("add_documents", &access, started, result).await
+    }
+
+    #[tool(
+        description = "How an indexing job stands (running, paused, cancelled or done; documents done, failed and left; pages per second), with its log after an entry id if asked.",
+        annotations(read_only_hint = true)
+    )]
+    async fn job_status(
+        &self,
+        Parameters(args): Parameters<JobArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (access, started) = (self.access(&context)?, Instant::now());
+        let (library, seen) = (self.library.clone(), access.clone());
+        let result = blocking(move || tools::job_status(&library, &seen, &args.job, args.log_after)).await;
+        self.reply("job_status", &access, started, result).await
     }
 }
 

@@ -1,14 +1,15 @@
 //! `lectern serve`: the library for other programs, over HTTP on the OpenAI API's wire format
 //! (`/v1/models`, `/v1/chat/completions`, `/v1/embeddings`) and Lectern's own search
-//! (`/v1/search`, `/v1/context`), stored PDFs and page texts. Safe by default: it listens where it is told (the
+//! (`/v1/search`, `/v1/context`), stored PDFs and page texts, and indexing jobs (`/v1/jobs`). Safe by default: it listens where it is told (the
 //! loopback interface unless told otherwise), every request needs a bearer token (the library's,
 //! or one limited to folders: [`crate::Access`]), bodies are bounded, no CORS header is ever
 //! sent (a web page cannot read a reply), and each request is logged in the library with who
-//! asked and its scope, never its text. `routes.rs` and `chat.rs` hold the endpoints,
+//! asked and its scope, never its text. `routes.rs`, `chat.rs` and `jobs.rs` hold the endpoints,
 //! `scope.rs` what a token reaches, `error.rs` the error replies.
 
 mod chat;
 mod error;
+mod jobs;
 mod mcp;
 mod routes;
 mod scope;
@@ -57,6 +58,14 @@ pub fn router(library: Library, address: SocketAddr) -> Router {
         .route("/v1/embeddings", post(routes::embeddings))
         .route("/v1/documents/{id}/pdf", get(routes::document_pdf))
         .route("/v1/documents/{id}/pages/{page}", get(routes::page_text))
+        .route("/v1/jobs", post(jobs::create).get(jobs::list))
+        .route(
+            "/v1/jobs/upload",
+            post(jobs::upload).layer(DefaultBodyLimit::max(jobs::MAX_UPLOAD)),
+        )
+        .route("/v1/jobs/{id}", get(jobs::show))
+        .route("/v1/jobs/{id}/log", get(jobs::log))
+        .route("/v1/jobs/{id}/{action}", post(jobs::act))
         .layer(middleware::from_fn_with_state(served.clone(), authorised))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(served)

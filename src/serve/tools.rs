@@ -1,4 +1,4 @@
-//! What the MCP tools do, over what an access reaches, each result a JSON value that names every
+//! What the MCP tools do, over what an access reaches (indexing jobs included), each result a JSON value that names every
 //! passage's document and page so that the client's model can cite them, with the scope it was
 //! served over (for the request log). A folder is given by its path; none means everything the
 //! access sees.
@@ -194,4 +194,33 @@ pub fn read_page(library: &Library, access: &Access, document: &str, page: u32) 
         "text": text,
     });
     Ok((page, format!("document {}", doc.id)))
+}
+
+/// `add_documents`: the files at `paths` added to `folder` as an indexing job (for the whole
+/// library's access only: a token limited to folders must not read the server's other files).
+pub fn add_documents(
+    library: &Library,
+    access: &Access,
+    paths: &[String],
+    folder: &str,
+) -> Result<ToolOutput, ApiError> {
+    let paths: Vec<std::path::PathBuf> = paths.iter().map(Into::into).collect();
+    let job = super::jobs::start_by_path(library, access, &paths, folder)?;
+    let label = format!("job {}", job.id);
+    Ok((json!(job), label))
+}
+
+/// `job_status`: how a job stands, and its log after `log_after` if asked.
+pub fn job_status(
+    library: &Library,
+    access: &Access,
+    job: &str,
+    log_after: Option<i64>,
+) -> Result<ToolOutput, ApiError> {
+    let job = library.job_seen_by(access, job)?;
+    let mut value = json!(job);
+    if let Some(after) = log_after {
+        value["log"] = json!(library.job_events(&job.id, after, 500)?);
+    }
+    Ok((value, format!("job {}", job.id)))
 }

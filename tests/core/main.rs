@@ -13,6 +13,7 @@ mod embedding;
 mod hostile;
 mod import;
 mod index;
+mod jobs;
 mod mcp;
 mod models;
 mod ocr;

@@ -59,8 +59,10 @@ fn an_mcp_client_over_standard_input_calls_each_tool_and_reads_what_to_cite() {
         assert_eq!(
             tools,
             [
+                "add_documents",
                 "ask",
                 "get_context",
+                "job_status",
                 "list_documents",
                 "list_folders",
                 "read_page",
@@ -130,6 +132,32 @@ fn an_mcp_client_over_standard_input_calls_each_tool_and_reads_what_to_cite() {
         let (_, documents) = call(&client, "list_documents", json!({ "folder": "Other" })).await;
         assert_eq!(documents["documents"].as_array().unwrap().len(), 1, "{documents}");
         assert_eq!(documents["documents"][0]["name"], "memo.pdf");
+
+        // A PDF added as a job, indexed by the MCP server's process, followed by its id.
+        let dir = tempfile::tempdir().unwrap();
+        let note = dir.path().join("note.pdf");
+        crate::common::write_text_pdf(&note, &["The harbour master rang the bell at noon"]);
+        let (failed, job) = call(&client, "add_documents", json!({ "paths": [note], "folder": "Other" })).await;
+        assert!(!failed, "{job}");
+        assert_eq!(job["documents"], 1, "{job}");
+        let id = job["id"].clone();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let status = loop {
+            let (_, status) = call(&client, "job_status", json!({ "job": id, "log_after": 0 })).await;
+            if status["state"] == "done" {
+                break status;
+            }
+            assert!(std::time::Instant::now() < deadline, "{status}");
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        };
+        assert_eq!(status["done"], 1, "{status}");
+        let log = status["log"].as_array().unwrap();
+        assert!(
+            log.last().unwrap()["message"].as_str().unwrap().starts_with("Done"),
+            "{status}"
+        );
+        let (missing, why) = call(&client, "job_status", json!({ "job": "job-nothing" })).await;
+        assert!(missing && why.as_str().unwrap().contains("no job"), "{why}");
         client.cancel().await.unwrap();
     });
     let log = t.api_requests(50).unwrap();
