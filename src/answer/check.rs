@@ -4,19 +4,23 @@
 //!
 //! - a computation the model writes out ("(1,493,602 - 903,095) / 903,095 = 65.4%") is evaluated
 //!   by Lectern over operands that are themselves checked, and its result is replaced by
-//!   Lectern's value, written at the model's precision or to three significant digits; a later
-//!   mention of the model's own result is replaced too;
+//!   Lectern's value, written at the model's precision or to three significant digits; another
+//!   mention of the model's own result, before or after, is replaced too;
 //! - any other number must be quoted: be the question's, or a passage's the model was given
 //!   (perhaps rounded, in another scale), or a value Lectern computed earlier in the answer;
 //!   small whole numbers up to [`COUNT`] pass as counts ("2 modules");
 //! - a sentence with numbers taken from passages it does not cite gets those passages' labels
 //!   at its end (those of a computation's operands too): every number is checked against a
 //!   cited page;
-//! - a sentence with a number that is neither quoted nor computed is not shown from its first
-//!   number on (the words before it stream as they come): a short note stands in for the rest,
-//!   and the numbers left out are counted.
+//! - a sentence with a number that is neither quoted nor computed waits, with what follows it,
+//!   for a later sentence that computes that number ("The ratio is 1.5. It is 6,489 / 4,269 =
+//!   1.5."): the number is then replaced by Lectern's result. If none does by the answer's end,
+//!   the sentence is not shown from its first number on (the words before it stream as they
+//!   come): a short note stands in for the rest, and the numbers left out are counted.
 //!
 //! Numbers inside words ("Q2", "FY2019") are names, not figures, and are left alone.
+
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +61,9 @@ pub struct NumberCheck {
     /// Values computed so far in the answer.
     computed: Vec<Computed>,
     held: String,
+    /// Checked sentences not shown yet: the first has a number neither quoted nor computed, and
+    /// waits for a computation that gives it; those after it wait their turn.
+    waiting: VecDeque<Checked>,
     /// Whether the last sentence was left out (a run of them gets one note).
     withholding: bool,
     /// Whether words of the sentence being written were shown before its first number.
@@ -79,6 +86,7 @@ impl NumberCheck {
             question: numbers(question),
             computed: Vec::new(),
             held: String::new(),
+            waiting: VecDeque::new(),
             withholding: false,
             started: false,
             shown: 0,
@@ -114,7 +122,11 @@ impl NumberCheck {
             from = 0;
         }
         // Words before the sentence's first number (or marker) need no check: they go on now,
-        // up to the last space before it (a "$" or "(" belongs to the number).
+        // up to the last space before it (a "$" or "(" belongs to the number), unless an
+        // earlier sentence waits.
+        if !self.waiting.is_empty() {
+            return out;
+        }
         let first = first_figure(&self.held).unwrap_or(self.held.len());
         if let Some(space) = self.held[..first].rfind(char::is_whitespace) {
             let words: String = self.held.drain(..=space).collect();
@@ -134,6 +146,7 @@ impl NumberCheck {
         }
         let rest = std::mem::take(&mut self.held);
         out.push_str(&self.check(&rest));
+        out.push_str(&self.flush());
         out
     }
 
@@ -142,38 +155,67 @@ impl NumberCheck {
         self.shown == 0
     }
 
-    /// `sentence` as it may be shown: computed results replaced, labels added, or the note
-    /// that stands in for it.
+    /// `sentence`'s turn: what of it and of the sentences waiting before it may be shown now. A
+    /// sentence with a number neither quoted nor computed waits, with all that follows it, for a
+    /// later computation whose result it states ("The ratio is 1.52. It is 6,489 / 4,269 = 1.52.")
+    /// until the answer ends; then it is left out.
     fn check(&mut self, sentence: &str) -> String {
-        let started = std::mem::take(&mut self.started);
-        if sentence.is_empty() {
-            self.shown += usize::from(started);
-            return String::new();
+        let computed_before = self.computed.len();
+        let checked = self.assess(sentence);
+        if self.computed.len() > computed_before {
+            for waiting in &mut self.waiting {
+                waiting.resolve(&self.computed);
+            }
         }
+        self.waiting.push_back(checked);
+        let mut out = String::new();
+        while self.waiting.front().is_some_and(|w| w.unsupported.is_empty()) {
+            if let Some(ready) = self.waiting.pop_front() {
+                out.push_str(&self.render(ready));
+            }
+        }
+        out
+    }
+
+    /// What is still waiting, shown or left out: the answer has ended.
+    fn flush(&mut self) -> String {
+        let mut out = String::new();
+        while let Some(waiting) = self.waiting.pop_front() {
+            out.push_str(&self.render(waiting));
+        }
+        out
+    }
+
+    /// Checks the numbers of `sentence`: computations evaluated (their results recorded), quoted
+    /// numbers traced to their passages, the others listed as unsupported.
+    fn assess(&mut self, sentence: &str) -> Checked {
+        let started = std::mem::take(&mut self.started);
         let found = numbers(sentence);
         let cited = cited_labels(sentence);
-        let mut edits: Vec<(usize, usize, String)> = Vec::new();
-        // The passages numbers of the sentence come from that it does not cite.
-        let mut labels: Vec<usize> = Vec::new();
+        let mut checked = Checked {
+            sentence: sentence.to_string(),
+            started,
+            edits: Vec::new(),
+            labels: Vec::new(),
+            unsupported: Vec::new(),
+            quoted: 0,
+            computed: 0,
+        };
         let mut handled = vec![false; found.len()];
-        let mut unsupported = 0;
-        let (mut quoted, mut computed) = (0, 0);
         for computation in computations(sentence, &found) {
             let mut known = true;
             for &i in &computation.operands {
                 handled[i] = true;
                 match self.source_of(&found[i], &cited) {
                     Some(Source::Passage(p)) => {
-                        quoted += 1;
-                        if !cited.contains(&(p + 1)) && !labels.contains(&(p + 1)) {
-                            labels.push(p + 1);
-                        }
+                        checked.quoted += 1;
+                        checked.label(p + 1, &cited);
                     }
-                    Some(_) => quoted += 1,
+                    Some(_) => checked.quoted += 1,
                     None if is_constant(&found[i]) => {}
                     None => {
                         known = false;
-                        unsupported += 1;
+                        checked.unsupported.push(found[i]);
                     }
                 }
             }
@@ -193,9 +235,9 @@ impl NumberCheck {
                     decimals,
                     ..model
                 };
-                edits.push((model.start, model.end, text.clone()));
+                checked.edits.push((model.start, model.end, text.clone()));
                 self.computed.push(Computed { lectern, text, model });
-                computed += 1;
+                checked.computed += 1;
             }
         }
         for (i, number) in found.iter().enumerate() {
@@ -203,34 +245,59 @@ impl NumberCheck {
                 continue;
             }
             if let Some(earlier) = self.computed.iter().find(|c| c.model.same_as_written(number)) {
-                edits.push((number.start, number.end, earlier.text.clone()));
-                computed += 1;
+                checked.edits.push((number.start, number.end, earlier.text.clone()));
+                checked.computed += 1;
                 continue;
             }
             if self.computed.iter().any(|c| number.quotes(&c.lectern)) {
-                computed += 1;
+                checked.computed += 1;
                 continue;
             }
             match self.source_of(number, &cited) {
                 Some(Source::Passage(p)) => {
-                    quoted += 1;
-                    if !cited.contains(&(p + 1)) && !labels.contains(&(p + 1)) && !is_count(number) && !is_year(number)
-                    {
-                        labels.push(p + 1);
+                    checked.quoted += 1;
+                    if !is_count(number) && !is_year(number) {
+                        checked.label(p + 1, &cited);
                     }
                 }
-                Some(Source::Question) => quoted += 1,
+                Some(Source::Question) => checked.quoted += 1,
                 None if is_count(number) => {}
-                None => unsupported += 1,
+                None => checked.unsupported.push(*number),
             }
         }
-        if unsupported > 0 {
-            self.counts.withheld += unsupported;
+        checked
+    }
+
+    /// A checked sentence as it is shown: computed results replaced, labels added; or, with a
+    /// number still unsupported, the note that stands in for it.
+    fn render(&mut self, checked: Checked) -> String {
+        let Checked {
+            sentence,
+            started,
+            mut edits,
+            labels,
+            unsupported,
+            quoted,
+            computed,
+        } = checked;
+        if sentence.is_empty() {
+            self.shown += usize::from(started);
+            return String::new();
+        }
+        if !unsupported.is_empty() {
+            self.counts.withheld += unsupported.len() as u32;
             let trailing = &sentence[sentence.trim_end().len()..];
-            let note = if self.withholding && !started {
+            // The words before the first number, where they were not shown as they came.
+            let words = match (started, first_figure(&sentence)) {
+                (false, Some(first)) => sentence[..first]
+                    .rfind(char::is_whitespace)
+                    .map_or("", |space| &sentence[..=space]),
+                _ => "",
+            };
+            let note = if self.withholding && words.is_empty() {
                 String::new()
             } else {
-                format!("{WITHHELD}{trailing}")
+                format!("{words}{WITHHELD}{trailing}")
             };
             self.withholding = true;
             return note;
@@ -248,7 +315,7 @@ impl NumberCheck {
             let text: String = labels.iter().map(|l| format!(" [{l}]")).collect();
             edits.push((at, at, text));
         }
-        let mut out = sentence.to_string();
+        let mut out = sentence;
         edits.sort_by_key(|(start, end, _)| std::cmp::Reverse((*start, *end)));
         for (start, end, text) in edits {
             out.replace_range(start..end, &text);
@@ -279,6 +346,46 @@ struct Computed {
     lectern: Number,
     text: String,
     model: Number,
+}
+
+/// A sentence checked, as it waits to be shown.
+struct Checked {
+    sentence: String,
+    /// Whether its words before its first number were shown already.
+    started: bool,
+    /// Replacements in the sentence: computed results, by Lectern's value.
+    edits: Vec<(usize, usize, String)>,
+    /// The labels of the passages its numbers come from that it does not cite.
+    labels: Vec<usize>,
+    /// Its numbers neither quoted nor computed (yet).
+    unsupported: Vec<Number>,
+    quoted: u32,
+    computed: u32,
+}
+
+impl Checked {
+    /// Adds passage label `label` to the sentence's end, unless it cites it or has it already.
+    fn label(&mut self, label: usize, cited: &[usize]) {
+        if !cited.contains(&label) && !self.labels.contains(&label) {
+            self.labels.push(label);
+        }
+    }
+
+    /// Takes the unsupported numbers that state a result computed since (the model's result,
+    /// written the same, or Lectern's value) as computed, the model's replaced by Lectern's.
+    fn resolve(&mut self, computed: &[Computed]) {
+        let edits = &mut self.edits;
+        let before = self.unsupported.len();
+        self.unsupported.retain(|number| {
+            if let Some(c) = computed.iter().find(|c| c.model.same_as_written(number)) {
+                edits.push((number.start, number.end, c.text.clone()));
+                false
+            } else {
+                !computed.iter().any(|c| number.quotes(&c.lectern))
+            }
+        });
+        self.computed += (before - self.unsupported.len()) as u32;
+    }
 }
 
 /// Where a quoted number comes from.
@@ -433,6 +540,31 @@ mod tests {
                 withheld: 1
             }
         );
+    }
+
+    #[test]
+    fn a_result_stated_before_its_computation_waits_for_it_and_gets_lecterns_value() {
+        let mut check = NumberCheck::new("What is revenue over its prior year?", &PASSAGES.map(String::from));
+        assert_eq!(check.push("The ratio is 1.5. "), "The ratio is ");
+        // The next sentence's words wait behind the one that waits for its computation.
+        assert_eq!(check.push("It is 5,854,430 / 4,795,511 "), "");
+        assert_eq!(check.push("= 1.5."), "");
+        assert_eq!(check.finish(), "1.22. It is 5,854,430 / 4,795,511 = 1.22 [2].");
+        assert_eq!(
+            check.counts,
+            NumberCounts {
+                quoted: 2,
+                computed: 2,
+                withheld: 0
+            }
+        );
+        // A computation with another result leaves the stated one unsupported.
+        let (text, counts) = checked("q", &["The ratio is 3.45. It is 5,854,430 / 4,795,511 = 1.2."]);
+        assert_eq!(
+            text,
+            format!("The ratio is {WITHHELD} It is 5,854,430 / 4,795,511 = 1.22 [2].")
+        );
+        assert_eq!(counts.withheld, 1);
     }
 
     #[test]
