@@ -2,8 +2,9 @@
 //! their instructions ("The number with its unit, the name, and the date or a short phrase.")
 //! before, or instead of, an answer. The streamed answer passes through [`EchoFilter`]: a
 //! sentence is held back only while its words so far follow, in order, the words of one of the
-//! prompt's sentences; it goes on to the reader as soon as it parts from them, and is dropped
-//! when it ends still following them. A sentence saying that the documents do not say is an
+//! prompt's sentences; it goes on to the reader as soon as it parts from them (a copied sentence
+//! it began with, an answer after it, becomes "The answer"), and is dropped when it ends still
+//! following them. A sentence saying that the documents do not say is an
 //! answer, not an echo.
 
 use super::says_not_found;
@@ -56,13 +57,16 @@ impl EchoFilter {
             match end {
                 Some(end) => {
                     let sentence: String = self.held.drain(..end).collect();
-                    if !self.is_echo(&sentence) {
-                        out.push_str(&sentence);
+                    match self.unprefixed(&sentence) {
+                        Some(answer) => out.push_str(&answer),
+                        None if !self.is_echo(&sentence) => out.push_str(&sentence),
+                        None => {}
                     }
                 }
                 None if self.may_echo(&self.held) => return out,
                 None => {
-                    out.push_str(&std::mem::take(&mut self.held));
+                    let held = std::mem::take(&mut self.held);
+                    out.push_str(&self.unprefixed(&held).unwrap_or(held));
                     return out;
                 }
             }
@@ -83,6 +87,26 @@ impl EchoFilter {
             words.pop();
         }
         words.is_empty() || self.follows(&words, ECHO_SHARE)
+    }
+
+    /// `text` without a copy of a prompt sentence it begins with, when an answer follows it ("The
+    /// number with its unit, the name, and the date or a short phrase is 19,815 [1]." becomes "The
+    /// answer is 19,815 [1]."): the longest run of its first words (at least [`MIN_WORDS`]) that
+    /// follows most of one prompt sentence, in order, is "The answer". `None` when it begins
+    /// with no such copy, or when what follows is more of that sentence's words (an echo).
+    fn unprefixed(&self, text: &str) -> Option<String> {
+        let spans = word_spans(text);
+        let words: Vec<String> = spans.iter().map(|&(a, b)| text[a..b].to_lowercase()).collect();
+        (MIN_WORDS..words.len()).rev().find_map(|k| {
+            let (start, rest) = words.split_at(k);
+            // The copy ends with a word of the sentence it copies.
+            let copied = self.sentences.iter().find(|s| {
+                let common = common_in_order(start, s) as f32;
+                s.contains(&start[k - 1]) && common >= ECHO_SHARE * k as f32 && common >= ECHO_SHARE * s.len() as f32
+            })?;
+            let answered = rest.iter().any(|w| !copied.contains(w));
+            answered.then(|| format!("The answer{}", &text[spans[k - 1].1..]))
+        })
     }
 
     /// Whether at least `share` of `words` follow the words of one prompt sentence in order.
@@ -132,6 +156,26 @@ fn short_word(text: &str) -> bool {
     (1..=3).contains(&letters) && !before.is_some_and(char::is_alphanumeric)
 }
 
+/// Where each word (a run of letters and digits) of `text` starts and ends.
+fn word_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(a)) => {
+                spans.push((a, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(a) = start {
+        spans.push((a, text.len()));
+    }
+    spans
+}
+
 /// The lower-cased words (letters and digits) of `text`.
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
@@ -166,21 +210,37 @@ mod tests {
         out
     }
 
+    /// `text` filtered as it streams in pieces of `size` characters (split anywhere, even inside
+    /// words).
+    fn filtered_in_pieces(text: &str, size: usize) -> String {
+        let pieces: Vec<String> = text
+            .chars()
+            .collect::<Vec<_>>()
+            .chunks(size)
+            .map(|c| c.iter().collect())
+            .collect();
+        filtered(&pieces.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+
     #[test]
     fn a_copied_instruction_is_dropped_and_the_answer_after_it_kept() {
         let echo = "The number with its unit, the name, and the date or a short phrase.";
         assert_eq!(filtered(&[echo, " 330 metres [1]."]), "330 metres [1].");
-        // Split anywhere, even inside words.
         let whole = format!("{echo}\nIt is 330 metres tall [1].");
-        let pieces: Vec<String> = whole
-            .chars()
-            .collect::<Vec<_>>()
-            .chunks(3)
-            .map(|c| c.iter().collect())
-            .collect();
-        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
-        assert_eq!(filtered(&pieces), "It is 330 metres tall [1].");
+        assert_eq!(filtered_in_pieces(&whole, 3), "It is 330 metres tall [1].");
         assert_eq!(filtered(&["Answer directly, citing the excerpt numbers."]), "");
+    }
+
+    #[test]
+    fn a_copied_instruction_before_the_answer_in_its_sentence_gives_way_to_the_answer() {
+        let copied = "The number with its unit, the name, and the date or a short phrase is [19815 million USD] [1].";
+        assert_eq!(filtered(&[copied]), "The answer is [19815 million USD] [1].");
+        assert_eq!(filtered_in_pieces(copied, 4), "The answer is [19815 million USD] [1].");
+        let short = "The number with its unit, the name, and the date or a short phrase is 42.";
+        assert_eq!(filtered(&[short]), "The answer is 42.");
+        // A few of the instructions' words at the start of an answer are the answer's own.
+        let own = "The number with its unit is $4,200,000,000 [1].";
+        assert_eq!(filtered(&[own]), own);
     }
 
     #[test]
