@@ -24,8 +24,8 @@ use tokio::sync::mpsc;
 use super::error::Body;
 use super::scope::logged;
 use super::{blocking, ApiError, Served};
-use crate::catalog::{Job, JobEvent};
-use crate::{Access, Library};
+use crate::catalog::Job;
+use crate::{Access, ErrorCode, Library};
 
 /// The largest PDF one upload may hold.
 pub const MAX_UPLOAD: usize = 512 << 20;
@@ -43,11 +43,6 @@ fn job_json(job: &Job) -> Value {
     value
 }
 
-/// An entry of a job's log, as an event.
-fn event_json(event: &JobEvent) -> Value {
-    json!(event)
-}
-
 /// What a job adds: files and directories on the server's machine, into a folder.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -60,6 +55,7 @@ pub struct JobBody {
 fn check_folder(library: &Library, access: &Access, path: &str) -> Result<String, ApiError> {
     match library.folder(path.trim().trim_matches('/')) {
         Ok(folder) if access.sees(&folder) => Ok(folder.path),
+        Err(e) if e.code() != ErrorCode::NotFound => Err(e.into()),
         _ => Err(ApiError::no_such_folder(path)),
     }
 }
@@ -267,7 +263,7 @@ pub async fn log(
                 let sse = Event::default()
                     .id(event.id.to_string())
                     .event("log")
-                    .data(event_json(event).to_string());
+                    .data(json!(event).to_string());
                 if out.send(sse).await.is_err() {
                     return;
                 }
