@@ -214,6 +214,14 @@ fn over_http_a_token_limited_to_a_folder_reaches_nothing_else() {
             let (failed, why) = call(&client, "read_page", json!({ "document": id, "page": 1 })).await;
             assert!(failed && why.as_str().unwrap().contains("no document"), "{why}");
         }
+        // Files on the server's machine are not its to add, even into its own folder.
+        let (failed, why) = call(
+            &client,
+            "add_documents",
+            json!({ "paths": [crate::common::corpus_dir()], "folder": "Other" }),
+        )
+        .await;
+        assert!(failed && why.as_str().unwrap().contains("library's own token"), "{why}");
         client.cancel().await.unwrap();
     });
     let log = t.api_requests(100).unwrap();
