@@ -244,13 +244,7 @@ impl NumberCheck {
             if handled[i] || number.in_word {
                 continue;
             }
-            if let Some(earlier) = self.computed.iter().find(|c| c.model.same_as_written(number)) {
-                checked.edits.push((number.start, number.end, earlier.text.clone()));
-                checked.computed += 1;
-                continue;
-            }
-            if self.computed.iter().any(|c| number.quotes(&c.lectern)) {
-                checked.computed += 1;
+            if checked.states_computed(number, &self.computed) {
                 continue;
             }
             match self.source_of(number, &cited) {
@@ -371,20 +365,25 @@ impl Checked {
         }
     }
 
-    /// Takes the unsupported numbers that state a result computed since (the model's result,
-    /// written the same, or Lectern's value) as computed, the model's replaced by Lectern's.
+    /// Whether `number` states a result in `computed` (the model's result, written the same,
+    /// or Lectern's value); if so it counts as computed, the model's replaced by Lectern's.
+    fn states_computed(&mut self, number: &Number, computed: &[Computed]) -> bool {
+        if let Some(c) = computed.iter().find(|c| c.model.same_as_written(number)) {
+            self.edits.push((number.start, number.end, c.text.clone()));
+        } else if !computed.iter().any(|c| number.quotes(&c.lectern)) {
+            return false;
+        }
+        self.computed += 1;
+        true
+    }
+
+    /// Takes the unsupported numbers that state a result computed since as computed.
     fn resolve(&mut self, computed: &[Computed]) {
-        let edits = &mut self.edits;
-        let before = self.unsupported.len();
-        self.unsupported.retain(|number| {
-            if let Some(c) = computed.iter().find(|c| c.model.same_as_written(number)) {
-                edits.push((number.start, number.end, c.text.clone()));
-                false
-            } else {
-                !computed.iter().any(|c| number.quotes(&c.lectern))
+        for number in std::mem::take(&mut self.unsupported) {
+            if !self.states_computed(&number, computed) {
+                self.unsupported.push(number);
             }
-        });
-        self.computed += (before - self.unsupported.len()) as u32;
+        }
     }
 }
 

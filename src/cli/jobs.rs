@@ -2,19 +2,12 @@
 //! other (the job and its log are in the catalog), and pause, resume or cancel it.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use lectern::{Error, Job, JobEvent, JobState, Library};
 
 use super::args::JobsCommand;
 use super::output::{format_time, json};
 use super::progress::spawn_background_indexer;
-
-/// How often `tail` looks for new entries.
-const FOLLOW: Duration = Duration::from_millis(250);
-
-/// How many entries one look reads at most.
-const BATCH: usize = 500;
 
 pub async fn run(library: &Library, command: JobsCommand) -> Result<ExitCode, Error> {
     match command {
@@ -34,10 +27,12 @@ pub async fn run(library: &Library, command: JobsCommand) -> Result<ExitCode, Er
             let jobs = library.jobs(lectern::LISTED_JOBS)?;
             if flag.json {
                 json(&jobs);
-            } else if jobs.is_empty() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            if jobs.is_empty() {
                 println!("no jobs yet (`lectern jobs add` starts one)");
             }
-            for job in jobs.iter().filter(|_| !flag.json) {
+            for job in &jobs {
                 println!(
                     "{}\t{}\t{}\t{}/{} done, {} failed, {} left\t{}",
                     job.id,
@@ -88,26 +83,21 @@ fn show(job: &Job) {
 async fn tail(library: &Library, id: &str, mut after: i64, as_json: bool) -> Result<ExitCode, Error> {
     let id = library.job(id)?.id;
     loop {
-        // Whether it had ended is read before its entries: an entry written before the end
-        // is then among them.
-        let ended = library.job(&id.0)?.state.ended();
-        let events = library.job_events(&id, after, BATCH)?;
-        for event in &events {
+        let page = library.job_log_page(&id, after)?;
+        for event in &page.events {
             print_event(event, as_json);
             after = event.id;
         }
-        if events.len() == BATCH {
-            continue;
-        }
-        if ended {
-            let job = library.job(&id.0)?;
+        if let Some(job) = page.ended {
             if !as_json {
                 show(&job);
             }
             let failed = job.state == JobState::Cancelled || job.failed > 0;
             return Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS });
         }
-        tokio::time::sleep(FOLLOW).await;
+        if !page.more {
+            tokio::time::sleep(lectern::JOB_LOG_POLL).await;
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! reads their documents may run in another process; a job is only rows in the catalog.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use super::Access;
 use super::Library;
@@ -11,6 +12,23 @@ use crate::error::Error;
 
 /// How many jobs a listing shows unless told otherwise.
 pub const LISTED_JOBS: usize = 50;
+
+/// How often a follower of a job's log looks for new entries.
+pub const JOB_LOG_POLL: Duration = Duration::from_millis(250);
+
+/// How many entries of a job's log one look reads at most.
+const LOG_PAGE: usize = 500;
+
+/// What one look at a job's log found.
+pub struct JobLogPage {
+    /// The entries after the one asked from, oldest first.
+    pub events: Vec<JobEvent>,
+    /// More entries are there to read at once.
+    pub more: bool,
+    /// The job, when it had ended before these entries were read and they are its last:
+    /// nothing follows them.
+    pub ended: Option<Job>,
+}
 
 impl Library {
     /// Starts a job adding the PDFs at `paths` (files, or directories searched recursively) to
@@ -68,6 +86,19 @@ impl Library {
         Ok(self.engine.catalog().job_events(id, after, limit)?)
     }
 
+    /// The next page of a job's log after entry `after`, as `lectern jobs tail` and
+    /// `/v1/jobs/ID/log` follow it.
+    pub fn job_log_page(&self, id: &JobId, after: i64) -> Result<JobLogPage, Error> {
+        let catalog = self.engine.catalog();
+        // Whether it had ended is read before its entries: an entry written before the end
+        // (in the same transaction as the end itself) is then among them.
+        let job = catalog.job(id)?;
+        let events = catalog.job_events(id, after, LOG_PAGE)?;
+        let more = events.len() == LOG_PAGE;
+        let ended = (job.state.ended() && !more).then_some(job);
+        Ok(JobLogPage { events, more, ended })
+    }
+
     /// Starts none of the job's documents until [`Library::resume_job`]; one being read goes on.
     pub fn pause_job(&self, id: &JobId) -> Result<Job, Error> {
         Ok(self.engine.catalog().set_job_paused(id, true)?)
@@ -85,8 +116,9 @@ impl Library {
     pub fn cancel_job(&self, id: &JobId) -> Result<Job, Error> {
         let unread = {
             let catalog = self.engine.catalog();
-            if catalog.job(id)?.state.ended() {
-                return Ok(catalog.job(id)?);
+            let job = catalog.job(id)?;
+            if job.state.ended() {
+                return Ok(job);
             }
             catalog.unread_job_documents(id)?
         };

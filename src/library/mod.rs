@@ -33,7 +33,7 @@ pub use ask::{Answered, AskOutcome, AskRequest, Question};
 pub use choices::{AskChoices, AskPlan};
 pub use context::{ContextPassage, ContextRequest, ContextWindow};
 pub use documents::{ImportFailure, ImportReport};
-pub use jobs::LISTED_JOBS;
+pub use jobs::{JobLogPage, JOB_LOG_POLL, LISTED_JOBS};
 pub use models::ModelEntry;
 pub use settings::{Settings, MAX_K};
 pub use status::LibraryStatus;

@@ -8,7 +8,6 @@
 
 use std::convert::Infallible;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -25,22 +24,25 @@ use super::error::Body;
 use super::scope::logged;
 use super::{blocking, ApiError, Served};
 use crate::catalog::Job;
-use crate::{Access, ErrorCode, Library};
+use crate::{Access, ErrorCode, Library, JOB_LOG_POLL};
 
 /// The largest PDF one upload may hold.
 pub const MAX_UPLOAD: usize = 512 << 20;
-
-/// How often a followed log looks for new entries.
-const FOLLOW: Duration = Duration::from_millis(250);
-
-/// How many entries one look reads at most.
-const BATCH: usize = 500;
 
 /// A job's reply.
 fn job_json(job: &Job) -> Value {
     let mut value = json!(job);
     value["object"] = json!("job");
     value
+}
+
+/// The reply to a job started, logged under its folder.
+fn created(job: &Job) -> impl IntoResponse {
+    (
+        StatusCode::CREATED,
+        logged(format!("folder {}", job.folder)),
+        Json(job_json(job)),
+    )
 }
 
 /// What a job adds: files and directories on the server's machine, into a folder.
@@ -83,11 +85,7 @@ pub async fn create(
 ) -> Result<impl IntoResponse, ApiError> {
     let library = served.library.clone();
     let job = blocking(move || start_by_path(&library, &access, &body.paths, &body.folder)).await?;
-    Ok((
-        StatusCode::CREATED,
-        logged(format!("folder {}", job.folder)),
-        Json(job_json(&job)),
-    ))
+    Ok(created(&job))
 }
 
 /// Where an upload goes, and its name.
@@ -123,11 +121,7 @@ pub async fn upload(
         Ok(library.start_job(&[path], &folder, &holder)?)
     })
     .await?;
-    Ok((
-        StatusCode::CREATED,
-        logged(format!("folder {}", job.folder)),
-        Json(job_json(&job)),
-    ))
+    Ok(created(&job))
 }
 
 /// A directory in the data directory holding an upload until the library has copied it;
@@ -242,15 +236,8 @@ pub async fn log(
     tokio::spawn(async move {
         loop {
             let (id, reader) = (job.id.clone(), library.clone());
-            // Whether it had ended is read before its entries: an entry written before the
-            // end is then among them.
-            let read = blocking(move || {
-                let ended = reader.job(&id.0)?.state.ended();
-                Ok((reader.job_events(&id, after, BATCH)?, ended))
-            })
-            .await;
-            let (events, ended) = match read {
-                Ok(read) => read,
+            let page = match blocking(move || Ok(reader.job_log_page(&id, after)?)).await {
+                Ok(page) => page,
                 Err(e) => {
                     let _ = out
                         .send(Event::default().event("error").data(e.body().to_string()))
@@ -258,8 +245,7 @@ pub async fn log(
                     return;
                 }
             };
-            let more = events.len() == BATCH;
-            for event in &events {
+            for event in &page.events {
                 let sse = Event::default()
                     .id(event.id.to_string())
                     .event("log")
@@ -269,18 +255,15 @@ pub async fn log(
                 }
                 after = event.id;
             }
-            if ended && !more {
-                let (id, reader) = (job.id.clone(), library.clone());
-                if let Ok(job) = blocking(move || Ok(reader.job(&id.0)?)).await {
-                    let _ = out
-                        .send(Event::default().event("end").data(job_json(&job).to_string()))
-                        .await;
-                }
+            if let Some(job) = page.ended {
+                let _ = out
+                    .send(Event::default().event("end").data(job_json(&job).to_string()))
+                    .await;
                 return;
             }
-            if !more {
+            if !page.more {
                 tokio::select! {
-                    () = tokio::time::sleep(FOLLOW) => {}
+                    () = tokio::time::sleep(JOB_LOG_POLL) => {}
                     () = out.closed() => return,
                 }
             }
