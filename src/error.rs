@@ -144,9 +144,10 @@ impl Error {
                 CatalogError::NameClash { .. }
                 | CatalogError::FolderNotEmpty { .. }
                 | CatalogError::AlreadyLinked { .. } => ErrorCode::Conflict,
-                CatalogError::MoveIntoItself { .. } | CatalogError::NoParent(_) | CatalogError::InvalidName(_) => {
-                    ErrorCode::InvalidInput
-                }
+                CatalogError::MoveIntoItself { .. }
+                | CatalogError::NoParent(_)
+                | CatalogError::InvalidName(_)
+                | CatalogError::UnknownStrategy(_) => ErrorCode::InvalidInput,
                 CatalogError::Sqlite(_)
                 | CatalogError::TooNew { .. }
                 | CatalogError::BadChatData { .. }

@@ -31,8 +31,8 @@ pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
 pub use error::{Error, ErrorCode, ErrorPayload, Hint};
 pub use library::{
     Access, Answered, AskChoices, AskOutcome, AskPlan, AskRequest, ContextPassage, ContextRequest, ContextWindow,
-    ImportFailure, ImportReport, JobLogPage, Library, LibraryStatus, ModelEntry, Question, Settings, JOB_LOG_POLL,
-    LISTED_JOBS, MAX_K, TOKEN_FILE,
+    ImportFailure, ImportReport, JobLogPage, Library, LibraryStatus, ModelEntry, Question, Retrieval, Settings,
+    JOB_LOG_POLL, LISTED_JOBS, MAX_K, TOKEN_FILE,
 };
 pub use llm::BackendKind;
 pub use secrets::SecretPlace;

@@ -8,6 +8,7 @@ use std::path::Path;
 use lectern::answer::{Answer, AnswerEvent, NumberCounts};
 use lectern::catalog::{
     AnswerKind, ApiRequest, ApiToken, Chat, ChatMessage, Citation, Link, LogEntry, LogLevel, Scope, ScopeFilters,
+    Strategy,
 };
 use lectern::jobs::IndexEvent;
 use lectern::llm::{ConnectionCheck, Finish, Role};
@@ -16,7 +17,7 @@ use lectern::pdf::WordBox;
 use lectern::search::{Hit, ScoreComponents, SearchMode, SearchResults, Skipped, Source};
 use lectern::{
     AskOutcome, BackendKind, Document, DocumentId, DocumentStatus, ErrorCode, ErrorPayload, Folder, FolderId, Hint,
-    ImportFailure, ImportReport, ModelEntry, SecretPlace, Settings, SyncReport,
+    ImportFailure, ImportReport, ModelEntry, Retrieval, SecretPlace, Settings, SyncReport,
 };
 use ts_rs::{Config, TS};
 
@@ -39,7 +40,7 @@ fn typescript() -> String {
     let declarations = declarations![&cfg;
         FolderId, DocumentId, Folder, DocumentStatus, Document, Link, LibraryView, ImportReport, ImportFailure,
         SyncReport, FolderDeletion, Scope, ScopeFilters, Citation, AnswerKind, Answer, NumberCounts, Finish, AnswerEvent, Role, Chat,
-        ChatMessage, ChatView, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
+        ChatMessage, ChatView, Strategy, Retrieval, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
         AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,
         ErrorPayload, WordBox, LogEntry, LogLevel, ModelEntry, ModelRole, InstallProgress, ServerView, ApiToken,
         ApiRequest,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use lectern::answer::AnswerEvent;
-use lectern::catalog::{ApiRequest, ApiToken, Chat, ChatMessage, Link, LogEntry, Scope};
+use lectern::catalog::{ApiRequest, ApiToken, Chat, ChatMessage, Link, LogEntry, Scope, Strategy};
 use lectern::llm::ConnectionCheck;
 use lectern::models::{InstallOptions, InstallProgress};
 use lectern::pdf::WordBox;
@@ -107,6 +107,38 @@ pub async fn create_folder(state: State<'_, AppState>, path: String) -> Reply<Fo
 pub async fn rename_folder(state: State<'_, AppState>, path: String, name: String) -> Reply<Folder> {
     blocking(&state, "renaming the folder", move |library| {
         library.rename_folder(&path, &name)
+    })
+    .await
+}
+
+/// Sets when chats over the folder at `path` search, unless they have a strategy of their own
+/// (none: as its parent folder says).
+#[tauri::command]
+pub async fn set_folder_strategy(
+    state: State<'_, AppState>,
+    path: String,
+    strategy: Option<Strategy>,
+) -> Reply<Folder> {
+    blocking(&state, "setting the folder's strategy", move |library| {
+        library.set_folder_strategy(&path, strategy)
+    })
+    .await
+}
+
+/// The strategy of a chat over `scope` that has none of its own.
+#[tauri::command]
+pub async fn default_strategy(state: State<'_, AppState>, scope: Scope) -> Reply<Strategy> {
+    blocking(&state, "reading the folders' strategy", move |library| {
+        library.default_strategy(&scope)
+    })
+    .await
+}
+
+/// Sets the chat's own strategy (none: its folders' default from now on).
+#[tauri::command]
+pub async fn set_chat_strategy(state: State<'_, AppState>, id: String, strategy: Option<Strategy>) -> Reply<Chat> {
+    blocking(&state, "setting the chat's strategy", move |library| {
+        library.set_chat_strategy(library.find_chat(&id)?, strategy)
     })
     .await
 }
@@ -231,6 +263,9 @@ pub struct AskPayload {
     chat: Option<String>,
     /// The scope to ask over (folders, documents and filters); none keeps the chat's.
     scope: Option<Scope>,
+    /// When to search, kept as the chat's strategy; none keeps the chat's (else its folders'
+    /// default).
+    strategy: Option<Strategy>,
 }
 
 /// Answers a question with the saved settings (over the environment), streaming the answer's
@@ -263,7 +298,10 @@ pub async fn ask(
             request.question,
             chat,
             request.scope,
-            &AskChoices::default(),
+            &AskChoices {
+                strategy: request.strategy,
+                ..AskChoices::default()
+            },
             &cancel,
             Some(sender),
         )

@@ -65,17 +65,7 @@ pub fn plan(
     let (head, tail) = frame(question);
     let mut used = count(INSTRUCTIONS) + count(&head) + count(&tail);
 
-    let mut turns = Vec::new();
-    let mut history_used = 0;
-    for message in history.iter().rev() {
-        let cost = count(&message.content);
-        if history_used + cost > budget / 6 || used + history_used + cost > budget {
-            break;
-        }
-        history_used += cost;
-        turns.push(message.clone());
-    }
-    turns.reverse();
+    let (turns, history_used) = recent_turns(model, history, (budget / 6).min(budget.saturating_sub(used)));
     used += history_used;
 
     let packed = pack(hits, budget.saturating_sub(used), &|text| model.count_tokens(text));
@@ -87,6 +77,23 @@ pub fn plan(
         passages: packed.passages,
         tokens: used + packed.tokens,
     }
+}
+
+/// The latest messages of `history` that fit in `room` tokens, oldest first, and the tokens they
+/// take.
+pub fn recent_turns(model: &dyn LanguageModel, history: &[Message], room: usize) -> (Vec<Message>, usize) {
+    let mut turns = Vec::new();
+    let mut used = 0;
+    for message in history.iter().rev() {
+        let cost = model.count_tokens(&message.content) + PER_MESSAGE;
+        if used + cost > room {
+            break;
+        }
+        used += cost;
+        turns.push(message.clone());
+    }
+    turns.reverse();
+    (turns, used)
 }
 
 /// Passages packed into a number of tokens as a prompt shows them.

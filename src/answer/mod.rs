@@ -20,11 +20,14 @@ pub mod citations;
 mod columns;
 pub mod context;
 mod echo;
+mod examples;
 mod followup;
 pub mod grade;
 mod highlight;
 mod markdown;
 mod numbers;
+mod reply;
+pub mod strategy;
 
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +40,7 @@ use citations::{CitationParser, Piece};
 use echo::EchoFilter;
 pub use followup::retrieval_query;
 pub use markdown::{chat_markdown, footnote_list};
+pub use reply::{decide, search_tool, small_talk, Decision};
 
 /// How answers are made.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,6 +90,44 @@ fn bears_on_question(hits: &[Hit], floor: Option<f32>) -> bool {
         (Some(floor), Some(cosine)) => cosine >= floor,
         _ => best(|h| h.components.keyword_share).is_none_or(|share| share >= KEYWORD_FLOOR),
     }
+}
+
+/// How far above the relevance floor a passage's cosine must be for the `confidence` strategy
+/// to give it to the model: 0.40 for all-MiniLM-L6-v2, above the best passage of every question
+/// its measured sets do not answer (docs/figures.md, "The relevance floor").
+pub const CONFIDENCE_MARGIN: f32 = 0.12;
+
+/// The share of the question's keyword weight a passage must have for the `confidence` strategy
+/// where no cosine floor decides: above the best passage of nine in ten unanswerable questions.
+pub const CONFIDENT_SHARE: f32 = 0.30;
+
+/// Those of `hits` that clearly bear on the question (the `confidence` strategy): a cosine
+/// [`CONFIDENCE_MARGIN`] above `floor` where both are known, else a keyword share of at least
+/// [`CONFIDENT_SHARE`].
+pub fn confident(hits: &[Hit], floor: Option<f32>) -> Vec<Hit> {
+    hits.iter()
+        .filter(|h| match (floor, h.components.vector) {
+            (Some(floor), Some(cosine)) => cosine >= floor + CONFIDENCE_MARGIN,
+            _ => h.components.keyword_share.is_some_and(|share| share >= CONFIDENT_SHARE),
+        })
+        .cloned()
+        .collect()
+}
+
+/// "Not found in these documents", with the nearest of `hits`.
+pub fn not_found(
+    question: &str,
+    hits: &[Hit],
+    settings: &AnswerSettings,
+    on_event: &mut dyn FnMut(AnswerEvent),
+) -> Answer {
+    quoted(
+        AnswerKind::NotFound,
+        question,
+        hits,
+        settings.nearest_passages,
+        on_event,
+    )
 }
 
 /// Footnote `number`, citing `hit`.
@@ -156,13 +198,7 @@ pub fn answer(
     on_event: &mut dyn FnMut(AnswerEvent),
 ) -> Result<Answer, LlmError> {
     if !bears_on_question(hits, settings.relevance_floor) {
-        return Ok(quoted(
-            AnswerKind::NotFound,
-            question,
-            hits,
-            settings.nearest_passages,
-            on_event,
-        ));
+        return Ok(not_found(question, hits, settings, on_event));
     }
     let Some(model) = model else {
         let passages = context::merge(hits);
@@ -276,13 +312,51 @@ fn respond(
     cancel: &Cancel,
     on_event: &mut dyn FnMut(AnswerEvent),
 ) -> Result<Answer, LlmError> {
-    let mut echo = EchoFilter::new(&[context::INSTRUCTIONS, context::ANSWER_CUE]);
-    let seen: Vec<String> = prompt
+    let answered = respond_with(model, question, prompt, settings, on_event, &mut |on_text| {
+        model
+            .generate(&prompt.messages, &settings.generate, cancel, on_text)
+            .map(Some)
+    })?;
+    answered.ok_or_else(|| LlmError::Runtime("the model's answer ended without a finish".into()))
+}
+
+/// A generation that sends its text to the callback it is given: how it ended, or `None` when
+/// the model called a tool instead of answering.
+type Generate<'a> = dyn FnMut(&mut dyn FnMut(&str)) -> Result<Option<Finish>, LlmError> + 'a;
+
+/// As [`respond`], with the text `generate` sends; `None` from it (the model called a tool
+/// instead of answering, so sent nothing) is no answer.
+fn respond_with(
+    model: &dyn LanguageModel,
+    question: &str,
+    prompt: &context::Prompt,
+    settings: &AnswerSettings,
+    on_event: &mut dyn FnMut(AnswerEvent),
+    generate: &mut Generate<'_>,
+) -> Result<Option<Answer>, LlmError> {
+    // The prompt's instructions, whichever they are, may not come back as an answer.
+    let instructions = prompt
+        .messages
+        .first()
+        .filter(|m| m.role == crate::llm::Role::System)
+        .map_or(context::INSTRUCTIONS, |m| m.content.as_str());
+    let mut echo = EchoFilter::new(&[instructions, context::ANSWER_CUE]);
+    let mut seen: Vec<String> = prompt
         .passages
         .iter()
         .enumerate()
         .map(|(i, p)| context::passage_block(i + 1, &p.document_name, p.page, &p.context, &p.text))
         .collect();
+    if prompt.passages.is_empty() {
+        // A reply without passages may give what the chat's earlier answers gave.
+        seen.extend(
+            prompt
+                .messages
+                .iter()
+                .filter(|m| m.role == crate::llm::Role::Assistant)
+                .map(|m| m.content.clone()),
+        );
+    }
     let mut check = NumberCheck::new(question, &seen);
     let mut parser = CitationParser::new(prompt.passages.len());
     let mut body = String::new();
@@ -302,9 +376,12 @@ fn respond(
             }
         }
     };
-    let finish = model.generate(&prompt.messages, &settings.generate, cancel, &mut |text| {
+    let Some(finish) = generate(&mut |text| {
         deliver(parser.push(&check.push(&echo.push(text))), &mut body, &mut citations);
-    })?;
+    })?
+    else {
+        return Ok(None);
+    };
     deliver(parser.push(&check.push(&echo.finish())), &mut body, &mut citations);
     deliver(parser.push(&check.finish()), &mut body, &mut citations);
     deliver(parser.finish(), &mut body, &mut citations);
@@ -321,7 +398,8 @@ fn respond(
     }
     // Every sentence gave a figure that could not be checked: what is left is the note.
     let unchecked_only = !stopped && check.nothing_shown() && check.counts.withheld > 0;
-    if (uncited && (echo_only || says_not_found(&body))) || unchecked_only {
+    let nearest = !prompt.passages.is_empty();
+    if nearest && ((uncited && (echo_only || says_not_found(&body))) || unchecked_only) {
         // The passages were relevant enough to ask the model: show the best of them, so that
         // the reader can judge for themselves whether they answer.
         let text = "\n\nThe passages that came nearest:\n\n".to_string();
@@ -344,7 +422,7 @@ fn respond(
             citations.push(citation);
         }
     }
-    Ok(Answer {
+    Ok(Some(Answer {
         kind: AnswerKind::Generated,
         body: body.trim().to_string(),
         citations,
@@ -352,7 +430,7 @@ fn respond(
         backend: model.describe(),
         passages_supplied: prompt.passages.len(),
         numbers: check.counts,
-    })
+    }))
 }
 
 /// What an answer says when the model wrote nothing but a copy of its instructions.

@@ -42,6 +42,64 @@ pub enum AnswerKind {
     NotFound,
 }
 
+/// When a question of a chat searches the documents (the design's retrieval strategies).
+/// Whatever it decides, an answer's citations are checked the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// Every message searches.
+    #[default]
+    Always,
+    /// Every message searches, and the model reads only the passages that clearly bear on it.
+    Confidence,
+    /// The model is offered a search tool and decides whether to call it, and with what query.
+    Function,
+    /// A rule decides: small talk and requests about the last answer ("shorter please", "make
+    /// it a table") do not search.
+    Smart,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 4] = [
+        Strategy::Always,
+        Strategy::Confidence,
+        Strategy::Function,
+        Strategy::Smart,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Always => "always",
+            Strategy::Confidence => "confidence",
+            Strategy::Function => "function",
+            Strategy::Smart => "smart",
+        }
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = CatalogError;
+
+    fn from_str(name: &str) -> Result<Strategy, CatalogError> {
+        Strategy::ALL
+            .into_iter()
+            .find(|s| s.as_str().eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| CatalogError::UnknownStrategy(name.to_string()))
+    }
+}
+
+/// A stored strategy name, read back.
+pub(super) fn stored_strategy(name: Option<String>) -> Result<Option<Strategy>, CatalogError> {
+    name.map(|n| n.parse()).transpose()
+}
+
 /// A chat's id.
 pub type ChatId = Uuid;
 
@@ -52,6 +110,8 @@ pub struct Chat {
     pub id: ChatId,
     pub title: String,
     pub scope: Scope,
+    /// The chat's own retrieval strategy; without one, its folders' default.
+    pub strategy: Option<Strategy>,
     pub created_at: i64,
     pub updated_at: i64,
     pub message_count: u64,
@@ -103,9 +163,11 @@ fn bad(what: &'static str) -> impl Fn(serde_json::Error) -> CatalogError {
 }
 
 const CHAT_COLUMNS: &str = "c.id, c.title, c.scope, c.created_at, c.updated_at, \
-     (SELECT COUNT(*) FROM chat_messages m WHERE m.chat_id = c.id)";
+     (SELECT COUNT(*) FROM chat_messages m WHERE m.chat_id = c.id), c.strategy";
 
-fn chat_row(row: &Row<'_>) -> rusqlite::Result<(String, String, String, i64, i64, u64)> {
+type ChatRow = (String, String, String, i64, i64, u64, Option<String>);
+
+fn chat_row(row: &Row<'_>) -> rusqlite::Result<ChatRow> {
     Ok((
         row.get(0)?,
         row.get(1)?,
@@ -113,12 +175,11 @@ fn chat_row(row: &Row<'_>) -> rusqlite::Result<(String, String, String, i64, i64
         row.get(3)?,
         row.get(4)?,
         row.get(5)?,
+        row.get(6)?,
     ))
 }
 
-fn to_chat(
-    (id, title, scope, created_at, updated_at, message_count): (String, String, String, i64, i64, u64),
-) -> Result<Chat, CatalogError> {
+fn to_chat((id, title, scope, created_at, updated_at, message_count, strategy): ChatRow) -> Result<Chat, CatalogError> {
     Ok(Chat {
         id: Uuid::parse_str(&id).map_err(|e| CatalogError::BadChatData {
             what: "id",
@@ -126,6 +187,7 @@ fn to_chat(
         })?,
         title,
         scope: serde_json::from_str(&scope).map_err(bad("scope"))?,
+        strategy: stored_strategy(strategy)?,
         created_at,
         updated_at,
         message_count,
@@ -184,6 +246,18 @@ impl Catalog {
         let changed = self.conn.execute(
             "UPDATE chats SET scope = ?2 WHERE id = ?1",
             params![id.to_string(), scope_json],
+        )?;
+        if changed == 0 {
+            return Err(CatalogError::ChatNotFound(id.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Sets the chat's own retrieval strategy (`None`: its folders' default from now on).
+    pub fn set_chat_strategy(&self, id: ChatId, strategy: Option<Strategy>) -> Result<(), CatalogError> {
+        let changed = self.conn.execute(
+            "UPDATE chats SET strategy = ?2 WHERE id = ?1",
+            params![id.to_string(), strategy.map(Strategy::as_str)],
         )?;
         if changed == 0 {
             return Err(CatalogError::ChatNotFound(id.to_string()));

@@ -11,6 +11,8 @@ pub enum CatalogError {
     FolderNotFound(String),
     #[error("no chat with id {0}")]
     ChatNotFound(String),
+    #[error("no retrieval strategy \"{0}\": choose always, confidence, function or smart")]
+    UnknownStrategy(String),
     #[error("chat {chat} has no answer {message}")]
     AnswerNotFound { chat: String, message: i64 },
     #[error("a chat's stored {what} could not be read: {reason}")]

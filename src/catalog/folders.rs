@@ -7,7 +7,8 @@ use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use super::{now_millis, validate_name, Catalog, CatalogError, DocumentId, Folder, FolderId};
+use super::chats::stored_strategy;
+use super::{now_millis, validate_name, Catalog, CatalogError, DocumentId, Folder, FolderId, Scope, Strategy};
 
 /// What to do with the contents of a folder being deleted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,18 +26,30 @@ impl Catalog {
     pub fn list_folders(&self) -> Result<Vec<Folder>, CatalogError> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT id, parent_id, name, created_at FROM folders")?;
+            .prepare_cached("SELECT id, parent_id, name, created_at, strategy FROM folders")?;
         let rows = stmt
             .query_map([], |r| {
-                Ok(Folder {
-                    id: FolderId(r.get(0)?),
-                    parent: r.get::<_, Option<i64>>(1)?.map(FolderId),
-                    name: r.get(2)?,
-                    path: String::new(),
-                    created_at: r.get(3)?,
-                })
+                Ok((
+                    Folder {
+                        id: FolderId(r.get(0)?),
+                        parent: r.get::<_, Option<i64>>(1)?.map(FolderId),
+                        name: r.get(2)?,
+                        path: String::new(),
+                        strategy: None,
+                        created_at: r.get(3)?,
+                    },
+                    r.get::<_, Option<String>>(4)?,
+                ))
             })?
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .map(|(folder, strategy)| {
+                Ok(Folder {
+                    strategy: stored_strategy(strategy)?,
+                    ..folder
+                })
+            })
+            .collect::<Result<Vec<_>, CatalogError>>()?;
         let by_id: HashMap<FolderId, &Folder> = rows.iter().map(|f| (f.id, f)).collect();
         let mut folders: Vec<Folder> = rows
             .iter()
@@ -64,6 +77,39 @@ impl Catalog {
             .into_iter()
             .find(|f| f.path.to_lowercase() == wanted.to_lowercase())
             .ok_or_else(|| CatalogError::FolderNotFound(path.to_string()))
+    }
+
+    /// Sets the retrieval strategy of chats over folder `id` (`None`: its parent's).
+    pub fn set_folder_strategy(&self, id: FolderId, strategy: Option<Strategy>) -> Result<Folder, CatalogError> {
+        let changed = self.conn.execute(
+            "UPDATE folders SET strategy = ?2 WHERE id = ?1",
+            params![id.0, strategy.map(Strategy::as_str)],
+        )?;
+        if changed == 0 {
+            return Err(CatalogError::FolderNotFound(format!("#{id}")));
+        }
+        self.folder(id)
+    }
+
+    /// The strategy a chat over `scope` has without one of its own: that of the first of the
+    /// scope's folders which has one, itself or through its nearest ancestor, else
+    /// [`Strategy::Always`].
+    pub fn default_strategy(&self, scope: &Scope) -> Result<Strategy, CatalogError> {
+        let folders = self.list_folders()?;
+        let by_id: HashMap<FolderId, &Folder> = folders.iter().map(|f| (f.id, f)).collect();
+        // At most one step per folder, whatever the rows say.
+        let inherited = |id: FolderId| {
+            let mut next = Some(id);
+            std::iter::from_fn(|| {
+                let folder = by_id.get(&next?)?;
+                next = folder.parent;
+                Some(folder.strategy)
+            })
+            .take(by_id.len())
+            .flatten()
+            .next()
+        };
+        Ok(scope.folders.iter().find_map(|&id| inherited(id)).unwrap_or_default())
     }
 
     /// Creates a folder under `parent` (or at the top level).

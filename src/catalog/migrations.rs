@@ -206,6 +206,12 @@ pub const MIGRATIONS: &[&str] = &[
         WHERE job_documents.document_id = NEW.document_id AND jobs.ended_at IS NULL;
     END;
     "#,
+    // 15: when a question searches: a chat's retrieval strategy, and a folder's default for the
+    //     chats over it (NULL: as the parent folder says, else always).
+    r#"
+    ALTER TABLE chats ADD COLUMN strategy TEXT;
+    ALTER TABLE folders ADD COLUMN strategy TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.

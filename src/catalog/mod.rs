@@ -26,7 +26,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 pub use api::{ApiRequest, ApiToken};
-pub use chats::{AnswerKind, Chat, ChatId, ChatMessage, Citation, NewMessage};
+pub use chats::{AnswerKind, Chat, ChatId, ChatMessage, Citation, NewMessage, Strategy};
 pub use documents::{FileOrigin, Interrupted, NewDocument, PdfMetadata, Readied};
 pub use error::CatalogError;
 pub use folders::DeleteMode;
@@ -47,6 +47,9 @@ pub struct Folder {
     pub parent: Option<FolderId>,
     pub name: String,
     pub path: String,
+    /// The retrieval strategy of chats over this folder, unless a chat has its own; without
+    /// one, the parent folder's.
+    pub strategy: Option<Strategy>,
     pub created_at: i64,
 }
 

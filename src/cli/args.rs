@@ -132,6 +132,31 @@ pub struct ExtractArgs {
     pub json: bool,
 }
 
+/// Retrieval strategies, as the command line spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StrategyArg {
+    /// Search for every message.
+    Always,
+    /// Search for every message; the model reads only passages that clearly bear on it.
+    Confidence,
+    /// The model is given a search tool and decides.
+    Function,
+    /// Small talk and requests about the last answer do not search; the rest does.
+    Smart,
+}
+
+impl From<StrategyArg> for lectern::catalog::Strategy {
+    fn from(arg: StrategyArg) -> Self {
+        use lectern::catalog::Strategy;
+        match arg {
+            StrategyArg::Always => Strategy::Always,
+            StrategyArg::Confidence => Strategy::Confidence,
+            StrategyArg::Function => Strategy::Function,
+            StrategyArg::Smart => Strategy::Smart,
+        }
+    }
+}
+
 /// Retrieval modes, as the command line spells them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
@@ -204,6 +229,10 @@ pub struct AskArgs {
     /// How passages are retrieved (default: the saved settings, else hybrid).
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
+    /// When to search; kept as the chat's strategy (default: the chat's, else its folder's,
+    /// else always).
+    #[arg(long, value_enum)]
+    pub strategy: Option<StrategyArg>,
     /// The cosine similarity the best passage must reach, else the answer is "not found"
     /// (default: $LECTERN_RELEVANCE_FLOOR, else the embedding model's own: 0.28 for
     /// all-MiniLM-L6-v2; without one, a share of the question's keyword weight decides).
@@ -324,6 +353,29 @@ pub enum EvalCommand {
     /// citations that resolve, numbers quoted / computed / withheld, time to first token and
     /// tokens/s, per backend and model and per source of the questions.
     Answers(Box<EvalAnswersArgs>),
+    /// Measure when the `smart` strategy (or `function`'s model) searches, per file and kind of
+    /// message. Lines are `{"message" (or "question"), "needs_documents" (default true), "kind"}`.
+    Strategy(EvalStrategyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalStrategyArgs {
+    /// JSON Lines files: eval/smart.jsonl, and question sets (every question should search).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Measure the `function` strategy instead: the saved model's decision, offered the search
+    /// tool (a few seconds a message with the built-in model).
+    #[arg(long)]
+    pub function: bool,
+    /// Threads for the built-in model (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// List the messages judged wrongly.
+    #[arg(long)]
+    pub verbose: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -422,6 +474,13 @@ pub enum FolderCommand {
         /// Move the documents and subfolders up to the parent folder.
         #[arg(long)]
         move_to_parent: bool,
+    },
+    /// Show or set when chats over a folder search (those without a strategy of their own).
+    Strategy {
+        path: String,
+        /// The new default: always, confidence, function, smart, or inherit (the parent
+        /// folder's); without it, the folder's is shown.
+        strategy: Option<String>,
     },
 }
 

@@ -35,6 +35,7 @@ pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
         relevance_floor: args.floor,
         max_tokens: Some(args.max_tokens),
         threads: args.threads,
+        strategy: args.strategy.map(Into::into),
     };
 
     let cancel = Cancel::new();
@@ -79,6 +80,12 @@ pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
     }
     if cancel.is_cancelled() {
         println!("\n(stopped)");
+    }
+    if outcome.retrieval.query.is_none() {
+        println!(
+            "\n(answered without searching: strategy {})",
+            outcome.retrieval.strategy
+        );
     }
     for skipped in &outcome.results.skipped {
         eprintln!("skipped {}: {}", skipped.document_name, skipped.reason);

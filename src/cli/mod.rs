@@ -4,6 +4,7 @@
 mod args;
 mod ask;
 mod eval_answers;
+mod eval_strategy;
 mod jobs;
 mod models;
 mod output;
@@ -112,6 +113,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Eval(args) => {
             return match args.what {
                 Some(args::EvalCommand::Answers(answers)) => eval_answers::run(&library, *answers).await,
+                Some(args::EvalCommand::Strategy(strategy)) => eval_strategy::run(&library, &strategy).await,
                 None => search::eval(&library, args).await,
             }
         }
@@ -177,6 +179,21 @@ fn extract(args: &args::ExtractArgs) -> Result<ExitCode, Error> {
 fn folder(library: &Library, command: FolderCommand) -> Result<(), Error> {
     match command {
         FolderCommand::Ls(flag) => output::folders(&library.folders()?, flag.json),
+        FolderCommand::Strategy { path, strategy } => {
+            let folder = match strategy.as_deref().map(str::trim) {
+                None => library.folder(&path)?,
+                Some(name) if name.eq_ignore_ascii_case("inherit") => library.set_folder_strategy(&path, None)?,
+                Some(name) => library.set_folder_strategy(&path, Some(name.parse().map_err(lectern::Error::from)?))?,
+            };
+            let effective = library.default_strategy(&lectern::catalog::Scope {
+                folders: vec![folder.id],
+                ..Default::default()
+            })?;
+            match folder.strategy {
+                Some(own) => println!("{}: {own}", folder.path),
+                None => println!("{}: {effective} (inherited)", folder.path),
+            }
+        }
         FolderCommand::Create { path } => println!("created {}", library.create_folder(&path)?.path),
         FolderCommand::Rename { path, name } => println!("renamed to {}", library.rename_folder(&path, &name)?.path),
         FolderCommand::Mv { path, to, top } => {

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{lock, Engine};
+use super::{lock, Engine, Judge};
 use crate::chunk::Chunker;
 use crate::config::EmbedderConfig;
 use crate::embed::{
@@ -36,6 +36,17 @@ impl Engine {
         let chunker = Arc::new(Chunker::new(tokenizer_for_batches(&tokenizer_path)?, config.chunker));
         *slot = Some(chunker.clone());
         Ok(chunker)
+    }
+
+    /// The `smart` strategy's judge, made on first use (its examples embedded once).
+    pub fn judge(&self) -> Result<Arc<Judge>, Error> {
+        let mut slot = lock(&self.judge);
+        if let Some(judge) = slot.as_ref() {
+            return Ok(judge.clone());
+        }
+        let judge = Arc::new(Judge::new(self.embedder()?.as_ref())?);
+        *slot = Some(judge.clone());
+        Ok(judge)
     }
 
     /// The embedder, loaded on first use.

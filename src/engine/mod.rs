@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::{broadcast, Notify};
 
+use crate::answer::strategy::Judge;
 use crate::catalog::{Catalog, DocumentId, ScopedDocument};
 use crate::chunk::Chunker;
 use crate::config::LibraryConfig;
@@ -52,6 +53,8 @@ pub struct Engine {
     chunker: Mutex<Option<Arc<Chunker>>>,
     embedder: Mutex<Option<Arc<dyn Embedder>>>,
     embedder_id: Mutex<Option<String>>,
+    /// The `smart` strategy's judge, its examples embedded by the embedder.
+    judge: Mutex<Option<Arc<Judge>>>,
     /// The second stage's model: not looked for yet (`None`), or looked for (`Some`, holding it
     /// if it is installed and loaded).
     second_stage: Mutex<Option<Option<Arc<GgufEmbedder>>>>,
@@ -91,6 +94,7 @@ impl Engine {
             chunker: Mutex::new(None),
             embedder: Mutex::new(None),
             embedder_id: Mutex::new(None),
+            judge: Mutex::new(None),
             second_stage: Mutex::new(None),
             chat_model: Mutex::new(None),
             open_indexes: IndexCache::default(),

@@ -227,6 +227,7 @@ mod tests {
             parent: None,
             name: path.rsplit('/').next().unwrap_or(path).to_string(),
             path: path.to_string(),
+            strategy: None,
             created_at: 0,
         }
     }

@@ -8,8 +8,9 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::choices::{AskChoices, AskPlan};
 use super::Library;
-use crate::answer::{answer, Answer, AnswerEvent, AnswerSettings};
-use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, NewMessage, Scope};
+use crate::answer::strategy::Need;
+use crate::answer::{answer, Answer, AnswerEvent, AnswerSettings, Decision};
+use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, NewMessage, Scope, Strategy};
 use crate::error::Error;
 use crate::llm::{Backend, Cancel, LanguageModel, Message, Role};
 use crate::search::{SearchMode, SearchRequest, SearchResults};
@@ -26,6 +27,9 @@ pub struct AskRequest {
     /// How many passages to retrieve.
     pub k: usize,
     pub mode: SearchMode,
+    /// When to search: given, it becomes the chat's strategy; without it, the chat's, else its
+    /// folders' default ([`crate::catalog::Catalog::default_strategy`]).
+    pub strategy: Option<Strategy>,
     /// Whether the best pages are scored again by the second stage's model (when installed):
     /// off unless asked for, as it did not make answers better (docs/figures.md).
     pub second_stage: bool,
@@ -40,6 +44,7 @@ impl AskRequest {
             scope: None,
             k: 10,
             mode: SearchMode::Hybrid,
+            strategy: None,
             second_stage: false,
             settings: AnswerSettings::default(),
         }
@@ -56,6 +61,19 @@ pub struct AskOutcome {
     pub answer: Answer,
     /// What retrieval found (the answer's citations point into it).
     pub results: SearchResults,
+    /// How it was decided whether to search.
+    pub retrieval: Retrieval,
+}
+
+/// What a strategy decided for one message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct Retrieval {
+    pub strategy: Strategy,
+    /// What was searched for: the message itself, its chat's questions before it, the query the
+    /// model chose, or the last question (for a request about the last answer); `None` when
+    /// nothing was.
+    pub query: Option<String>,
 }
 
 /// A question answered once, kept nowhere: the program asking keeps the conversation (the
@@ -73,6 +91,34 @@ pub struct Question {
 pub struct Answered {
     pub answer: Answer,
     pub results: SearchResults,
+    pub retrieval: Retrieval,
+}
+
+/// An answer made without a search.
+fn unsearched(answer: Answer, mode: SearchMode, strategy: Strategy) -> Answered {
+    Answered {
+        answer,
+        results: SearchResults {
+            query: String::new(),
+            mode,
+            hits: Vec::new(),
+            sources: Vec::new(),
+            skipped: Vec::new(),
+            documents_searched: 0,
+            keyword_only: 0,
+        },
+        retrieval: Retrieval { strategy, query: None },
+    }
+}
+
+/// Runs `work` (a model's generation) off the async threads.
+async fn blocking<T: Send + 'static>(
+    what: &'static str,
+    work: impl FnOnce() -> Result<T, crate::llm::LlmError> + Send + 'static,
+) -> Result<T, Error> {
+    Ok(tokio::task::spawn_blocking(work)
+        .await
+        .map_err(Error::stopped(what))??)
 }
 
 impl Library {
@@ -104,8 +150,20 @@ impl Library {
     ) -> Result<Answered, Error> {
         let (plan, model) = self.chosen_model(choices).await?;
         let request = plan.request(question.text, None, None);
-        self.retrieve_and_answer(&request, &question.scope, question.history, model, cancel, events)
-            .await
+        let strategy = match request.strategy {
+            Some(strategy) => strategy,
+            None => self.engine.catalog().default_strategy(&question.scope)?,
+        };
+        self.retrieve_and_answer(
+            &request,
+            &question.scope,
+            question.history,
+            strategy,
+            model,
+            cancel,
+            events,
+        )
+        .await
     }
 
     /// The plan for `choices` and its model, loaded (or taken from those kept) off the async
@@ -152,24 +210,32 @@ impl Library {
         cancel: &Cancel,
         events: Option<UnboundedSender<AnswerEvent>>,
     ) -> Result<AskOutcome, Error> {
-        let (scope, history) = match request.chat {
-            Some(id) => {
-                let catalog = self.engine.catalog();
-                let chat = catalog.chat(id)?;
-                let history: Vec<Message> = catalog
-                    .chat_messages(id)?
-                    .into_iter()
-                    .map(|m| Message::new(m.role, m.content))
-                    .collect();
-                (request.scope.clone().unwrap_or(chat.scope), history)
-            }
-            None => (request.scope.clone().unwrap_or_default(), Vec::new()),
+        let (scope, history, strategy) = {
+            let catalog = self.engine.catalog();
+            let (scope, history, strategy) = match request.chat {
+                Some(id) => {
+                    let chat = catalog.chat(id)?;
+                    let history: Vec<Message> = catalog
+                        .chat_messages(id)?
+                        .into_iter()
+                        .map(|m| Message::new(m.role, m.content))
+                        .collect();
+                    (request.scope.clone().unwrap_or(chat.scope), history, chat.strategy)
+                }
+                None => (request.scope.clone().unwrap_or_default(), Vec::new(), None),
+            };
+            let strategy = match request.strategy.or(strategy) {
+                Some(strategy) => strategy,
+                None => catalog.default_strategy(&scope)?,
+            };
+            (scope, history, strategy)
         };
         let Answered {
             answer: answered,
             results,
+            retrieval,
         } = self
-            .retrieve_and_answer(request, &scope, history, model, cancel, events)
+            .retrieve_and_answer(request, &scope, history, strategy, model, cancel, events)
             .await?;
 
         let mut catalog = self.engine.catalog();
@@ -182,6 +248,9 @@ impl Library {
             }
             None => catalog.create_chat(&request.question, &scope)?.id,
         };
+        if request.strategy.is_some() {
+            catalog.set_chat_strategy(chat, request.strategy)?;
+        }
         catalog.add_chat_message(
             chat,
             &NewMessage {
@@ -207,38 +276,91 @@ impl Library {
             message,
             answer: answered,
             results,
+            retrieval,
         })
     }
 
-    /// Retrieves passages for `request`'s question (read with `history`) in `scope` and answers
-    /// it from them with `model` (extractively without one), keeping nothing.
+    /// Answers `request`'s question (read with `history`) in `scope` as `strategy` says: from
+    /// the passages a search finds, from the last question's passages, or from none (small talk,
+    /// or the model chose not to search); with `model`, or extractively without one (when every
+    /// message is searched). Keeps nothing.
+    #[allow(clippy::too_many_arguments)]
     async fn retrieve_and_answer(
         &self,
         request: &AskRequest,
         scope: &Scope,
         history: Vec<Message>,
+        strategy: Strategy,
         model: Option<Arc<dyn LanguageModel>>,
         cancel: &Cancel,
         events: Option<UnboundedSender<AnswerEvent>>,
     ) -> Result<Answered, Error> {
+        // The embedder's floor; its models are loaded already when the question was embedded.
+        let mut settings = request.settings;
+        if settings.relevance_floor.is_none() && request.mode != SearchMode::Keyword {
+            settings.relevance_floor = self.engine.embedder()?.relevance_floor();
+        }
+        let send = move |event| {
+            if let Some(events) = &events {
+                let _ = events.send(event);
+            }
+        };
+        let question = request.question.clone();
+        let query = match (strategy, &model) {
+            (Strategy::Smart, Some(model)) => match self.needs(vec![question.clone()], history.clone()).await?[0] {
+                Need::Documents => Some(crate::answer::retrieval_query(&question, &history)),
+                Need::LastAnswer => self.last_question(&history).await?,
+                Need::Nothing => {
+                    let (model, history, cancel, mut send) =
+                        (model.clone(), history.clone(), cancel.clone(), send.clone());
+                    let answer = blocking("answering", move || {
+                        crate::answer::small_talk(model.as_ref(), &question, &history, &settings, &cancel, &mut send)
+                    })
+                    .await?;
+                    return Ok(unsearched(answer, request.mode, strategy));
+                }
+            },
+            (Strategy::Function, Some(model)) => {
+                let (model, history, cancel, mut send) = (model.clone(), history.clone(), cancel.clone(), send.clone());
+                let decided = blocking("choosing whether to search", move || {
+                    crate::answer::decide(model.as_ref(), &question, &history, &settings, &cancel, &mut send)
+                })
+                .await?;
+                match decided {
+                    Decision::Search(query) => Some(query),
+                    Decision::Replied(answer) => return Ok(unsearched(answer, request.mode, strategy)),
+                }
+            }
+            _ => None,
+        };
+        let query = query.unwrap_or_else(|| crate::answer::retrieval_query(&request.question, &history));
         let results = self
             .search(&SearchRequest {
-                query: crate::answer::retrieval_query(&request.question, &history),
+                query: query.clone(),
                 scope: scope.clone(),
                 k: request.k,
                 mode: request.mode,
                 second_stage: request.second_stage,
             })
             .await?;
-
-        // The embedder's floor; its models are loaded already when the question was embedded.
-        let mut settings = request.settings;
-        if settings.relevance_floor.is_none() && request.mode != SearchMode::Keyword {
-            settings.relevance_floor = self.engine.embedder()?.relevance_floor();
-        }
-        let (question, cancel) = (request.question.clone(), cancel.clone());
+        let (question, cancel, mut send) = (request.question.clone(), cancel.clone(), send);
         let hits = results.hits.clone();
-        let answered = tokio::task::spawn_blocking(move || {
+        let answered = blocking("answering", move || {
+            if strategy == Strategy::Confidence {
+                let confident = crate::answer::confident(&hits, settings.relevance_floor);
+                if confident.is_empty() {
+                    return Ok(crate::answer::not_found(&question, &hits, &settings, &mut send));
+                }
+                return answer(
+                    model.as_deref(),
+                    &question,
+                    &history,
+                    &confident,
+                    &settings,
+                    &cancel,
+                    &mut send,
+                );
+            }
             answer(
                 model.as_deref(),
                 &question,
@@ -246,20 +368,89 @@ impl Library {
                 &hits,
                 &settings,
                 &cancel,
-                &mut |event| {
-                    if let Some(events) = &events {
-                        let _ = events.send(event);
-                    }
-                },
+                &mut send,
             )
         })
-        .await
-        .map_err(Error::stopped("answering"))??;
-
+        .await?;
         Ok(Answered {
             answer: answered,
             results,
+            retrieval: Retrieval {
+                strategy,
+                query: Some(query),
+            },
         })
+    }
+
+    /// What each of `messages` needs, each as the next message after `history`, by the `smart`
+    /// strategy's judge.
+    pub async fn needs(&self, messages: Vec<String>, history: Vec<Message>) -> Result<Vec<Need>, Error> {
+        let engine = self.engine.clone();
+        tokio::task::spawn_blocking(move || {
+            let (judge, embedder) = (engine.judge()?, engine.embedder()?);
+            let mut needs = Vec::with_capacity(messages.len());
+            for batch in messages.chunks(32) {
+                let texts: Vec<&str> = batch.iter().map(String::as_str).collect();
+                let vectors = embedder.embed(&texts)?;
+                needs.extend(
+                    batch
+                        .iter()
+                        .zip(&vectors)
+                        .map(|(message, vector)| judge.need(message, vector, &history)),
+                );
+            }
+            Ok(needs)
+        })
+        .await
+        .map_err(Error::stopped("judging the messages"))?
+    }
+
+    /// Whether the model `choices` name searches for each of `messages` (the `function`
+    /// strategy's decision), each as the next message after `history`; the model's first turn
+    /// only, cut at `max_tokens`.
+    pub async fn model_searches(
+        &self,
+        messages: Vec<String>,
+        history: Vec<Message>,
+        choices: &AskChoices,
+        max_tokens: usize,
+    ) -> Result<Vec<bool>, Error> {
+        let (plan, model) = self.chosen_model(choices).await?;
+        let Some(model) = model else {
+            return Err(Error::Config {
+                name: "backend".into(),
+                reason: "the function strategy needs a language model; extractive answers always search".into(),
+            });
+        };
+        let mut settings = plan.settings;
+        settings.generate.max_tokens = max_tokens;
+        blocking("choosing whether to search", move || {
+            let cancel = Cancel::new();
+            messages
+                .iter()
+                .map(|message| {
+                    let decided =
+                        crate::answer::decide(model.as_ref(), message, &history, &settings, &cancel, &mut |_| {})?;
+                    Ok(matches!(decided, Decision::Search(_)))
+                })
+                .collect()
+        })
+        .await
+    }
+
+    /// The text searched for the chat's last question that needed the documents, read with the
+    /// chat before it: a request about the last answer gets that answer's passages again.
+    async fn last_question(&self, history: &[Message]) -> Result<Option<String>, Error> {
+        for (at, message) in history.iter().enumerate().rev() {
+            if message.role != Role::User {
+                continue;
+            }
+            let before = history[..at].to_vec();
+            if self.needs(vec![message.content.clone()], before.clone()).await?[0] == Need::Documents {
+                return Ok(Some(crate::answer::retrieval_query(&message.content, &before)));
+            }
+        }
+        Ok(None)
     }
 
     /// The chat with this id, or with the only id that starts with it (as for documents).
@@ -292,6 +483,13 @@ impl Library {
 
     pub fn rename_chat(&self, id: ChatId, title: &str) -> Result<Chat, Error> {
         Ok(self.engine.catalog().rename_chat(id, title)?)
+    }
+
+    /// Sets the chat's own retrieval strategy (`None`: its folders' default from now on).
+    pub fn set_chat_strategy(&self, id: ChatId, strategy: Option<Strategy>) -> Result<Chat, Error> {
+        let catalog = self.engine.catalog();
+        catalog.set_chat_strategy(id, strategy)?;
+        Ok(catalog.chat(id)?)
     }
 
     pub fn delete_chat(&self, id: ChatId) -> Result<(), Error> {

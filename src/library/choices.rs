@@ -5,7 +5,7 @@
 use super::settings::{check_k, Settings};
 use super::{AskRequest, Library};
 use crate::answer::AnswerSettings;
-use crate::catalog::{ChatId, Scope};
+use crate::catalog::{ChatId, Scope, Strategy};
 use crate::error::Error;
 use crate::llm::{Backend, BackendKind};
 use crate::search::SearchMode;
@@ -28,6 +28,8 @@ pub struct AskChoices {
     pub max_tokens: Option<usize>,
     /// Threads for the built-in model (`LECTERN_LLM_THREADS`, else every core).
     pub threads: Option<usize>,
+    /// When to search; without it, the chat's strategy, else its folders' default.
+    pub strategy: Option<Strategy>,
 }
 
 /// A question's choices, every layer applied and checked.
@@ -37,6 +39,7 @@ pub struct AskPlan {
     pub threads: usize,
     pub k: usize,
     pub mode: SearchMode,
+    pub strategy: Option<Strategy>,
     pub settings: AnswerSettings,
 }
 
@@ -50,6 +53,7 @@ impl AskPlan {
             scope,
             k: self.k,
             mode: self.mode,
+            strategy: self.strategy,
             second_stage: false,
             settings: self.settings,
         }
@@ -98,6 +102,7 @@ impl Library {
             threads: choices.threads.filter(|&n| n > 0).unwrap_or_else(|| env.threads()),
             k,
             mode: choices.mode.or(saved.map(|s| s.mode)).unwrap_or_default(),
+            strategy: choices.strategy,
             settings,
         })
     }

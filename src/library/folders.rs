@@ -1,7 +1,7 @@
 //! Folder operations of the library, addressed by slash-separated paths.
 
 use super::Library;
-use crate::catalog::{DeleteMode, Folder, FolderStats};
+use crate::catalog::{DeleteMode, Folder, FolderStats, Scope, Strategy};
 use crate::error::Error;
 
 impl Library {
@@ -47,6 +47,19 @@ impl Library {
             None => None,
         };
         Ok(catalog.move_folder(folder.id, parent)?)
+    }
+
+    /// Sets the retrieval strategy of chats over the folder at `path` that have none of their
+    /// own (`None`: the parent folder's).
+    pub fn set_folder_strategy(&self, path: &str, strategy: Option<Strategy>) -> Result<Folder, Error> {
+        let catalog = self.engine.catalog();
+        let folder = catalog.folder_by_path(path)?;
+        Ok(catalog.set_folder_strategy(folder.id, strategy)?)
+    }
+
+    /// The strategy a chat over `scope` has without one of its own.
+    pub fn default_strategy(&self, scope: &Scope) -> Result<Strategy, Error> {
+        Ok(self.engine.catalog().default_strategy(scope)?)
     }
 
     /// Deletes the folder at `path` as `mode` says, with the files and indexes of any documents

@@ -29,7 +29,7 @@ use crate::index::IndexCache;
 use crate::jobs::{IndexRun, RunMode};
 
 pub use access::{Access, TOKEN_FILE};
-pub use ask::{Answered, AskOutcome, AskRequest, Question};
+pub use ask::{Answered, AskOutcome, AskRequest, Question, Retrieval};
 pub use choices::{AskChoices, AskPlan};
 pub use context::{ContextPassage, ContextRequest, ContextWindow};
 pub use documents::{ImportFailure, ImportReport};

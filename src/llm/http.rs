@@ -14,6 +14,7 @@ use serde_json::json;
 
 use crate::server::{error_message, read_line, Endpoint, ServerApi, ServerError};
 
+use super::tools::{self, Tool, ToolCall, Turn};
 use super::{
     estimate_tokens, window, Cancel, Finish, GenerateOptions, LanguageModel, LlmError, Message, DEFAULT_SERVER_CONTEXT,
 };
@@ -38,6 +39,11 @@ pub struct HttpChat {
 /// What the reading thread hands over.
 enum Event {
     Text(String),
+    /// A piece of a tool call: its name when first sent, and more of its arguments' JSON.
+    Call {
+        name: Option<String>,
+        arguments: String,
+    },
     Done(Finish),
     Failed(LlmError),
 }
@@ -83,8 +89,8 @@ impl HttpChat {
         Ok(chat)
     }
 
-    fn body(&self, messages: &[Message], options: &GenerateOptions) -> serde_json::Value {
-        match self.endpoint.api() {
+    fn body(&self, messages: &[Message], options: &GenerateOptions, tool: Option<&Tool>) -> serde_json::Value {
+        let mut body = match self.endpoint.api() {
             ServerApi::Ollama => json!({
                 "model": self.endpoint.model(),
                 "messages": messages,
@@ -102,26 +108,32 @@ impl HttpChat {
                 "temperature": options.temperature,
                 "max_tokens": options.max_tokens,
             }),
+        };
+        if let Some(tool) = tool {
+            body["tools"] = json!([tool.as_request()]);
         }
+        body
     }
 
     /// Sends the request and checks the status; the body is left to stream. A prompt the server
     /// says is too long names the window Lectern planned for.
-    fn open(&self, messages: &[Message], options: &GenerateOptions) -> Result<Response, LlmError> {
-        self.endpoint.post(&self.body(messages, options)).map_err(|e| match e {
-            ServerError::Refused {
-                server,
-                url,
-                status: 400 | 413,
-                message,
-            } if says_too_long(&message) => LlmError::ServerContextFull {
-                server,
-                url,
-                window: self.context,
-                message,
-            },
-            e => e.into(),
-        })
+    fn open(&self, messages: &[Message], options: &GenerateOptions, tool: Option<&Tool>) -> Result<Response, LlmError> {
+        self.endpoint
+            .post(&self.body(messages, options, tool))
+            .map_err(|e| match e {
+                ServerError::Refused {
+                    server,
+                    url,
+                    status: 400 | 413,
+                    message,
+                } if says_too_long(&message) => LlmError::ServerContextFull {
+                    server,
+                    url,
+                    window: self.context,
+                    message,
+                },
+                e => e.into(),
+            })
     }
 
     /// Reads the streamed reply, sending its pieces to `events` until it ends or nobody listens.
@@ -157,7 +169,7 @@ impl HttpChat {
             if let Event::Text(text) = &event {
                 answered += text.len();
             }
-            let last = !matches!(event, Event::Text(_));
+            let last = matches!(event, Event::Done(_) | Event::Failed(_));
             if events.send(event).is_err() || last {
                 return;
             }
@@ -202,28 +214,80 @@ impl LanguageModel for HttpChat {
         cancel: &Cancel,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Finish, LlmError> {
+        self.run(messages, options, None, cancel, on_text)
+            .map(|(finish, _)| finish)
+    }
+
+    /// The tool goes in the request as the server's API lists tools; a server that refuses
+    /// tools for this model (Ollama: "does not support tools") gets it in the prompt instead.
+    fn generate_or_call(
+        &self,
+        messages: &[Message],
+        tool: &Tool,
+        options: &GenerateOptions,
+        cancel: &Cancel,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Turn, LlmError> {
+        match self.run(messages, options, Some(tool), cancel, on_text) {
+            Ok((_, Some(call))) => Ok(Turn::Called(call)),
+            Ok((finish, None)) => Ok(Turn::Answered(finish)),
+            Err(LlmError::Server(ServerError::Refused {
+                status: 400, message, ..
+            })) if message.to_lowercase().contains("tool") => {
+                tools::in_prompt(self, messages, tool, options, cancel, on_text)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl HttpChat {
+    /// One streamed request, with `tool` on offer if given: how it ended, and the call the
+    /// model made instead of answering, if it did.
+    fn run(
+        &self,
+        messages: &[Message],
+        options: &GenerateOptions,
+        tool: Option<&Tool>,
+        cancel: &Cancel,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<(Finish, Option<ToolCall>), LlmError> {
         let (sender, events) = mpsc::channel();
         let reader = self.clone();
-        let (messages, options) = (messages.to_vec(), *options);
-        std::thread::spawn(move || match reader.open(&messages, &options) {
+        let (messages, options, tool) = (messages.to_vec(), *options, tool.cloned());
+        std::thread::spawn(move || match reader.open(&messages, &options, tool.as_ref()) {
             Ok(reply) => reader.read(reply, &sender),
             Err(e) => {
                 let _ = sender.send(Event::Failed(e));
             }
         });
+        let mut call: Option<(String, String)> = None;
         loop {
             if cancel.is_cancelled() {
-                return Ok(Finish::Cancelled);
+                return Ok((Finish::Cancelled, None));
             }
             match events.recv_timeout(CANCEL_POLL) {
                 Ok(Event::Text(text)) => on_text(&text),
-                Ok(Event::Done(finish)) => return Ok(finish),
+                Ok(Event::Call { name, arguments }) => {
+                    let (called, so_far) = call.get_or_insert_with(Default::default);
+                    if let Some(name) = name.filter(|n| !n.is_empty()) {
+                        *called = name;
+                    }
+                    so_far.push_str(&arguments);
+                }
+                Ok(Event::Done(finish)) => return Ok((finish, call.map(to_call))),
                 Ok(Event::Failed(e)) => return Err(e),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return Err(self.endpoint.dropped().into()),
             }
         }
     }
+}
+
+/// A call from its name and its arguments' JSON (empty or unreadable: no arguments).
+fn to_call((name, arguments): (String, String)) -> ToolCall {
+    let arguments = serde_json::from_str(&arguments).unwrap_or_else(|_| json!({}));
+    ToolCall { name, arguments }
 }
 
 #[derive(Deserialize)]
@@ -242,6 +306,39 @@ struct OllamaLine {
 struct OllamaMessage {
     #[serde(default)]
     content: String,
+    #[serde(default)]
+    tool_calls: Vec<CallPiece>,
+}
+
+/// A tool call, or a piece of one, in either API's stream.
+#[derive(Deserialize)]
+struct CallPiece {
+    #[serde(default)]
+    function: Option<FunctionPiece>,
+}
+
+#[derive(Deserialize)]
+struct FunctionPiece {
+    #[serde(default)]
+    name: Option<String>,
+    /// OpenAI's: a piece of the JSON text; Ollama's: the whole object.
+    #[serde(default)]
+    arguments: Option<serde_json::Value>,
+}
+
+impl CallPiece {
+    fn into_event(self) -> Option<Event> {
+        let function = self.function?;
+        let arguments = match function.arguments {
+            Some(serde_json::Value::String(text)) => text,
+            Some(serde_json::Value::Null) | None => String::new(),
+            Some(object) => object.to_string(),
+        };
+        Some(Event::Call {
+            name: function.name,
+            arguments,
+        })
+    }
 }
 
 /// One line of Ollama's stream.
@@ -260,10 +357,14 @@ fn ollama_line(line: &str) -> Result<Option<Event>, String> {
         };
         return Ok(Some(Event::Done(finish)));
     }
-    Ok(parsed
-        .message
-        .filter(|m| !m.content.is_empty())
-        .map(|m| Event::Text(m.content)))
+    let Some(mut message) = parsed.message else {
+        return Ok(None);
+    };
+    // Ollama sends a call whole, in one line; only the first of several is made.
+    if !message.tool_calls.is_empty() {
+        return Ok(message.tool_calls.swap_remove(0).into_event());
+    }
+    Ok((!message.content.is_empty()).then_some(Event::Text(message.content)))
 }
 
 #[derive(Deserialize)]
@@ -284,6 +385,17 @@ struct OpenAiChoice {
 struct OpenAiDelta {
     #[serde(default)]
     content: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<OpenAiCallPiece>,
+}
+
+#[derive(Deserialize)]
+struct OpenAiCallPiece {
+    /// Which call of the reply the piece belongs to; only the first is made.
+    #[serde(default)]
+    index: usize,
+    #[serde(flatten)]
+    piece: CallPiece,
 }
 
 /// One line of an OpenAI-compatible event stream: `data: {json}`, `data: [DONE]`, or another
@@ -304,8 +416,13 @@ fn openai_line(line: &str) -> Result<Option<Event>, String> {
     let Some(choice) = chunk.choices.into_iter().next() else {
         return Ok(None);
     };
-    if let Some(text) = choice.delta.and_then(|d| d.content).filter(|t| !t.is_empty()) {
-        return Ok(Some(Event::Text(text)));
+    if let Some(delta) = choice.delta {
+        if let Some(first) = delta.tool_calls.into_iter().find(|c| c.index == 0) {
+            return Ok(first.piece.into_event());
+        }
+        if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+            return Ok(Some(Event::Text(text)));
+        }
     }
     Ok(match choice.finish_reason.as_deref() {
         Some("length") => Some(Event::Done(Finish::Length)),

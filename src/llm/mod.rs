@@ -7,6 +7,7 @@ mod builtin;
 mod error;
 mod http;
 pub(crate) mod runtime;
+mod tools;
 mod window;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,6 +19,7 @@ pub use backend::{Backend, BackendDefaults, BackendKind, ConnectionCheck, DEFAUL
 pub use builtin::{BuiltinModel, GgufTokenizer};
 pub use error::LlmError;
 pub use http::HttpChat;
+pub use tools::{Tool, ToolCall, Turn};
 
 /// Who says a message of a chat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,6 +133,20 @@ pub trait LanguageModel: Send + Sync {
         cancel: &Cancel,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Finish, LlmError>;
+
+    /// Answers `messages` with `tool` on offer: the model calls it (nothing streamed) or answers,
+    /// streamed to `on_text` as [`LanguageModel::generate`] streams. By default the tool is
+    /// described in the prompt and the call read from the reply.
+    fn generate_or_call(
+        &self,
+        messages: &[Message],
+        tool: &Tool,
+        options: &GenerateOptions,
+        cancel: &Cancel,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Turn, LlmError> {
+        tools::in_prompt(self, messages, tool, options, cancel, on_text)
+    }
 }
 
 /// A token count for a model without a tokenizer at hand, meant not to fall short: a token a

@@ -2,7 +2,9 @@
 //! not. The model names the scope; the last message is the question and the ones before it the
 //! conversation, read as a Lectern chat's; the answer comes from the backend the user chose, its
 //! footnotes in the content and its citations (document, page, character range, quote, score)
-//! in an extra `citations` field of the reply or of the stream's last chunk. Nothing is kept:
+//! in an extra `citations` field of the reply or of the stream's last chunk, beside `retrieval`
+//! (the strategy, and what was searched for: `lectern.strategy` in the request chooses when to
+//! search). Nothing is kept:
 //! the client keeps the conversation. A client that goes away stops its answer.
 
 use std::convert::Infallible;
@@ -21,7 +23,7 @@ use super::error::Body;
 use super::scope::{self, logged};
 use super::{blocking, ApiError, Served};
 use crate::answer::{footnote_list, Answer, AnswerEvent};
-use crate::catalog::{now_millis, Citation};
+use crate::catalog::{now_millis, Citation, Strategy};
 use crate::error::Error;
 use crate::llm::{Cancel, Finish, Message, Role};
 use crate::{Access, Answered, AskChoices, Question};
@@ -36,6 +38,16 @@ pub struct ChatBody {
     max_tokens: Option<usize>,
     max_completion_tokens: Option<usize>,
     n: Option<u32>,
+    /// Lectern's own options (an OpenAI client sends them with `extra_body`).
+    #[serde(default)]
+    lectern: LecternOptions,
+}
+
+/// What a chat completion may say that OpenAI's API has no field for.
+#[derive(Deserialize, Default)]
+struct LecternOptions {
+    /// When to search (the scope's folders' default without it).
+    strategy: Option<Strategy>,
 }
 
 #[derive(Deserialize)]
@@ -176,6 +188,7 @@ pub async fn completions(
     };
     let choices = AskChoices {
         max_tokens: body.max_completion_tokens.or(body.max_tokens),
+        strategy: body.lectern.strategy,
         ..AskChoices::default()
     };
     let reply = Reply {
@@ -190,7 +203,7 @@ pub async fn completions(
             .library
             .answer_as_chosen(question, &choices, &cancel, None)
             .await?;
-        let answer = answered.answer;
+        let (answer, retrieval) = (answered.answer, answered.retrieval);
         let completion = json!({
             "id": reply.id, "object": "chat.completion", "created": reply.created, "model": reply.model,
             "system_fingerprint": null,
@@ -205,6 +218,7 @@ pub async fn completions(
                 "finish_reason": finish_reason(answer.finish),
             }],
             "citations": answer.citations,
+            "retrieval": retrieval,
         });
         return Ok((logged(resolved.label), Json(completion)).into_response());
     }
@@ -261,12 +275,14 @@ pub async fn completions(
         match outcome.get().await {
             Ok(answered) => {
                 let Answer { citations, finish, .. } = answered.answer;
+                let retrieval = answered.retrieval;
                 if !citations.is_empty() && !send(reply.chunk(json!({ "content": footnotes(&citations) }), None)).await
                 {
                     return;
                 }
                 let mut last = reply.chunk(json!({}), Some(finish_reason(finish)));
                 last["citations"] = json!(citations);
+                last["retrieval"] = json!(retrieval);
                 if !send(last).await {
                     return;
                 }

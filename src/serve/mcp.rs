@@ -59,6 +59,10 @@ pub struct AskArgs {
     question: String,
     /// A folder's path as list_folders gives it; the whole library without one.
     folder: Option<String>,
+    /// When to search: always, confidence (only passages that clearly bear on the question),
+    /// function (the model decides) or smart (small talk is not searched); the folder's default
+    /// without one.
+    strategy: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -213,7 +217,8 @@ impl LibraryTools {
                 cancel.cancel();
             })
         };
-        let result = tools::ask(&self.library, &access, &args.question, args.folder.as_deref(), &cancel).await;
+        let (folder, strategy) = (args.folder.as_deref(), args.strategy.as_deref());
+        let result = tools::ask(&self.library, &access, &args.question, folder, strategy, &cancel).await;
         stop.abort();
         self.reply("ask", &access, started, result).await
     }

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::routes::{check, MAX_CONTEXT_TOKENS};
 use super::scope::{self, Resolved, LIBRARY_MODEL};
 use super::{blocking, ApiError};
+use crate::catalog::Strategy;
 use crate::llm::Cancel;
 use crate::search::{Hit, SearchMode, SearchRequest};
 use crate::{Access, AskChoices, ContextRequest, Library, Question};
@@ -101,28 +102,37 @@ pub async fn context(
 
 /// `ask`: an answer from the library's passages by the backend the user chose, with footnotes,
 /// and the citations they point to.
+/// `strategy` names when to search (the folder's default without one).
 pub async fn ask(
     library: &Library,
     access: &Access,
     question: &str,
     folder: Option<&str>,
+    strategy: Option<&str>,
     cancel: &Cancel,
 ) -> Result<ToolOutput, ApiError> {
     if question.trim().is_empty() {
         return Err(ApiError::invalid("the question is empty"));
     }
+    let strategy = strategy
+        .map(str::parse::<Strategy>)
+        .transpose()
+        .map_err(|e| ApiError::invalid(e.to_string()))?;
     let resolved = resolved(library, access, folder).await?;
     let question = Question {
         text: question.to_string(),
         history: Vec::new(),
         scope: resolved.scope,
     };
-    let answered = library
-        .answer_as_chosen(question, &AskChoices::default(), cancel, None)
-        .await?;
+    let choices = AskChoices {
+        strategy,
+        ..AskChoices::default()
+    };
+    let answered = library.answer_as_chosen(question, &choices, cancel, None).await?;
     let answer = json!({
         "answer": answered.answer.markdown(),
         "citations": answered.answer.citations,
+        "retrieval": answered.retrieval,
     });
     Ok((answer, resolved.label))
 }

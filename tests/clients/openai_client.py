@@ -25,6 +25,11 @@ def main() -> None:
     citations = completion.model_extra["citations"]
     assert citations and citations[0]["document_name"] == "memo.pdf", citations
     assert citations[0]["page"] == 1, citations
+    # Lectern's own options go in extra_body; what the strategy decided comes back beside the citations.
+    confident = client.chat.completions.create(
+        model=folder_model, messages=question, extra_body={"lectern": {"strategy": "confidence"}}
+    )
+    assert confident.model_extra["retrieval"]["strategy"] == "confidence", confident
 
     pieces, last = [], None
     for chunk in client.chat.completions.create(model=folder_model, messages=question, stream=True):

@@ -19,16 +19,16 @@ use crate::common::{config, index_small_corpus, library, models_dir, read_reques
 
 /// What the test server does with one request: the status, and the body written in pieces with
 /// a pause after each (`None` body pieces: close the connection at once after the headers).
-struct Reply {
-    status: u16,
-    content_type: &'static str,
-    pieces: Vec<String>,
-    pause: Duration,
+pub struct Reply {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub pieces: Vec<String>,
+    pub pause: Duration,
 }
 
 /// A server answering `replies` requests, one at a time; it hands each request's path, authorization
 /// header and JSON body to `handler`.
-fn serve(
+pub fn serve(
     replies: usize,
     handler: impl Fn(&str, &str, &serde_json::Value) -> Reply + Send + 'static,
 ) -> (String, JoinHandle<()>) {
@@ -61,7 +61,7 @@ fn serve(
     (url, handle)
 }
 
-fn ollama_lines(pieces: &[&str], done: bool) -> Vec<String> {
+pub fn ollama_lines(pieces: &[&str], done: bool) -> Vec<String> {
     let mut lines: Vec<String> = pieces
         .iter()
         .map(|p| {
@@ -75,7 +75,7 @@ fn ollama_lines(pieces: &[&str], done: bool) -> Vec<String> {
     lines
 }
 
-fn sse_events(pieces: &[&str], done: bool) -> Vec<String> {
+pub fn sse_events(pieces: &[&str], done: bool) -> Vec<String> {
     let mut events: Vec<String> = pieces
         .iter()
         .map(|p| {
@@ -519,7 +519,7 @@ fn cancel_stops_the_builtin_model_within_a_token_and_within_a_prompt_slice() {
 }
 
 /// A library with the small corpus indexed in folder "Corpus", and that folder as a scope.
-fn corpus_library() -> (crate::common::TestLibrary, Scope) {
+pub fn corpus_library() -> (crate::common::TestLibrary, Scope) {
     let t = library();
     let folder = index_small_corpus(&t);
     let scope = Scope {

@@ -171,3 +171,46 @@ fn indexing_is_paused_resumed_and_cancelled_from_another_process() {
     indexer.kill().unwrap();
     indexer.wait().unwrap();
 }
+
+#[test]
+fn the_smart_judge_skips_small_talk_and_requests_about_answers_and_searches_questions() {
+    let home = tempfile::tempdir().unwrap();
+    let eval = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("eval");
+    let file = |name: &str| eval.join(name).to_string_lossy().into_owned();
+    let (smart, dev, paraphrase) = (file("smart.jsonl"), file("dev.jsonl"), file("paraphrase.jsonl"));
+    let out = lectern(home.path(), &["eval", "strategy", &smart, &dev, &paraphrase, "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let share = |skip: bool| {
+        let (right, all) = rows
+            .iter()
+            .filter(|r| r["needs_documents"] == !skip)
+            .fold((0.0, 0.0), |(right, all), r| {
+                let n = r["messages"].as_f64().unwrap();
+                (right + r["right"].as_f64().unwrap() * n, all + n)
+            });
+        right / all
+    };
+    // The bar: 90 % of small talk and follow-ups skip search, 98 % of questions search.
+    assert!(share(true) >= 0.90, "skipped {:.3}: {rows:#?}", share(true));
+    assert!(share(false) >= 0.98, "searched {:.3}: {rows:#?}", share(false));
+}
+
+#[test]
+fn a_folder_strategy_is_set_shown_and_inherited() {
+    let home = tempfile::tempdir().unwrap();
+    assert!(lectern(home.path(), &["folder", "create", "Work"]).status.success());
+    assert!(lectern(home.path(), &["folder", "create", "Work/Taxes"])
+        .status
+        .success());
+    let out = lectern(home.path(), &["folder", "strategy", "Work", "smart"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "Work: smart");
+    let out = lectern(home.path(), &["folder", "strategy", "Work/Taxes"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "Work/Taxes: smart (inherited)"
+    );
+    let out = lectern(home.path(), &["folder", "strategy", "Work", "sometimes"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("always, confidence, function or smart"));
+}

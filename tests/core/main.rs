@@ -20,4 +20,5 @@ mod ocr;
 mod search;
 mod secrets;
 mod serve;
+mod strategy;
 mod watch;

@@ -120,6 +120,24 @@ fn an_mcp_client_over_standard_input_calls_each_tool_and_reads_what_to_cite() {
         assert!(answer["answer"].as_str().unwrap().contains("[^1]"), "{answer}");
         assert_eq!(answer["citations"][0]["document_name"], "memo.pdf");
         assert_eq!(answer["citations"][0]["page"], 1);
+        assert_eq!(answer["retrieval"]["strategy"], "always");
+        let (_, confident) = call(
+            &client,
+            "ask",
+            json!({ "question": "Who lit the lamp?", "folder": "Other", "strategy": "confidence" }),
+        )
+        .await;
+        assert_eq!(confident["retrieval"]["strategy"], "confidence", "{confident}");
+        let (failed, refused) = call(
+            &client,
+            "ask",
+            json!({ "question": "Who lit the lamp?", "strategy": "sometimes" }),
+        )
+        .await;
+        assert!(
+            failed && refused.to_string().contains("always, confidence, function or smart"),
+            "{refused}"
+        );
 
         let (_, folders) = call(&client, "list_folders", json!({})).await;
         let paths: Vec<&str> = folders["folders"]

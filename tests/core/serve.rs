@@ -270,6 +270,20 @@ fn answers_come_as_openai_chat_completions_streamed_or_not_with_their_citations(
         .take((end - start) as usize)
         .collect();
     assert_eq!(quoted, citation["quote"].as_str().unwrap());
+    assert_eq!(completion["retrieval"]["strategy"], "always");
+    assert_eq!(completion["retrieval"]["query"], "Who lit the lamp?");
+
+    // Lectern's own options choose when to search; a strategy it does not know is refused.
+    let mut confident = question.clone();
+    confident["lectern"] = json!({ "strategy": "confidence" });
+    let reply: Value = served.post("/chat/completions", &token, confident).json().unwrap();
+    assert_eq!(reply["retrieval"]["strategy"], "confidence", "{reply}");
+    let mut unknown = question.clone();
+    unknown["lectern"] = json!({ "strategy": "sometimes" });
+    let reply = served.post("/chat/completions", &token, unknown);
+    assert_eq!(reply.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let refused = reply.text().unwrap();
+    assert!(refused.contains("sometimes") && refused.contains("smart"), "{refused}");
 
     // Streamed: the same answer in pieces, the citations in the last chunk, then [DONE].
     let mut streamed = question.clone();
@@ -296,6 +310,7 @@ fn answers_come_as_openai_chat_completions_streamed_or_not_with_their_citations(
     let last = chunks.last().unwrap();
     assert_eq!(last["choices"][0]["finish_reason"], "stop");
     assert_eq!(last["citations"], completion["citations"]);
+    assert_eq!(last["retrieval"], completion["retrieval"]);
 
     // The conversation before the question is read with it; nothing is kept as a chat.
     let followup = json!({

@@ -1,5 +1,6 @@
-// The main views checked with axe-core: no serious or critical violation in the sidebar, the
-// chat with an answer and its footnote preview, instant search with results, and the settings.
+// The main views checked with axe-core: no serious or critical violation in the sidebar (with a
+// folder's menu and its menu of strategies), the chat with an answer and its footnote preview,
+// instant search with results, and the settings.
 import axe from "axe-core";
 import { ChatPane } from "./chat";
 import { IndexingPanel } from "./indexing";
@@ -10,7 +11,7 @@ import { WHOLE_LIBRARY } from "./scope";
 import { Sidebar } from "./sidebar";
 import { EMPTY_LIBRARY, Store } from "./store";
 import { SettingsDialog } from "./settings";
-import { doc, fakeModalDialogs } from "./test-fixtures";
+import { doc, fakeModalDialogs, folder, savedChat } from "./test-fixtures";
 
 beforeAll(fakeModalDialogs);
 afterEach(() => document.body.replaceChildren());
@@ -42,7 +43,7 @@ const api = makeApi(
         };
       case "ask":
         return {
-          chat: { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 },
+          chat: savedChat("c1", "Q"),
           answer: {
             kind: "extractive",
             body: "It grew.[^1]",
@@ -63,7 +64,10 @@ const api = makeApi(
             backend: "extractive",
           },
           results: { hits: [], sources: [], skipped: [] },
+          retrieval: { strategy: "always", query: "How did revenue do?" },
         };
+      case "default_strategy":
+        return "smart";
       case "server_state":
         return {
           enabled: true,
@@ -124,10 +128,7 @@ describe("accessibility (axe-core)", () => {
     const root = document.createElement("aside");
     document.body.append(root);
     const library = {
-      folders: [
-        { id: 1, parent: null, name: "Work", path: "Work", created_at: 0 },
-        { id: 2, parent: 1, name: "taxes", path: "Work/taxes", created_at: 0 },
-      ],
+      folders: [folder(1, null, "Work"), folder(2, 1, "Work/taxes")],
       documents: [doc("d1", 1, "report.pdf"), doc("d2", 2, "scan.pdf", { status: "indexing", progress_total: 4 })],
       links: [],
       paused: false,
@@ -146,6 +147,10 @@ describe("accessibility (axe-core)", () => {
     };
     new Sidebar(root, hooks, window.sessionStorage).render(library);
     (root.querySelector(".row-menu") as HTMLButtonElement).click();
+    expect(await violations()).toEqual([]);
+    const items = [...document.querySelectorAll<HTMLElement>('.context-menu [role="menuitem"]')];
+    items.find((i) => i.textContent === "When chats search…")?.click();
+    expect(document.querySelectorAll('.context-menu [role="menuitemradio"]')).toHaveLength(5);
     expect(await violations()).toEqual([]);
   });
 
@@ -176,7 +181,7 @@ describe("accessibility (axe-core)", () => {
     const root = document.createElement("main");
     document.body.append(root);
     const chat = new ChatPane(root, { api, scope: new Store(WHOLE_LIBRARY), openCitation: () => {}, openSettings: () => {}, report: () => {}, save: async () => null });
-    chat.updateLibrary({ folders: [{ id: 1, parent: null, name: "Work", path: "Work", created_at: 0 }], documents: [], links: [], paused: false });
+    chat.updateLibrary({ folders: [folder(1, null, "Work")], documents: [], links: [], paused: false });
     (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
     await chat.ask();
     root.querySelector(".answer button.footnote")?.dispatchEvent(new MouseEvent("mouseenter"));

@@ -14,7 +14,12 @@ export type DocumentId = string;
 /**
  * A folder with its slash-separated path from the top level.
  */
-export type Folder = { id: FolderId, parent: FolderId | null, name: string, path: string, created_at: number, };
+export type Folder = { id: FolderId, parent: FolderId | null, name: string, path: string, 
+/**
+ * The retrieval strategy of chats over this folder, unless a chat has its own; without
+ * one, the parent folder's.
+ */
+strategy: Strategy | null, created_at: number, };
 
 /**
  * Where a document stands in its life: waiting, being indexed, or one of the end states.
@@ -290,7 +295,11 @@ export type Role = "system" | "user" | "assistant";
 /**
  * A chat, without its messages.
  */
-export type Chat = { id: string, title: string, scope: Scope, created_at: number, updated_at: number, message_count: number, };
+export type Chat = { id: string, title: string, scope: Scope, 
+/**
+ * The chat's own retrieval strategy; without one, its folders' default.
+ */
+strategy: Strategy | null, created_at: number, updated_at: number, message_count: number, };
 
 /**
  * One message of a chat.
@@ -317,6 +326,23 @@ backend: string | null, created_at: number, };
  * A chat with its messages.
  */
 export type ChatView = { chat: Chat, messages: Array<ChatMessage>, };
+
+/**
+ * When a question of a chat searches the documents (the design's retrieval strategies).
+ * Whatever it decides, an answer's citations are checked the same way.
+ */
+export type Strategy = "always" | "confidence" | "function" | "smart";
+
+/**
+ * What a strategy decided for one message.
+ */
+export type Retrieval = { strategy: Strategy, 
+/**
+ * What was searched for: the message itself, its chat's questions before it, the query the
+ * model chose, or the last question (for a request about the last answer); `None` when
+ * nothing was.
+ */
+query: string | null, };
 
 /**
  * How passages are retrieved.
@@ -425,7 +451,12 @@ chat: string | null,
 /**
  * The scope to ask over (folders, documents and filters); none keeps the chat's.
  */
-scope: Scope | null, };
+scope: Scope | null, 
+/**
+ * When to search, kept as the chat's strategy; none keeps the chat's (else its folders'
+ * default).
+ */
+strategy: Strategy | null, };
 
 /**
  * An answered question.
@@ -438,7 +469,11 @@ message: number, answer: Answer,
 /**
  * What retrieval found (the answer's citations point into it).
  */
-results: SearchResults, };
+results: SearchResults, 
+/**
+ * How it was decided whether to search.
+ */
+retrieval: Retrieval, };
 
 /**
  * One thing that happened to a document in the indexing queue.
@@ -640,6 +675,9 @@ export const COMMANDS = [
   "unlink_directory",
   "create_folder",
   "rename_folder",
+  "set_folder_strategy",
+  "default_strategy",
+  "set_chat_strategy",
   "move_folder",
   "delete_folder",
   "import_files",

@@ -1,16 +1,8 @@
 import { ChatList, filterChats, UNDO_MS } from "./chat-list";
 import { makeApi } from "./ipc";
-import { WHOLE_LIBRARY } from "./scope";
-import type { Chat } from "./bindings";
+import { savedChat } from "./test-fixtures";
 
-const chat = (id: string, title: string, updated_at: number): Chat => ({
-  id,
-  title,
-  scope: WHOLE_LIBRARY,
-  created_at: 0,
-  updated_at,
-  message_count: 2,
-});
+const chat = (id: string, title: string, updated_at: number) => savedChat(id, title, { updated_at });
 const chats = [chat("a", "Revenue in 2024", 3), chat("b", "Warranty of the dishwasher", 2), chat("c", "Revenue by region", 1)];
 
 afterEach(() => {

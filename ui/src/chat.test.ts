@@ -2,9 +2,13 @@ import { ChatPane, fileName, previewQuote } from "./chat";
 import { type ChannelLike, makeApi } from "./ipc";
 import { WHOLE_LIBRARY } from "./scope";
 import { Store } from "./store";
-import type { Citation, Settings } from "./bindings";
+import { savedChat } from "./test-fixtures";
+import type { Chat, Citation, Retrieval, Scope, Settings, Strategy } from "./bindings";
 
 const saved: Settings = { backend: "builtin", model: null, url: null, api_key: null, mode: "keyword", k: 6, ocr: true };
+
+/** How an answer that searched the documents was made. */
+const searched: Retrieval = { strategy: "always", query: "What is it?" };
 
 /** Footnote 1 of an answer: page 4 of report.pdf, quoting `quote`. */
 const cited = (quote: string): Citation => ({
@@ -19,8 +23,10 @@ const cited = (quote: string): Citation => ({
   score: 1,
 });
 
-/** A chat pane over a fake shell; `replies` answers the commands by name. */
+/** A chat pane over a fake shell; `replies` answers the commands by name (the folders' default
+ *  strategy is "always" unless it says otherwise). */
 function pane(replies: Record<string, (args?: Record<string, unknown>) => unknown>, savePath: string | null = null) {
+  const answers: typeof replies = { default_strategy: () => "always", ...replies };
   const calls: [string, Record<string, unknown> | undefined][] = [];
   const saveAsked: unknown[] = [];
   const reports: string[] = [];
@@ -30,7 +36,7 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
   const api = makeApi(
     async (command, args) => {
       calls.push([command, args]);
-      return replies[command](args);
+      return answers[command](args);
     },
     <T>() => {
       const channel: ChannelLike<T> = { onmessage: () => {} };
@@ -39,9 +45,10 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
     },
   );
   const root = document.createElement("div");
+  const scope = new Store(WHOLE_LIBRARY);
   const chat = new ChatPane(root, {
     api,
-    scope: new Store(WHOLE_LIBRARY),
+    scope,
     openCitation: (c: Citation) => opened.push(c),
     openSettings: () => settingsOpened.push(1),
     report: (m) => reports.push(m),
@@ -51,7 +58,8 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
     },
   });
   const backend = root.querySelector("select.backend") as HTMLSelectElement;
-  return { chat, root, backend, calls, reports, settingsOpened, opened, saveAsked, channels };
+  const strategy = root.querySelector("select.strategy") as HTMLSelectElement;
+  return { chat, root, scope, backend, strategy, calls, reports, settingsOpened, opened, saveAsked, channels };
 }
 
 describe("chat pane", () => {
@@ -63,7 +71,9 @@ describe("chat pane", () => {
     backend.value = "extractive";
     backend.dispatchEvent(new Event("change"));
     await vi.waitFor(() =>
-      expect(calls).toEqual([["save_settings", { settings: { ...saved, backend: "extractive" } }]]),
+      expect(calls.filter((c) => c[0] === "save_settings")).toEqual([
+        ["save_settings", { settings: { ...saved, backend: "extractive" } }],
+      ]),
     );
   });
 
@@ -78,34 +88,32 @@ describe("chat pane", () => {
     expect(backend.value).toBe("builtin");
   });
 
-  it("asks with the question and scope only: the backend and search come from the saved settings", async () => {
-    const chatInfo = {
-      id: "c1",
-      title: "Q",
-      scope: WHOLE_LIBRARY,
-      created_at: 0,
-      updated_at: 0,
-      message_count: 2,
-    };
+  it("asks with the question and scope only: the backend, search and strategy come from what is saved", async () => {
+    const chatInfo = savedChat("c1", "Q");
     const { chat, root, calls } = pane({
       ask: () => ({
         chat: chatInfo,
         message: 2,
         answer: { kind: "extractive", body: "Answer", citations: [], finish: "stop", backend: "extractive" },
         results: { hits: [], sources: [], skipped: [] },
+        retrieval: searched,
       }),
       list_chats: () => [chatInfo],
     });
     chat.useSettings(saved);
     (root.querySelector("textarea") as HTMLTextAreaElement).value = "What is it?";
     await chat.ask();
-    expect(calls[0][0]).toBe("ask");
-    expect(calls[0][1]?.request).toEqual({ question: "What is it?", chat: null, scope: WHOLE_LIBRARY });
+    expect(calls.find((c) => c[0] === "ask")?.[1]?.request).toEqual({
+      question: "What is it?",
+      chat: null,
+      scope: WHOLE_LIBRARY,
+      strategy: null,
+    });
     expect(root.querySelector(".answer .body")?.textContent).toBe("Answer");
   });
 
   it("saves one answer, or the whole chat, as markdown where the user chooses", async () => {
-    const chatInfo = { id: "c1", title: "Tax: 2024?", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 };
+    const chatInfo = savedChat("c1", "Tax: 2024?");
     const { chat, root, calls, saveAsked } = pane(
       {
         ask: () => ({
@@ -113,6 +121,7 @@ describe("chat pane", () => {
           message: 7,
           answer: { kind: "extractive", body: "Answer", citations: [], finish: "stop", backend: "extractive" },
           results: { hits: [], sources: [], skipped: [] },
+          retrieval: searched,
         }),
         list_chats: () => [chatInfo],
         export_chat: (args) => args?.path,
@@ -174,10 +183,11 @@ describe("footnote previews", () => {
     const citation = cited("Revenue grew <b>nine</b> percent.");
     const { chat, root } = pane({
       ask: () => ({
-        chat: { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 },
+        chat: savedChat("c1", "Q"),
         message: 2,
         answer: { kind: "extractive", body: "It grew.[^1]", citations: [citation], finish: "stop", backend: "extractive" },
         results: { hits: [], sources: [], skipped: [] },
+        retrieval: searched,
       }),
       list_chats: () => [],
     });
@@ -225,10 +235,11 @@ describe("retrieved passages", () => {
     });
     const { chat, root, opened } = pane({
       ask: () => ({
-        chat: { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 },
+        chat: savedChat("c1", "Q"),
         message: 2,
         answer: { kind: "extractive", body: "It grew.[^1]", citations: [cited("Revenue grew.")], finish: "stop", backend: "extractive" },
         results: { query: "q", mode: "keyword", hits, sources: [source("a", [0, 2]), source("b", [1])], skipped: [] },
+        retrieval: searched,
       }),
       list_chats: () => [],
     });
@@ -271,10 +282,11 @@ describe("retrieved passages", () => {
     const source = { document: "a", document_name: "a.pdf", folder: 1, folder_path: "Work", best_score: 0.9, hits: [0], pages: [3] };
     const { chat, root, channels } = pane({
       ask: () => ({
-        chat: { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 },
+        chat: savedChat("c1", "Q"),
         message: 2,
         answer: { kind: "extractive", body: "It grew.[^1]", citations: [cited("Revenue grew.")], finish: "stop", backend: "extractive" },
         results: { query: "q", mode: "keyword", hits: [hit], sources: [source], skipped: [] },
+        retrieval: searched,
       }),
       list_chats: () => [],
     });
@@ -288,7 +300,7 @@ describe("retrieved passages", () => {
 });
 
 describe("chat keys and actions", () => {
-  const chatInfo = { id: "c1", title: "Q", scope: WHOLE_LIBRARY, created_at: 0, updated_at: 0, message_count: 2 };
+  const chatInfo = savedChat("c1", "Q");
   const citation = cited("Revenue grew.");
 
   it("Esc stops the answer being written, and does nothing once it is done", async () => {
@@ -309,6 +321,7 @@ describe("chat keys and actions", () => {
       chat: chatInfo,
       answer: { kind: "generated", body: "It grew", citations: [], finish: "cancelled", backend: "builtin" },
       results: { hits: [], sources: [], skipped: [] },
+      retrieval: searched,
     });
     await asked;
     expect(root.querySelector(".answer.stopped")).not.toBeNull();
@@ -342,6 +355,7 @@ describe("chat keys and actions", () => {
         chat: chatInfo,
         answer: { kind: "extractive", body: "It grew.[^1]", citations: [citation], finish: "stop", backend: "extractive" },
         results: { hits: [], sources: [], skipped: [] },
+        retrieval: searched,
       }),
       list_chats: () => [chatInfo],
     });
@@ -352,5 +366,101 @@ describe("chat keys and actions", () => {
     copy.click();
     await vi.waitFor(() => expect(copied).toEqual(["It grew.[^1]\n\n[^1]: report.pdf, page 4\n"]));
     expect(copy.textContent).toBe("Copied");
+  });
+});
+
+describe("when the chat searches", () => {
+  /** An answer over the whole library as a chat with `strategy` makes it, searching or not. */
+  const answered = (strategy: Strategy | null, retrieval: Retrieval) => ({
+    chat: savedChat("c9", "Hi", { strategy }),
+    message: 2,
+    answer: { kind: "generated", body: "Hello!", citations: [], finish: "stop", backend: "builtin" },
+    results: { hits: [], sources: [], skipped: [] },
+    retrieval,
+  });
+  const choose = (select: HTMLSelectElement, value: string) => {
+    select.value = value;
+    select.dispatchEvent(new Event("change"));
+  };
+  const options = (select: HTMLSelectElement) => [...select.options].map((o) => [o.value, o.text]);
+
+  it("shows a chat's own strategy, or the folders' default named, and saves a change at once", async () => {
+    const chats: Record<string, Chat> = {
+      c1: savedChat("c1", "Revenue", { strategy: "smart" }),
+      c2: savedChat("c2", "Costs", { scope: { ...WHOLE_LIBRARY, folders: [2] } }),
+    };
+    const { chat, scope, strategy, calls } = pane({
+      open_chat: (args) => ({ chat: chats[args?.id as string], messages: [] }),
+      list_chats: () => Object.values(chats),
+      default_strategy: (args) => ((args?.scope as Scope).folders.includes(2) ? "function" : "always"),
+      set_chat_strategy: (args) => ({ ...chats[args?.id as string], strategy: args?.strategy }),
+    });
+    expect(strategy.getAttribute("aria-label")).toBe("When to search");
+    await vi.waitFor(() =>
+      expect(options(strategy)).toEqual([
+        ["", "Search: default (always)"],
+        ["always", "Search: always"],
+        ["confidence", "Search: confident passages only"],
+        ["function", "Search: model decides"],
+        ["smart", "Search: smart"],
+      ]),
+    );
+    await chat.open("c1");
+    expect(strategy.value).toBe("smart");
+    choose(strategy, "confidence");
+    await vi.waitFor(() => expect(calls.at(-1)).toEqual(["set_chat_strategy", { id: "c1", strategy: "confidence" }]));
+    choose(strategy, "");
+    await vi.waitFor(() => expect(calls.at(-1)).toEqual(["set_chat_strategy", { id: "c1", strategy: null }]));
+    await chat.open("c2");
+    expect(strategy.value).toBe("");
+    expect(scope.value.folders).toEqual([2]);
+    await vi.waitFor(() => expect(strategy.options[0].text).toBe("Search: default (model decides)"));
+  });
+
+  it("goes back to the chat's strategy when saving the choice fails", async () => {
+    const { chat, strategy, reports } = pane({
+      open_chat: () => ({ chat: savedChat("c1", "Q", { strategy: "smart" }), messages: [] }),
+      list_chats: () => [],
+      set_chat_strategy: () => Promise.reject({ code: "not_found", message: "no chat c1" }),
+    });
+    await chat.open("c1");
+    choose(strategy, "always");
+    await vi.waitFor(() => expect(reports).toEqual(["no chat c1"]));
+    expect(strategy.value).toBe("smart");
+  });
+
+  it("creates a new chat with the strategy chosen, and asks in it with the one saved", async () => {
+    const { chat, root, strategy, calls } = pane({
+      ask: () => answered("smart", { strategy: "smart", query: "Hi" }),
+      list_chats: () => [],
+    });
+    choose(strategy, "smart");
+    expect(calls.some((c) => c[0] === "set_chat_strategy")).toBe(false);
+    const question = root.querySelector("textarea") as HTMLTextAreaElement;
+    question.value = "Hi";
+    await chat.ask();
+    question.value = "And then?";
+    await chat.ask();
+    const asked = calls.filter((c) => c[0] === "ask").map((c) => c[1]?.request);
+    expect(asked).toMatchObject([
+      { chat: null, strategy: "smart" },
+      { chat: "c9", strategy: null },
+    ]);
+    expect(strategy.value).toBe("smart");
+    await chat.newChat();
+    expect(strategy.value).toBe("");
+  });
+
+  it("says under an answer made without searching which strategy decided so", async () => {
+    let retrieval: Retrieval = { strategy: "smart", query: null };
+    const { chat, root } = pane({ ask: () => answered("smart", retrieval), list_chats: () => [] });
+    const question = root.querySelector("textarea") as HTMLTextAreaElement;
+    question.value = "Thanks!";
+    await chat.ask();
+    retrieval = { strategy: "smart", query: "What grew?" };
+    question.value = "What grew?";
+    await chat.ask();
+    const notes = [...root.querySelectorAll(".message.answer")].map((a) => a.querySelector(".retrieval-note")?.textContent);
+    expect(notes).toEqual(["Answered without searching (strategy: smart)", undefined]);
   });
 });

@@ -1,6 +1,7 @@
-// The chat pane: the scope as chips (with filters), a quick switch of the saved backend, the
-// list of chats (`chat-list.ts`), the conversation with answers streaming in, footnotes that open the viewer, each answer's
-// sources, stop (Esc), copy, export and a new chat (Ctrl+N).
+// The chat pane: the scope as chips (with filters), a quick switch of the saved backend, when the
+// chat searches the documents (its retrieval strategy), the list of chats (`chat-list.ts`), the
+// conversation with answers streaming in, footnotes that open the viewer, each answer's sources
+// (or a note that it searched none), stop (Esc), copy, export and a new chat (Ctrl+N).
 
 import { ChatList } from "./chat-list";
 import { button } from "./dom";
@@ -9,7 +10,19 @@ import { renderMarkdown } from "./markdown";
 import { ScopeBar } from "./scope-bar";
 import { BACKENDS } from "./settings";
 import { applyAnswerEvent, citationsByDocument, errorRemedy, type Store, type StreamingAnswer } from "./store";
-import type { BackendKind, Chat, ChatMessage, Citation, Hit, LibraryView, Scope, SearchResults, Settings } from "./bindings";
+import { STRATEGIES } from "./strategy";
+import type {
+  BackendKind,
+  Chat,
+  ChatMessage,
+  Citation,
+  Hit,
+  LibraryView,
+  Scope,
+  SearchResults,
+  Settings,
+  Strategy,
+} from "./bindings";
 
 export interface ChatHooks {
   api: Api;
@@ -81,6 +94,32 @@ function retrievedPassages(results: SearchResults, open: (citation: Citation) =>
   return box;
 }
 
+/** The note under an answer made without searching the documents, naming the strategy that
+ *  decided so. */
+function unsearchedNote(strategy: Strategy): HTMLElement {
+  const note = document.createElement("p");
+  note.className = "retrieval-note";
+  note.textContent = `Answered without searching (strategy: ${STRATEGIES[strategy].name})`;
+  return note;
+}
+
+/** The choice of when the chat searches: its folders' default (named once known), or one of the
+ *  strategies; the tooltip says what each does. */
+function strategySelect(): HTMLSelectElement {
+  const select = document.createElement("select");
+  select.className = "strategy";
+  select.setAttribute("aria-label", "When to search");
+  const meanings = Object.values(STRATEGIES).map(({ name, help }) => `${name}: ${help}`);
+  select.title = ["When a question searches the documents (kept with the chat)", ...meanings].join("\n");
+  select.append(new Option("Search: default", ""));
+  for (const [value, { name, help }] of Object.entries(STRATEGIES)) {
+    const option = new Option(`Search: ${name}`, value);
+    option.title = help;
+    select.append(option);
+  }
+  return select;
+}
+
 export class ChatPane {
   private chat: Chat | null = null;
   private settings: Settings | null = null;
@@ -89,6 +128,10 @@ export class ChatPane {
   private readonly chatList: ChatList;
   private readonly scopeBar: ScopeBar;
   private readonly backend = document.createElement("select");
+  /** The open chat's strategy, or a new chat's until its first question creates it. */
+  private readonly strategy = strategySelect();
+  /** The library's folders as last seen: the default strategy is asked for again when they change. */
+  private folders = "";
   private readonly input = document.createElement("textarea");
   private readonly send = document.createElement("button");
   private readonly stop = document.createElement("button");
@@ -108,11 +151,12 @@ export class ChatPane {
     this.backend.disabled = true;
     for (const [value, { label }] of Object.entries(BACKENDS)) this.backend.append(new Option(label, value));
     this.backend.addEventListener("change", () => void this.switchBackend());
+    this.strategy.addEventListener("change", () => void this.chooseStrategy());
     const exportButton = this.button("Export", async () => {
       if (this.chat) await this.exportMarkdown(this.chat.title, null, exportButton);
     });
     exportButton.title = "Save the whole chat, with its sources, as a markdown file";
-    bar.append(this.chatList.element, this.backend, exportButton);
+    bar.append(this.chatList.element, this.backend, this.strategy, exportButton);
     this.list.className = "messages";
     const form = document.createElement("form");
     form.className = "ask";
@@ -143,6 +187,7 @@ export class ChatPane {
     this.preview.setAttribute("role", "tooltip");
     this.preview.hidden = true;
     root.replaceChildren(bar, this.scopeBar.element, this.list, form, this.preview);
+    hooks.scope.subscribe(() => void this.showDefault());
   }
 
   private button(label: string, action: () => Promise<void>): HTMLButtonElement {
@@ -196,9 +241,51 @@ export class ChatPane {
     }
   }
 
-  /** Names the scope's chips after the library as it now is. */
+  /** Names the scope's chips, and the folders' default strategy, after the library as it now is. */
   updateLibrary(view: LibraryView) {
     this.scopeBar.updateLibrary(view);
+    const folders = JSON.stringify(view.folders);
+    if (folders === this.folders) return;
+    this.folders = folders;
+    void this.showDefault();
+  }
+
+  /** Names, in the "default" choice, the strategy the scope's folders give a chat without its
+   *  own (an open chat's scope is the scope shown). */
+  private async showDefault() {
+    const scope = this.hooks.scope.value;
+    try {
+      const strategy = await this.hooks.api.defaultStrategy(scope);
+      // The reply for a scope since changed is not shown.
+      if (this.hooks.scope.value !== scope) return;
+      this.strategy.options[0].text = `Search: default (${STRATEGIES[strategy].name})`;
+    } catch (e) {
+      this.hooks.report(errorMessage(e));
+    }
+  }
+
+  /** Shows the open chat's own strategy, or "default" (a new chat starts with its folders'). */
+  private showStrategy() {
+    this.strategy.value = this.chat?.strategy ?? "";
+  }
+
+  /** The strategy chosen; null: the folders' default. */
+  private chosenStrategy(): Strategy | null {
+    return (this.strategy.value || null) as Strategy | null;
+  }
+
+  /** Keeps the strategy just chosen: an open chat's at once (back to the saved one if that
+   *  fails); a new chat's goes with its first question. */
+  private async chooseStrategy() {
+    const chat = this.chat;
+    if (!chat) return;
+    try {
+      const saved = await this.hooks.api.setChatStrategy(chat.id, this.chosenStrategy());
+      if (this.chat?.id === saved.id) this.chat = saved;
+    } catch (e) {
+      this.showStrategy();
+      this.hooks.report(errorMessage(e));
+    }
   }
 
   /** Moves the focus to the question box. */
@@ -220,6 +307,7 @@ export class ChatPane {
       this.hooks.scope.set(chat.scope);
       for (const message of messages) this.showMessage(message);
     }
+    this.showStrategy();
     await this.loadChats();
   }
 
@@ -397,6 +485,8 @@ export class ChatPane {
           question,
           chat: this.chat?.id ?? null,
           scope: this.hooks.scope.value,
+          // An open chat's choice is saved already; a new chat is created with the one chosen.
+          strategy: this.chat ? null : this.chosenStrategy(),
         },
         answerId,
         (event) => {
@@ -409,12 +499,14 @@ export class ChatPane {
       );
       finished = true;
       this.chat = outcome.chat;
+      this.showStrategy();
       this.fillAnswer(
         node,
         { body: outcome.answer.body, citations: outcome.answer.citations },
         outcome.results,
         outcome.message,
       );
+      if (outcome.retrieval.query === null) node.append(unsearchedNote(outcome.retrieval.strategy));
       if (outcome.answer.finish === "cancelled") node.classList.add("stopped");
       await this.loadChats();
     } catch (e) {

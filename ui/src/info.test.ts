@@ -1,7 +1,7 @@
 import { InfoDialog, infoFields, sizeText } from "./info";
 import { makeApi } from "./ipc";
 import { EMPTY_LIBRARY } from "./store";
-import { doc, fakeModalDialogs } from "./test-fixtures";
+import { doc, fakeModalDialogs, folder } from "./test-fixtures";
 import type { LibraryView } from "./bindings";
 
 beforeAll(fakeModalDialogs);
@@ -20,7 +20,7 @@ const report = doc("d1", 1, "report.pdf", {
 });
 const view: LibraryView = {
   ...EMPTY_LIBRARY,
-  folders: [{ id: 1, parent: null, name: "Work", path: "Work", created_at: 0 }],
+  folders: [folder(1, null, "Work")],
   documents: [report],
 };
 

@@ -21,7 +21,7 @@ describe("ipc", () => {
     await api.moveDocuments(["a", "b"], "Work");
     const events: AnswerEvent[] = [];
     const outcome = await api.ask(
-      { question: "Q", chat: null, scope: { ...WHOLE_LIBRARY, folders: [1] } },
+      { question: "Q", chat: null, scope: { ...WHOLE_LIBRARY, folders: [1] }, strategy: "smart" },
       "answer-1",
       (e) => events.push(e),
     );
@@ -37,10 +37,36 @@ describe("ipc", () => {
     expect(calls[3][1]).toEqual({ path: "/home/me/Papers", folder: "Work", keepDeleted: true });
     expect(calls[4][1]).toEqual({ id: 7 });
     expect(calls[1][1]).toEqual({ ids: ["a", "b"], folder: "Work" });
-    expect(calls[2][1]?.request).toEqual({ question: "Q", chat: null, scope: { ...WHOLE_LIBRARY, folders: [1] } });
+    expect(calls[2][1]?.request).toEqual({
+      question: "Q",
+      chat: null,
+      scope: { ...WHOLE_LIBRARY, folders: [1] },
+      strategy: "smart",
+    });
     expect(calls[2][1]?.answerId).toBe("answer-1");
     expect(events).toEqual([{ type: "text", text: "Hi" }]);
     expect(outcome.chat.id).toBe("c1");
+  });
+
+  it("sets a folder's and a chat's strategy and reads a scope's default", async () => {
+    const calls: [string, Record<string, unknown> | undefined][] = [];
+    const api = makeApi(
+      async (command, args) => {
+        calls.push([command, args]);
+        return command === "default_strategy" ? "function" : {};
+      },
+      () => ({ onmessage: () => {} }),
+    );
+    await api.setFolderStrategy("Work/taxes", "smart");
+    await api.setFolderStrategy("Work", null);
+    expect(await api.defaultStrategy(WHOLE_LIBRARY)).toBe("function");
+    await api.setChatStrategy("c1", "confidence");
+    expect(calls).toEqual([
+      ["set_folder_strategy", { path: "Work/taxes", strategy: "smart" }],
+      ["set_folder_strategy", { path: "Work", strategy: null }],
+      ["default_strategy", { scope: WHOLE_LIBRARY }],
+      ["set_chat_strategy", { id: "c1", strategy: "confidence" }],
+    ]);
   });
 
   it("reads, saves and tests the settings and chooses the data directory", async () => {

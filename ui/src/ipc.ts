@@ -21,10 +21,12 @@ import type {
   Link,
   LogEntry,
   ModelEntry,
+  Scope,
   SearchResults,
   ServerView,
   Settings,
   SettingsView,
+  Strategy,
   SyncReport,
   WordBox,
 } from "./bindings";
@@ -67,6 +69,12 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     createFolder: (path: string) => call<Folder>("create_folder", { path }),
     renameFolder: (path: string, name: string) => call<Folder>("rename_folder", { path, name }),
     moveFolder: (path: string, parent: string | null) => call<Folder>("move_folder", { path, parent }),
+    /** Sets when chats over the folder search, unless they have a strategy of their own (null:
+     *  the parent folder's). */
+    setFolderStrategy: (path: string, strategy: Strategy | null) =>
+      call<Folder>("set_folder_strategy", { path, strategy }),
+    /** The strategy of a chat over `scope` that has none of its own. */
+    defaultStrategy: (scope: Scope) => call<Strategy>("default_strategy", { scope }),
     deleteFolder: (path: string, mode: FolderDeletion) =>
       call<number>("delete_folder", { path, mode }),
     importFiles: (paths: string[], folder: string) => call<ImportReport>("import_files", { paths, folder }),
@@ -86,6 +94,8 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     openChat: (id: string) => call<ChatView>("open_chat", { id }),
     renameChat: (id: string, title: string) => call<Chat>("rename_chat", { id, title }),
     deleteChat: (id: string) => call<void>("delete_chat", { id }),
+    /** Sets the chat's own strategy (null: its folders' default from now on). */
+    setChatStrategy: (id: string, strategy: Strategy | null) => call<Chat>("set_chat_strategy", { id, strategy }),
     /** Sets the size of the whole interface (the window's zoom). */
     setZoom: (zoom: number) => call<void>("set_zoom", { zoom }),
     /** Writes a chat, or one answer of it, as markdown to `path`; where it went. */

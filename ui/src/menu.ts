@@ -1,11 +1,16 @@
 // A context menu: opened at a point or under a row, walked with the arrow keys, closed by Esc, a
-// click elsewhere or a choice; the focus goes back where it was.
+// click elsewhere or a choice; the focus goes back where it was. A menu of choices marks the
+// one in force.
 
 export interface MenuItem {
   label: string;
   /** The key that does the same in the tree, shown beside the label. */
   shortcut?: string;
   danger?: boolean;
+  /** Said when the pointer rests on it. */
+  title?: string;
+  /** Whether it is the choice in force, for an item of a menu of choices. */
+  checked?: boolean;
   run: () => void;
 }
 
@@ -25,9 +30,11 @@ export function showMenu(label: string, items: MenuItem[], x: number, y: number,
   menu.setAttribute("aria-label", label);
   const entries = items.map((item) => {
     const entry = document.createElement("li");
-    entry.setAttribute("role", "menuitem");
+    entry.setAttribute("role", item.checked === undefined ? "menuitem" : "menuitemradio");
+    if (item.checked !== undefined) entry.setAttribute("aria-checked", String(item.checked));
     entry.tabIndex = -1;
     entry.className = item.danger ? "danger" : "";
+    if (item.title) entry.title = item.title;
     const text = document.createElement("span");
     text.textContent = item.label;
     entry.append(text);

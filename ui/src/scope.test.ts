@@ -1,14 +1,11 @@
 import { ScopeBar } from "./scope-bar";
 import { chips, prune, WHOLE_LIBRARY } from "./scope";
 import { Store } from "./store";
-import { doc } from "./test-fixtures";
+import { doc, folder } from "./test-fixtures";
 import type { LibraryView, Scope } from "./bindings";
 
 const view: LibraryView = {
-  folders: [
-    { id: 1, parent: null, name: "Work", path: "Work", created_at: 0 },
-    { id: 2, parent: 1, name: "taxes", path: "Work/taxes", created_at: 0 },
-  ],
+  folders: [folder(1, null, "Work"), folder(2, 1, "Work/taxes")],
   documents: [doc("d1", 1, "report.pdf", { title: "Annual report" })],
   links: [],
   paused: false,

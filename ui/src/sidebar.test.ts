@@ -2,14 +2,11 @@ import { makeApi, type OpenDialog } from "./ipc";
 import { WHOLE_LIBRARY } from "./scope";
 import { importPdfs, Sidebar, type SidebarHooks } from "./sidebar";
 import { Store } from "./store";
-import { doc } from "./test-fixtures";
+import { doc, folder } from "./test-fixtures";
 import type { LibraryView } from "./bindings";
 
 const library: LibraryView = {
-  folders: [
-    { id: 1, parent: null, name: "Work", path: "Work", created_at: 0 },
-    { id: 2, parent: 1, name: "taxes", path: "Work/taxes", created_at: 0 },
-  ],
+  folders: [folder(1, null, "Work"), folder(2, 1, "Work/taxes")],
   documents: [],
   links: [],
   paused: false,
@@ -151,6 +148,31 @@ describe("sidebar", () => {
     menu.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
     expect(document.querySelector(".context-menu")).toBeNull();
     expect(document.activeElement).toBe(s.row("f:1"));
+  });
+
+  it("sets when chats over a folder search from its menu, the choice in force checked", async () => {
+    const s = sidebar({ ...library, folders: [folder(1, null, "Work", { strategy: "smart" }), folder(2, 1, "Work/taxes")] });
+    const choices = () => [...document.querySelectorAll<HTMLElement>('.context-menu [role="menuitemradio"]')];
+    const shown = () => choices().map((c) => [c.textContent, c.getAttribute("aria-checked")]);
+    pick(s.row("f:2"), "When chats search…");
+    expect(shown()).toEqual([
+      ["Inherit (smart)", "true"],
+      ["Always", "false"],
+      ["Confident passages only", "false"],
+      ["Model decides", "false"],
+      ["Smart", "false"],
+    ]);
+    expect(choices()[3].title).toBe("The model decides whether to search");
+    choices()[3].click();
+    await vi.waitFor(() => expect(s.counts.refreshes).toBe(1));
+    expect(s.calls).toEqual([["set_folder_strategy", { path: "Work/taxes", strategy: "function" }]]);
+    expect(document.activeElement).toBe(s.row("f:2"));
+    pick(s.row("f:1"), "When chats search…");
+    expect(shown().filter(([, checked]) => checked === "true")).toEqual([["Smart", "true"]]);
+    expect(shown()[0]).toEqual(["Inherit (always)", "false"]);
+    choices()[0].click();
+    await vi.waitFor(() => expect(s.counts.refreshes).toBe(2));
+    expect(s.calls.at(-1)).toEqual(["set_folder_strategy", { path: "Work", strategy: null }]);
   });
 
   it("renames a document in place with F2, and Esc leaves the name as it was", async () => {

@@ -1,9 +1,9 @@
 // The sidebar: the library as a tree (ARIA tree with one tab stop). Folders open and close, show
 // their totals and icons; documents show a status badge and a progress ring while indexing.
 // Each row has a check box that puts it in the question's scope, and a menu (right click,
-// Shift+F10 or its ⋮ button) with what can be done to it; the keys are the usual ones (arrows,
-// Home/End, Enter, Space, F2, Delete), Ctrl/Shift+click choose several documents, and folders and
-// documents move by dragging.
+// Shift+F10 or its ⋮ button) with what can be done to it (a folder's: when chats over it search,
+// too); the keys are the usual ones (arrows, Home/End, Enter, Space, F2, Delete), Ctrl/Shift+click
+// choose several documents, and folders and documents move by dragging.
 
 import { button, inlineEdit } from "./dom";
 import {
@@ -26,6 +26,7 @@ import { errorMessage, type Api, type OpenDialog } from "./ipc";
 import { showMenu, type MenuItem } from "./menu";
 import { folderIncluded, toggleDocument, toggleFolder } from "./scope";
 import { buildTree, EMPTY_LIBRARY, linkText, statusText, type FolderNode, type Store } from "./store";
+import { inheritedStrategy, STRATEGIES } from "./strategy";
 import {
   documentKey,
   documentsBetween,
@@ -37,7 +38,7 @@ import {
   visibleRows,
   type Row,
 } from "./tree";
-import type { LibraryDocument, LibraryView, Scope } from "./bindings";
+import type { LibraryDocument, LibraryView, Scope, Strategy } from "./bindings";
 
 export interface SidebarHooks {
   api: Api;
@@ -447,12 +448,13 @@ export class Sidebar {
     const row = this.row(key);
     const back = this.item(key);
     if (!row || !back) return;
-    const items = row.kind === "folder" ? this.folderMenu(row.node) : this.documentMenu(row.doc);
+    const items = row.kind === "folder" ? this.folderMenu(row.node, x, y) : this.documentMenu(row.doc);
     const label = row.kind === "folder" ? row.node.folder.name : row.doc.title || row.doc.file_name;
     showMenu(`Actions for ${label}`, items, x, y, back);
   }
 
-  private folderMenu(node: FolderNode): MenuItem[] {
+  /** A folder's menu, opened at (`x`, `y`), where the menu of its strategies opens too. */
+  private folderMenu(node: FolderNode, x: number, y: number): MenuItem[] {
     const { folder, link } = node;
     const items: MenuItem[] = [
       {
@@ -467,10 +469,32 @@ export class Sidebar {
       link
         ? { label: "Unlink the directory…", run: () => void this.unlink(node) }
         : { label: "Link a directory…", run: () => void this.linkDirectory(folder.path) },
+      { label: "When chats search…", run: () => this.strategyMenu(node, x, y) },
       { label: "Rename", shortcut: "F2", run: () => this.startRename(folderKey(folder.id)) },
       { label: "Delete…", shortcut: "Del", danger: true, run: () => void this.deleteFolder(node) },
     ];
     return items;
+  }
+
+  /** The choice of when chats over a folder search, unless they have a strategy of their own:
+   *  as its parent (named), or one of the strategies; the one in force is checked. */
+  private strategyMenu(node: FolderNode, x: number, y: number) {
+    const { folder } = node;
+    const back = this.item(folderKey(folder.id));
+    if (!back) return;
+    const choose = (strategy: Strategy | null) => () =>
+      void this.run(() => this.hooks.api.setFolderStrategy(folder.path, strategy));
+    const inherited = STRATEGIES[inheritedStrategy(this.view.folders, folder.parent)].name;
+    const items: MenuItem[] = [
+      { label: `Inherit (${inherited})`, checked: folder.strategy === null, run: choose(null) },
+      ...Object.entries(STRATEGIES).map(([strategy, { name, help }]) => ({
+        label: name[0].toUpperCase() + name.slice(1),
+        title: help,
+        checked: folder.strategy === strategy,
+        run: choose(strategy as Strategy),
+      })),
+    ];
+    showMenu(`When chats over ${folder.name} search`, items, x, y, back);
   }
 
   private documentMenu(doc: LibraryDocument): MenuItem[] {

@@ -1,6 +1,6 @@
 import { applyAnswerEvent, buildTree, citationsByDocument, errorRemedy, linkText, statusText, Store } from "./store";
 import type { Citation, Link } from "./bindings";
-import { doc } from "./test-fixtures";
+import { doc, folder } from "./test-fixtures";
 
 
 const citation = (number: number, document: string, page: number): Citation => ({
@@ -30,10 +30,7 @@ const link = (extra: Partial<Link> = {}): Link => ({
 
 describe("stores", () => {
   it("puts each link on its folder and says what its last sync found", () => {
-    const folders = [
-      { id: 1, parent: null, name: "A", path: "A", created_at: 0 },
-      { id: 2, parent: null, name: "B", path: "B", created_at: 0 },
-    ];
+    const folders = [folder(1, null, "A"), folder(2, null, "B")];
     const tree = buildTree({ folders, documents: [], links: [link()], paused: false });
     expect(tree.map((n) => [n.folder.name, n.link?.id ?? null])).toEqual([
       ["A", null],
@@ -49,10 +46,10 @@ describe("stores", () => {
   it("builds the folder tree with documents, sorted by name", () => {
     const tree = buildTree({
       folders: [
-        { id: 1, parent: null, name: "Work", path: "Work", created_at: 0 },
-        { id: 2, parent: 1, name: "taxes", path: "Work/taxes", created_at: 0 },
-        { id: 3, parent: 1, name: "Admin", path: "Work/Admin", created_at: 0 },
-        { id: 4, parent: null, name: "Home", path: "Home", created_at: 0 },
+        folder(1, null, "Work"),
+        folder(2, 1, "Work/taxes"),
+        folder(3, 1, "Work/Admin"),
+        folder(4, null, "Home"),
       ],
       documents: [doc("b", 2, "b.pdf"), doc("a", 2, "A.pdf"), doc("c", 4, "c.pdf")],
       links: [],

@@ -1,7 +1,8 @@
-// What the UI's tests share: a document as the library lists it, and dialogs that open and close
-// in jsdom (which has no modal dialogs).
+// What the UI's tests share: a document, a folder and a chat as the library lists them, and
+// dialogs that open and close in jsdom (which has no modal dialogs).
 
-import type { LibraryDocument } from "./bindings";
+import { WHOLE_LIBRARY } from "./scope";
+import type { Chat, Folder, LibraryDocument } from "./bindings";
 
 /** A ready document of three pages, with `extra` fields over it. */
 export const doc = (id: string, folder: number, file_name: string, extra: Partial<LibraryDocument> = {}): LibraryDocument => ({
@@ -29,6 +30,31 @@ export const doc = (id: string, folder: number, file_name: string, extra: Partia
   embedded_with: "all-MiniLM-L6-v2/f32/0123456789abcdef",
   embed_done: 0,
   embed_total: 0,
+  ...extra,
+});
+
+/** A folder at `path` under `parent`, named by the path's last part, with no strategy of its own
+ *  unless `extra` gives one. */
+export const folder = (id: number, parent: number | null, path: string, extra: Partial<Folder> = {}): Folder => ({
+  id,
+  parent,
+  name: path.slice(path.lastIndexOf("/") + 1),
+  path,
+  strategy: null,
+  created_at: 0,
+  ...extra,
+});
+
+/** A saved chat of one question and its answer over the whole library, with no strategy of its
+ *  own, with `extra` fields over it. */
+export const savedChat = (id: string, title: string, extra: Partial<Chat> = {}): Chat => ({
+  id,
+  title,
+  scope: WHOLE_LIBRARY,
+  strategy: null,
+  created_at: 0,
+  updated_at: 0,
+  message_count: 2,
   ...extra,
 });
 

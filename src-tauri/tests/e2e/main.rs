@@ -294,6 +294,7 @@ fn usable_when_small(session: &Session, desktop: &Desktop, shots: &Path) {
         "#sidebar [role=tree] [role=treeitem]",
         "#sidebar button.toggle-queue",
         ".chat-bar select.backend",
+        ".chat-bar select.strategy",
         "form.ask textarea",
         "form.ask button[type=submit]",
         ".scope-bar",
@@ -776,6 +777,14 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     let (text, _) = ask(&session, LOREM_QUESTION, &["Papers"]);
     assert!(!text.trim().is_empty(), "the built-in model wrote nothing");
     desktop.screenshot(&shots.join("builtin.png"));
+    // Under the smart strategy, thanks are answered without a search, and the answer says so.
+    choose(&session, "select.strategy", "smart");
+    ask_in_scope(&session, "Thanks a lot!");
+    let note = session
+        .wait_for(".message.answer:last-child .retrieval-note", SHORT)
+        .unwrap();
+    assert!(session.text(&note).unwrap().contains("without searching"));
+    choose(&session, "select.strategy", "");
 
     // A server's answer holding HTML, set up in Settings with its connection tested.
     let url = fixtures::serve_ollama();
