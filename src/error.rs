@@ -30,6 +30,8 @@ pub enum Error {
     Llm(#[from] LlmError),
     #[error(transparent)]
     Model(#[from] ModelError),
+    #[error(transparent)]
+    Remote(#[from] crate::remote::RemoteError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -137,6 +139,7 @@ impl Error {
                 CatalogError::FolderNotFound(_)
                 | CatalogError::DocumentNotFound(_)
                 | CatalogError::JobNotFound(_)
+                | CatalogError::RemoteNotFound(_)
                 | CatalogError::ChatNotFound(_)
                 | CatalogError::AnswerNotFound { .. }
                 | CatalogError::LinkNotFound(_)
@@ -169,6 +172,8 @@ impl Error {
             Error::IndexerBusy | Error::Listen { .. } => ErrorCode::Conflict,
             Error::NotLocked(_) | Error::Config { .. } => ErrorCode::InvalidInput,
             Error::Keyring { .. } => ErrorCode::Unavailable,
+            Error::Remote(crate::remote::RemoteError::NoFolder { .. }) => ErrorCode::NotFound,
+            Error::Remote(_) => ErrorCode::Unavailable,
             Error::Index(_) | Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,
         }
     }

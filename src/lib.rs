@@ -18,6 +18,7 @@ pub mod llm;
 pub mod models;
 mod panic;
 pub mod pdf;
+pub mod remote;
 pub mod search;
 mod secrets;
 pub mod serve;
@@ -30,9 +31,9 @@ pub use catalog::{
 pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
 pub use error::{Error, ErrorCode, ErrorPayload, Hint};
 pub use library::{
-    Access, Answered, AskChoices, AskOutcome, AskPlan, AskRequest, ContextPassage, ContextRequest, ContextWindow,
-    ImportFailure, ImportReport, JobLogPage, Library, LibraryStatus, ModelEntry, Question, Retrieval, Settings,
-    JOB_LOG_POLL, LISTED_JOBS, MAX_K, TOKEN_FILE,
+    Access, AddedRemote, Answered, AskChoices, AskOutcome, AskPlan, AskRequest, ContextPassage, ContextRequest,
+    ContextWindow, ImportFailure, ImportReport, JobLogPage, Library, LibraryStatus, ModelEntry, Question, Retrieval,
+    Settings, JOB_LOG_POLL, LISTED_JOBS, MAX_K, TOKEN_FILE,
 };
 pub use llm::BackendKind;
 pub use secrets::SecretPlace;

@@ -7,17 +7,17 @@ use std::path::Path;
 
 use lectern::answer::{Answer, AnswerEvent, NumberCounts};
 use lectern::catalog::{
-    AnswerKind, ApiRequest, ApiToken, Chat, ChatMessage, Citation, Link, LogEntry, LogLevel, Scope, ScopeFilters,
-    Strategy,
+    AnswerKind, ApiRequest, ApiToken, Chat, ChatMessage, Citation, Link, LogEntry, LogLevel, Remote, RemoteScope,
+    Scope, ScopeFilters, Strategy,
 };
 use lectern::jobs::IndexEvent;
 use lectern::llm::{ConnectionCheck, Finish, Role};
 use lectern::models::{InstallProgress, ModelRole};
 use lectern::pdf::WordBox;
-use lectern::search::{Hit, ScoreComponents, SearchMode, SearchResults, Skipped, Source};
+use lectern::search::{Hit, ScoreComponents, SearchMode, SearchResults, Skipped, Source, Unreachable};
 use lectern::{
-    AskOutcome, BackendKind, Document, DocumentId, DocumentStatus, ErrorCode, ErrorPayload, Folder, FolderId, Hint,
-    ImportFailure, ImportReport, ModelEntry, Retrieval, SecretPlace, Settings, SyncReport,
+    AddedRemote, AskOutcome, BackendKind, Document, DocumentId, DocumentStatus, ErrorCode, ErrorPayload, Folder,
+    FolderId, Hint, ImportFailure, ImportReport, ModelEntry, Retrieval, SecretPlace, Settings, SyncReport,
 };
 use ts_rs::{Config, TS};
 
@@ -39,7 +39,7 @@ fn typescript() -> String {
     let cfg = Config::new().with_large_int("number");
     let declarations = declarations![&cfg;
         FolderId, DocumentId, Folder, DocumentStatus, Document, Link, LibraryView, ImportReport, ImportFailure,
-        SyncReport, FolderDeletion, Scope, ScopeFilters, Citation, AnswerKind, Answer, NumberCounts, Finish, AnswerEvent, Role, Chat,
+        SyncReport, FolderDeletion, Scope, ScopeFilters, RemoteScope, Remote, AddedRemote, Unreachable, Citation, AnswerKind, Answer, NumberCounts, Finish, AnswerEvent, Role, Chat,
         ChatMessage, ChatView, Strategy, Retrieval, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
         AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,
         ErrorPayload, WordBox, LogEntry, LogLevel, ModelEntry, ModelRole, InstallProgress, ServerView, ApiToken,

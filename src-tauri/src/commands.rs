@@ -9,14 +9,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use lectern::answer::AnswerEvent;
-use lectern::catalog::{ApiRequest, ApiToken, Chat, ChatMessage, Link, LogEntry, Scope, Strategy};
+use lectern::catalog::{ApiRequest, ApiToken, Chat, ChatMessage, Link, LogEntry, Remote, Scope, Strategy};
 use lectern::llm::ConnectionCheck;
 use lectern::models::{InstallOptions, InstallProgress};
 use lectern::pdf::WordBox;
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{
-    AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, ImportReport, Library,
-    ModelEntry, SecretPlace, Settings, SyncReport,
+    AddedRemote, AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, ImportReport,
+    Library, ModelEntry, SecretPlace, Settings, SyncReport,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
@@ -408,6 +408,40 @@ pub async fn document_pdf(state: State<'_, AppState>, id: String) -> Reply<Respo
         let path = library.document_file(document_id(library, &id)?)?;
         let bytes = std::fs::read(&path).map_err(Error::io(&path))?;
         Ok(Response::new(bytes))
+    })
+    .await
+}
+
+/// The PDF of a remote library's document, fetched from its server.
+#[tauri::command]
+pub async fn remote_pdf(state: State<'_, AppState>, remote: String, id: String) -> Reply<Response> {
+    let bytes = state.library.remote_pdf(&remote, &id).await.map_err(fail)?;
+    Ok(Response::new(bytes))
+}
+
+/// The remote libraries, without asking them.
+#[tauri::command]
+pub async fn list_remotes(state: State<'_, AppState>) -> Reply<Vec<Remote>> {
+    blocking(&state, "listing the remote libraries", |library| library.remotes()).await
+}
+
+/// The folders of a remote library its token sees, asked now (an error when it is down).
+#[tauri::command]
+pub async fn remote_folders(state: State<'_, AppState>, name: String) -> Reply<Vec<String>> {
+    state.library.remote_folders(&name).await.map_err(fail)
+}
+
+/// Adds another Lectern server's library, once it answers with `token`.
+#[tauri::command]
+pub async fn add_remote(state: State<'_, AppState>, name: String, url: String, token: String) -> Reply<AddedRemote> {
+    state.library.add_remote(&name, &url, &token).await.map_err(fail)
+}
+
+/// Forgets a remote library and its token.
+#[tauri::command]
+pub async fn remove_remote(state: State<'_, AppState>, name: String) -> Reply<()> {
+    blocking(&state, "removing the remote library", move |library| {
+        library.remove_remote(&name)
     })
     .await
 }

@@ -299,6 +299,7 @@ mod tests {
             text: text.into(),
             score,
             components: ScoreComponents::default(),
+            remote: None,
             context: String::new(),
         }
     }

@@ -17,6 +17,11 @@ pub const SMALL_TALK_EXAMPLES: &[&str] = &[
     "what can you help me with?", "do you store my files online?", "is this running locally?",
     "how do I use you?", "can you remember earlier chats?", "you're very helpful", "this is great, thanks a ton",
     "merci beaucoup", "danke schön", "gracias", "perfecto, gracias", "super, merci",
+    "long day today", "I'm exhausted", "this is stressful", "haha nice one", "that's hilarious", "ugh, mondays",
+    "how do I add a PDF?", "where are my files stored?", "can I change the model?", "does this work offline?",
+    "how do I delete a chat?", "is there a dark mode?", "sorry, I typed too fast", "my bad",
+    "salut !", "à plus tard", "danke dir", "tschüss", "hola", "adiós, gracias", "grazie mille", "ciao",
+    "dank je wel", "tot ziens", "obrigado", "tchau",
 ];
 
 /// Requests to do something with the last answer, needing no new facts.
@@ -37,6 +42,13 @@ pub const ABOUT_ANSWER: &[&str] = &[
     "repeat the answer", "say that again", "continue", "go on please", "finish your answer",
     "remove the footnotes", "without the citations please", "drop the last sentence", "round it to billions",
     "write the number in words", "express that as a percentage", "capitalise it", "make a haiku of it",
+    "only the number please", "no explanation, just the figure", "as a table with a column per year",
+    "as JSON with one key per item", "rewrite it in the past tense", "use British spelling",
+    "avoid the word profit", "round it to one decimal", "put the figures in bold", "sort that list",
+    "number the steps", "put the most important point first", "make it fit on a slide",
+    "plus court s'il te plaît", "tu peux reformuler ?", "kürzer bitte", "fasse das zusammen",
+    "resúmelo", "explícalo mejor", "puoi riformularlo?", "più breve per favore", "in het Engels graag",
+    "kan het korter?", "mais curto, por favor", "explica de novo",
 ];
 
 /// Questions to the documents: standalone, and follow-ups that ask for something new.
@@ -67,4 +79,7 @@ pub const QUESTIONS: &[&str] = &[
     "and its competitors?", "how much of that was debt?", "what does note 7 say about it?",
     "where is that mentioned?", "which page says that?", "is there a figure for 2018?",
     "Quel est le chiffre d'affaires?", "Wie hoch war der Gewinn?", "¿Cuál fue el beneficio neto?",
+    "what comes after this step?", "and then what do I do?", "what happens next in the procedure?",
+    "and the one before it?", "what does the next section cover?", "how long does that take?",
+    "Qual foi a receita?", "Quanto è costato il progetto?", "Hoeveel werknemers zijn er?",
 ];

@@ -118,6 +118,7 @@ mod tests {
             char_end: 5,
             quote: quote.into(),
             score: 1.0,
+            remote: None,
         }
     }
 

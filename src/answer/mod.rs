@@ -142,6 +142,7 @@ fn citation_of(number: usize, hit: &Hit) -> Citation {
         char_end: hit.char_end,
         quote: hit.text.clone(),
         score: hit.score,
+        remote: hit.remote.clone(),
     }
 }
 

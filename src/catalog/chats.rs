@@ -27,6 +27,10 @@ pub struct Citation {
     /// The passage's text.
     pub quote: String,
     pub score: f32,
+    /// The remote library the passage comes from (its name here); `None` for this library's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub remote: Option<String>,
 }
 
 /// How an answer was made.

@@ -23,6 +23,8 @@ pub enum CatalogError {
     AlreadyLinked { path: String, folder: String },
     #[error("no token named \"{0}\" (`lectern serve token list` lists them)")]
     TokenNotFound(String),
+    #[error("no remote library named \"{0}\" (`lectern remote ls` lists them)")]
+    RemoteNotFound(String),
     #[error("no job with id {0}")]
     JobNotFound(String),
     #[error("no document with id {0}")]

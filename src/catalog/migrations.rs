@@ -212,6 +212,17 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE chats ADD COLUMN strategy TEXT;
     ALTER TABLE folders ADD COLUMN strategy TEXT;
     "#,
+    // 16: remote libraries (other Lectern servers): a token kept here only when no keyring
+    //     answers.
+    r#"
+    CREATE TABLE remotes (
+        name              TEXT PRIMARY KEY COLLATE NOCASE,
+        url               TEXT NOT NULL,
+        token             TEXT,
+        token_in_keyring  INTEGER NOT NULL DEFAULT 0,
+        created_at        INTEGER NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

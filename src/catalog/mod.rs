@@ -16,6 +16,7 @@ mod jobs;
 mod links;
 mod log;
 pub mod migrations;
+mod remotes;
 mod scope;
 mod settings;
 
@@ -34,7 +35,8 @@ pub use ids::{ChunkId, DocumentId, FolderId};
 pub use jobs::{Job, JobEvent, JobId, JobState};
 pub use links::{Link, LinkId, LinkedFile};
 pub use log::{LogEntry, LogLevel};
-pub use scope::{Scope, ScopeFilters, ScopedDocument};
+pub use remotes::{Remote, StoredRemote};
+pub use scope::{RemoteScope, Scope, ScopeFilters, ScopedDocument};
 
 /// The folder a new library starts with.
 pub const DEFAULT_FOLDER: &str = "Personal Knowledge";

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Catalog, CatalogError, DocumentId, FolderId};
 
-/// The documents a search covers. Empty folders and documents mean the whole library.
+/// The documents a search covers. Empty folders and documents mean the whole library, unless
+/// the scope names remote libraries: then it covers those alone.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Scope {
@@ -17,6 +18,29 @@ pub struct Scope {
     /// Documents chosen one by one, wherever they are.
     pub documents: Vec<DocumentId>,
     pub filters: ScopeFilters,
+    /// Remote libraries (or folders of them) asked beside the local part.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<RemoteScope>>", optional))]
+    pub remotes: Vec<RemoteScope>,
+}
+
+impl Scope {
+    /// Whether this library's documents are searched: always, unless the scope names only
+    /// remote libraries.
+    pub fn has_local_part(&self) -> bool {
+        self.remotes.is_empty() || !self.folders.is_empty() || !self.documents.is_empty()
+    }
+}
+
+/// A remote library in a scope: the whole of what its token sees, or one folder of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct RemoteScope {
+    /// The remote's name here.
+    pub remote: String,
+    /// A folder's path in the remote library (with its subfolders).
+    #[serde(default)]
+    pub folder: Option<String>,
 }
 
 /// Metadata filters; every one given must hold.

@@ -33,6 +33,9 @@ pub enum Command {
     /// or cancel it.
     #[command(subcommand)]
     Jobs(JobsCommand),
+    /// Other Lectern servers' libraries, asked beside this one (`--remote NAME` in a scope).
+    #[command(subcommand)]
+    Remote(RemoteCommand),
     /// Folders with their documents, pages and chunks (subfolders included); documents in
     /// progress or needing attention.
     Status(JsonFlag),
@@ -173,6 +176,10 @@ pub struct ScopeArgs {
     /// A document to search, by id or id prefix (repeat for several).
     #[arg(long = "doc", value_name = "ID")]
     pub documents: Vec<String>,
+    /// A remote library to search too, or one folder of it (repeat for several; `lectern remote
+    /// ls` lists them). With only remotes, this library is not searched.
+    #[arg(long = "remote", value_name = "NAME[/FOLDER]")]
+    pub remotes: Vec<String>,
     /// Only documents whose PDF author contains this text.
     #[arg(long)]
     pub author: Option<String>,
@@ -482,6 +489,25 @@ pub enum FolderCommand {
         /// folder's); without it, the folder's is shown.
         strategy: Option<String>,
     },
+}
+
+/// `lectern remote`: other Lectern servers' libraries, asked beside this one.
+#[derive(Debug, Subcommand)]
+pub enum RemoteCommand {
+    /// Add the library a `lectern serve` serves, once it answers with the token.
+    Add {
+        /// The name it goes by here (as in `--remote NAME`).
+        name: String,
+        /// Its API address, as `lectern serve` prints it (`http://host:8765/v1`).
+        url: String,
+        /// The token its owner gave (`lectern serve token add` makes one).
+        #[arg(long)]
+        token: String,
+    },
+    /// List the remote libraries.
+    Ls(JsonFlag),
+    /// Forget a remote library and its token.
+    Rm { name: String },
 }
 
 #[derive(Debug, Args)]

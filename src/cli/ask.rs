@@ -23,7 +23,8 @@ impl From<BackendArg> for BackendKind {
 }
 
 pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
-    let has_scope = !args.scope.folders.is_empty() || !args.scope.documents.is_empty();
+    let has_scope =
+        !args.scope.folders.is_empty() || !args.scope.documents.is_empty() || !args.scope.remotes.is_empty();
     let chat = args.chat.as_deref().map(|id| library.find_chat(id)).transpose()?;
     let scope = has_scope.then(|| scope(library, &args.scope)).transpose()?;
     let choices = AskChoices {
@@ -86,6 +87,9 @@ pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
             "\n(answered without searching: strategy {})",
             outcome.retrieval.strategy
         );
+    }
+    for unreachable in &outcome.results.unreachable {
+        eprintln!("not searched: {}", unreachable.reason);
     }
     for skipped in &outcome.results.skipped {
         eprintln!("skipped {}: {}", skipped.document_name, skipped.reason);

@@ -10,6 +10,7 @@ mod models;
 mod output;
 mod password;
 mod progress;
+mod remote;
 mod scope;
 mod search;
 mod serve;
@@ -23,6 +24,7 @@ use lectern::pdf::{Extracted, PdfReader};
 use lectern::{DeleteMode, Error, ErrorCode, Library, LibraryConfig};
 
 use args::{Cli, Command, DocCommand, FolderCommand, IndexArgs, IndexCommand};
+use remote::remote;
 
 pub fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
@@ -108,6 +110,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Doc(command) => return doc(&library, command).await,
         Command::Index(args) => index(&library, args).await?,
         Command::Jobs(command) => return jobs::run(&library, command).await,
+        Command::Remote(command) => remote(&library, command).await?,
         Command::Status(flag) => output::status(&library.status()?, flag.json),
         Command::Search(args) => return search::search(&library, args).await,
         Command::Eval(args) => {

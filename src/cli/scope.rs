@@ -1,6 +1,6 @@
 //! The scope flags of `search`, `eval` and `ask` (folders, documents, filters) as the core's scope.
 
-use lectern::catalog::{Scope, ScopeFilters};
+use lectern::catalog::{RemoteScope, Scope, ScopeFilters};
 use lectern::{Error, Library};
 
 use super::args::ScopeArgs;
@@ -17,9 +17,32 @@ pub fn scope(library: &Library, args: &ScopeArgs) -> Result<Scope, Error> {
         .iter()
         .map(|id| library.document(id).map(|d| d.id))
         .collect::<Result<_, _>>()?;
+    let known = if args.remotes.is_empty() {
+        Vec::new()
+    } else {
+        library.remotes()?
+    };
+    let remotes = args
+        .remotes
+        .iter()
+        .map(|given| {
+            let (name, folder) = given
+                .split_once('/')
+                .map_or((given.as_str(), None), |(n, f)| (n, Some(f)));
+            let remote = known
+                .iter()
+                .find(|r| r.name.eq_ignore_ascii_case(name.trim()))
+                .ok_or_else(|| lectern::catalog::CatalogError::RemoteNotFound(name.to_string()))?;
+            Ok(RemoteScope {
+                remote: remote.name.clone(),
+                folder: folder.map(str::to_string).filter(|f| !f.trim().is_empty()),
+            })
+        })
+        .collect::<Result<_, Error>>()?;
     Ok(Scope {
         folders,
         documents,
+        remotes,
         filters: ScopeFilters {
             author: args.author.clone(),
             name: args.name.clone(),

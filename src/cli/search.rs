@@ -118,6 +118,12 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
     };
     let questions = read_questions(path)?;
     let scope = scope(library, &args.scope)?;
+    if !scope.remotes.is_empty() {
+        return Err(Error::Config {
+            name: "--remote".into(),
+            reason: "eval measures this library's own search; measure a remote library on its own machine".into(),
+        });
+    }
     let evaluation = library.evaluate(questions, &scope, args.second_stage).await?;
     for name in &evaluation.missing {
         eprintln!("warning: no ready document named {name} in the scope; its questions count as misses");

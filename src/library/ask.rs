@@ -98,15 +98,7 @@ pub struct Answered {
 fn unsearched(answer: Answer, mode: SearchMode, strategy: Strategy) -> Answered {
     Answered {
         answer,
-        results: SearchResults {
-            query: String::new(),
-            mode,
-            hits: Vec::new(),
-            sources: Vec::new(),
-            skipped: Vec::new(),
-            documents_searched: 0,
-            keyword_only: 0,
-        },
+        results: SearchResults::empty("", mode),
         retrieval: Retrieval { strategy, query: None },
     }
 }
@@ -343,6 +335,15 @@ impl Library {
                 second_stage: request.second_stage,
             })
             .await?;
+        // A remote library that could not be asked is said first; the answer uses the rest.
+        let note: String = results
+            .unreachable
+            .iter()
+            .map(|u| format!("(Not searched: {}.)\n\n", u.reason.trim_end_matches('.')))
+            .collect();
+        if !note.is_empty() {
+            send(AnswerEvent::Text { text: note.clone() });
+        }
         let (question, cancel, mut send) = (request.question.clone(), cancel.clone(), send);
         let hits = results.hits.clone();
         let answered = blocking("answering", move || {
@@ -372,6 +373,10 @@ impl Library {
             )
         })
         .await?;
+        let answered = Answer {
+            body: format!("{note}{}", answered.body),
+            ..answered
+        };
         Ok(Answered {
             answer: answered,
             results,

@@ -13,6 +13,7 @@ mod folders;
 mod jobs;
 mod links;
 mod models;
+mod remotes;
 mod search;
 mod settings;
 mod status;
@@ -35,6 +36,7 @@ pub use context::{ContextPassage, ContextRequest, ContextWindow};
 pub use documents::{ImportFailure, ImportReport};
 pub use jobs::{JobLogPage, JOB_LOG_POLL, LISTED_JOBS};
 pub use models::ModelEntry;
+pub use remotes::AddedRemote;
 pub use settings::{Settings, MAX_K};
 pub use status::LibraryStatus;
 

@@ -13,9 +13,13 @@ impl Library {
     }
 
     /// Searches the documents in `request.scope`; the question is embedded first unless the
-    /// mode is keyword-only.
+    /// mode is keyword-only. Remote libraries in the scope are asked too, their results fused
+    /// with this library's by rank.
     pub async fn search(&self, request: &SearchRequest) -> Result<SearchResults, Error> {
-        crate::search::run(&self.engine, request).await
+        if request.scope.remotes.is_empty() {
+            return crate::search::run(&self.engine, request).await;
+        }
+        self.search_with_remotes(request).await
     }
 
     /// Whether searches that ask for the second stage get it: its model is installed and loads.

@@ -284,9 +284,8 @@ pub async fn evaluate(
         // The question is embedded once and reused by every mode and scope.
         let vector = super::embed_question(engine, &q.question).await?;
         let gold = docs.iter().find(|d| d.file_name == q.doc).map(|d| Scope {
-            folders: Vec::new(),
             documents: vec![d.id],
-            filters: Default::default(),
+            ..Scope::default()
         });
         for eval_scope in EvalScope::ALL {
             let searched = match eval_scope {

@@ -26,6 +26,7 @@ pub mod eval;
 mod fan_out;
 mod fusion;
 mod keyword;
+mod libraries;
 mod merge;
 mod pages;
 mod question;
@@ -41,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::{DocumentId, FolderId, Scope};
 
 pub use fusion::{KEYWORD_FULL, VECTOR_WEIGHT};
+pub use libraries::fuse_libraries;
 pub(crate) use run::{embed, embed_question, open_indexes, run, run_with_vector};
 
 /// How passages are retrieved.
@@ -86,7 +88,7 @@ pub struct SearchRequest {
 }
 
 /// The parts of a hit's score.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ScoreComponents {
     /// Cosine similarity to the question, when computed.
@@ -105,7 +107,7 @@ pub struct ScoreComponents {
 }
 
 /// One retrieved passage.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Hit {
     pub document: DocumentId,
@@ -122,6 +124,11 @@ pub struct Hit {
     /// The score the ranking used (cosine, BM25 or fused, by mode).
     pub score: f32,
     pub components: ScoreComponents,
+    /// The remote library it comes from (its name here); `None` for this library's own. A remote
+    /// hit's document, folder and chunk are the remote library's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub remote: Option<String>,
     /// What the passage sits under, as indexed (its section's heading, a table's title and the
     /// line naming its columns), one per line after the document's label: for the prompt of an
     /// answer, never sent.
@@ -131,7 +138,7 @@ pub struct Hit {
 }
 
 /// The hits of one document, for a "sources" view.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Source {
     pub document: DocumentId,
@@ -146,7 +153,7 @@ pub struct Source {
 }
 
 /// A document in scope that could not be searched.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Skipped {
     pub document: DocumentId,
@@ -157,7 +164,7 @@ pub struct Skipped {
 }
 
 /// What a search found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct SearchResults {
     pub query: String,
@@ -172,6 +179,34 @@ pub struct SearchResults {
     /// How many of them were searched by keyword only: their vectors of the question's model
     /// are still being made (just added, or the embedding model changed).
     pub keyword_only: usize,
+    /// Remote libraries of the scope that could not be searched, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<Unreachable>>", optional))]
+    pub unreachable: Vec<Unreachable>,
+}
+
+impl SearchResults {
+    /// Results of nothing found yet for `query`.
+    pub fn empty(query: &str, mode: SearchMode) -> SearchResults {
+        SearchResults {
+            query: query.to_string(),
+            mode,
+            hits: Vec::new(),
+            sources: Vec::new(),
+            skipped: Vec::new(),
+            documents_searched: 0,
+            keyword_only: 0,
+            unreachable: Vec::new(),
+        }
+    }
+}
+
+/// A remote library a search could not ask.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct Unreachable {
+    pub remote: String,
+    pub reason: String,
 }
 
 /// Groups `hits` (already in rank order) per document, keeping the order of each document's

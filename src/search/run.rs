@@ -164,6 +164,7 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
         skipped,
         documents_searched: docs.len(),
         keyword_only: ranking.keyword_only.len(),
+        unreachable: Vec::new(),
     })
 }
 
@@ -268,6 +269,7 @@ fn hit(current: &Current<'_>, r: Ranked) -> Option<Hit> {
             keyword_rank: r.keyword_rank,
             second_stage: None,
         },
+        remote: None,
         context: r.context,
     })
 }

@@ -220,7 +220,7 @@ pub fn error_message(body: &str) -> String {
 
 /// The innermost cause of a request error: "connection refused" rather than "error sending
 /// request".
-fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+pub fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     let mut cause = error;
     while let Some(next) = cause.source() {
         cause = next;

@@ -5,7 +5,7 @@
 mod client;
 mod error;
 
-pub use client::{error_message, read_json, read_line, Endpoint};
+pub use client::{error_message, read_json, read_line, root_cause, Endpoint};
 pub use error::ServerError;
 
 /// The wire protocol a model server speaks.

@@ -107,6 +107,7 @@ fn hit(document: DocumentId, name: &str, page: u32, text: &str, cosine: f32) -> 
             vector: Some(cosine),
             ..ScoreComponents::default()
         },
+        remote: None,
         context: String::new(),
     }
 }

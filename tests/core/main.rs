@@ -17,6 +17,7 @@ mod jobs;
 mod mcp;
 mod models;
 mod ocr;
+mod remote;
 mod search;
 mod secrets;
 mod serve;

@@ -1,6 +1,7 @@
 // The main views checked with axe-core: no serious or critical violation in the sidebar (with a
-// folder's menu and its menu of strategies), the chat with an answer and its footnote preview,
-// instant search with results, and the settings.
+// folder's menu and its menu of strategies), its remote libraries (with a remote's menu) and the
+// dialog that adds one, the chat with an answer and its footnote preview, instant search with
+// results, and the settings.
 import axe from "axe-core";
 import { ChatPane } from "./chat";
 import { IndexingPanel } from "./indexing";
@@ -17,7 +18,7 @@ beforeAll(fakeModalDialogs);
 afterEach(() => document.body.replaceChildren());
 
 const api = makeApi(
-  async (command) => {
+  async (command, args) => {
     switch (command) {
       case "quick_search":
         return {
@@ -68,6 +69,11 @@ const api = makeApi(
         };
       case "default_strategy":
         return "smart";
+      case "list_remotes":
+        return ["bob", "carol"].map((name) => ({ name, url: `http://${name}.lan:8765/v1`, created_at: 0 }));
+      case "remote_folders":
+        if ((args as { name: string }).name === "carol") throw { code: "remote", message: "connection refused" };
+        return ["Other", "Other/old"];
       case "server_state":
         return {
           enabled: true,
@@ -151,6 +157,33 @@ describe("accessibility (axe-core)", () => {
     const items = [...document.querySelectorAll<HTMLElement>('.context-menu [role="menuitem"]')];
     items.find((i) => i.textContent === "When chats search…")?.click();
     expect(document.querySelectorAll('.context-menu [role="menuitemradio"]')).toHaveLength(5);
+    expect(await violations()).toEqual([]);
+  });
+
+  it("the remote libraries, with one unreachable, and the dialog that adds one", async () => {
+    const root = document.createElement("aside");
+    document.body.append(root);
+    const hooks = {
+      api,
+      open: async () => null,
+      refresh: async () => {},
+      report: () => {},
+      openSettings: () => {},
+      openSearch: () => {},
+      scope: new Store(WHOLE_LIBRARY),
+      askNow: () => {},
+      openDocument: () => {},
+      showInfo: () => {},
+    };
+    const sidebar = new Sidebar(root, hooks, window.sessionStorage);
+    sidebar.render({ folders: [folder(1, null, "Work")], documents: [], links: [], paused: false });
+    await sidebar.remotes.load();
+    expect(root.querySelectorAll(".remote-tree [role=treeitem]")).toHaveLength(4);
+    expect(root.querySelector(".remote-status.unreachable")).not.toBeNull();
+    (root.querySelector(".remote-tree .row-menu") as HTMLButtonElement).click();
+    expect(await violations()).toEqual([]);
+    (root.querySelector("button.add-remote") as HTMLButtonElement).click();
+    expect(document.querySelector("dialog.remote-dialog")?.hasAttribute("open")).toBe(true);
     expect(await violations()).toEqual([]);
   });
 

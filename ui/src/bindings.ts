@@ -172,7 +172,8 @@ pending: number, failed: Array<[string, string]>, };
 export type FolderDeletion = "only_if_empty" | "delete_documents" | "move_to_parent";
 
 /**
- * The documents a search covers. Empty folders and documents mean the whole library.
+ * The documents a search covers. Empty folders and documents mean the whole library, unless
+ * the scope names remote libraries: then it covers those alone.
  */
 export type Scope = { 
 /**
@@ -182,7 +183,11 @@ folders: Array<FolderId>,
 /**
  * Documents chosen one by one, wherever they are.
  */
-documents: Array<DocumentId>, filters: ScopeFilters, };
+documents: Array<DocumentId>, filters: ScopeFilters, 
+/**
+ * Remote libraries (or folders of them) asked beside the local part.
+ */
+remotes?: Array<RemoteScope>, };
 
 /**
  * Metadata filters; every one given must hold.
@@ -214,6 +219,46 @@ added_after: number | null,
 added_before: number | null, };
 
 /**
+ * A remote library in a scope: the whole of what its token sees, or one folder of it.
+ */
+export type RemoteScope = { 
+/**
+ * The remote's name here.
+ */
+remote: string, 
+/**
+ * A folder's path in the remote library (with its subfolders).
+ */
+folder: string | null, };
+
+/**
+ * A remote library.
+ */
+export type Remote = { 
+/**
+ * The name it goes by here, unique (case-insensitively).
+ */
+name: string, 
+/**
+ * The server's API base, as `lectern serve` prints it (`http://host:8765/v1`).
+ */
+url: string, created_at: number, };
+
+/**
+ * A remote library just added, and what its token lets this library see.
+ */
+export type AddedRemote = { remote: Remote, 
+/**
+ * The remote folders the token sees.
+ */
+folders: Array<string>, };
+
+/**
+ * A remote library a search could not ask.
+ */
+export type Unreachable = { remote: string, reason: string, };
+
+/**
  * A footnote of an answer: the passage it cites.
  */
 export type Citation = { 
@@ -232,7 +277,11 @@ char_start: number, char_end: number,
 /**
  * The passage's text.
  */
-quote: string, score: number, };
+quote: string, score: number, 
+/**
+ * The remote library the passage comes from (its name here); `None` for this library's.
+ */
+remote?: string, };
 
 /**
  * How an answer was made.
@@ -364,7 +413,12 @@ char_start: number, char_end: number, text: string,
 /**
  * The score the ranking used (cosine, BM25 or fused, by mode).
  */
-score: number, components: ScoreComponents, };
+score: number, components: ScoreComponents, 
+/**
+ * The remote library it comes from (its name here); `None` for this library's own. A remote
+ * hit's document, folder and chunk are the remote library's.
+ */
+remote?: string, };
 
 /**
  * The parts of a hit's score.
@@ -438,7 +492,11 @@ documents_searched: number,
  * How many of them were searched by keyword only: their vectors of the question's model
  * are still being made (just added, or the embedding model changed).
  */
-keyword_only: number, };
+keyword_only: number, 
+/**
+ * Remote libraries of the scope that could not be searched, and why.
+ */
+unreachable?: Array<Unreachable>, };
 
 /**
  * A question from the chat pane.
@@ -698,6 +756,11 @@ export const COMMANDS = [
   "set_zoom",
   "export_chat",
   "document_pdf",
+  "remote_pdf",
+  "list_remotes",
+  "remote_folders",
+  "add_remote",
+  "remove_remote",
   "document_password",
   "list_models",
   "install_model",

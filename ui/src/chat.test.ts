@@ -208,6 +208,58 @@ describe("footnote previews", () => {
   });
 });
 
+describe("a remote library's sources", () => {
+  it("are named with their remote, apart from this library's, and open as its", async () => {
+    const remote: Citation = { ...cited("The memo says the budget grew."), number: 2, document_name: "memo.pdf", remote: "bob" };
+    const hit = {
+      document: "d1",
+      document_name: "memo.pdf",
+      folder: 3,
+      folder_path: "bob: Other",
+      chunk_id: "rc",
+      page: 4,
+      char_start: 0,
+      char_end: 20,
+      text: "The memo says the budget grew.",
+      score: 0.5,
+      components: { vector: null, keyword: 1, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null },
+      remote: "bob",
+    };
+    const source = { document: "d1", document_name: "memo.pdf", folder: 3, folder_path: "bob: Other", best_score: 0.5, hits: [0], pages: [4] };
+    const { chat, root, opened } = pane({
+      ask: () => ({
+        chat: savedChat("c1", "Q"),
+        message: 2,
+        answer: {
+          kind: "extractive",
+          body: "It grew.[^1][^2]",
+          citations: [cited("Revenue grew."), remote],
+          finish: "stop",
+          backend: "extractive",
+        },
+        results: { query: "q", mode: "keyword", hits: [hit], sources: [source], skipped: [] },
+        retrieval: searched,
+      }),
+      list_chats: () => [],
+    });
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did the budget do?";
+    await chat.ask();
+    expect([...root.querySelectorAll(".source > span")].map((s) => s.textContent)).toEqual(["report.pdf", "memo.pdf · bob"]);
+    const footnote = root.querySelectorAll<HTMLButtonElement>(".answer button.footnote")[1];
+    footnote.dispatchEvent(new MouseEvent("mouseenter"));
+    expect(root.querySelector(".footnote-preview .preview-where")?.textContent).toBe("memo.pdf · bob, page 4");
+    footnote.click();
+    (root.querySelectorAll(".source")[1].querySelector("button.source-page") as HTMLButtonElement).click();
+    (root.querySelector("button.open-passage") as HTMLButtonElement).click();
+    expect(opened.map((c) => [c.remote, c.document, c.page])).toEqual([
+      ["bob", "d1", 4],
+      ["bob", "d1", 4],
+      ["bob", "d1", 4],
+    ]);
+  });
+});
+
 describe("retrieved passages", () => {
   it("lists every passage retrieval found per document with its score, and opens one", async () => {
     const hit = (document: string, page: number, score: number, text: string) => ({

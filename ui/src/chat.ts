@@ -1,22 +1,30 @@
 // The chat pane: the scope as chips (with filters), a quick switch of the saved backend, when the
 // chat searches the documents (its retrieval strategy), the list of chats (`chat-list.ts`), the
 // conversation with answers streaming in, footnotes that open the viewer, each answer's sources
-// (or a note that it searched none), stop (Esc), copy, export and a new chat (Ctrl+N).
+// (a remote library's named with it: "memo.pdf · bob") or a note that it searched none, stop
+// (Esc), copy, export and a new chat (Ctrl+N).
 
 import { ChatList } from "./chat-list";
 import { button } from "./dom";
 import { commandError, errorMessage, type Api, type SaveDialog } from "./ipc";
 import { renderMarkdown } from "./markdown";
 import { ScopeBar } from "./scope-bar";
+import { hitCitation } from "./search";
 import { BACKENDS } from "./settings";
-import { applyAnswerEvent, citationsByDocument, errorRemedy, type Store, type StreamingAnswer } from "./store";
+import {
+  applyAnswerEvent,
+  citationsByDocument,
+  errorRemedy,
+  sourceName,
+  type Store,
+  type StreamingAnswer,
+} from "./store";
 import { STRATEGIES } from "./strategy";
 import type {
   BackendKind,
   Chat,
   ChatMessage,
   Citation,
-  Hit,
   LibraryView,
   Scope,
   SearchResults,
@@ -55,12 +63,6 @@ export function previewQuote(quote: string): string {
   return `${flat.slice(0, cut > PREVIEW_CHARS / 2 ? cut : PREVIEW_CHARS)} …`;
 }
 
-/** A retrieved passage as the viewer opens it: a citation without a footnote number. */
-export function hitCitation(hit: Hit): Citation {
-  const { document, document_name, chunk_id, page, char_start, char_end, text, score } = hit;
-  return { number: 0, document, document_name, chunk_id, page, char_start, char_end, quote: text, score };
-}
-
 /** Every passage retrieval found, per document in the order of their best passage, each with
  *  its page, score and the start of its text; a click opens it in the viewer. */
 function retrievedPassages(results: SearchResults, open: (citation: Citation) => void): HTMLElement {
@@ -83,7 +85,7 @@ function retrievedPassages(results: SearchResults, open: (citation: Citation) =>
       text.textContent = previewQuote(hit.text);
       // Named by what it shows, the page, score and passage.
       const openButton = button("", "open-passage", () => open(hitCitation(hit)));
-      openButton.title = `Open page ${hit.page} of ${hit.document_name}`;
+      openButton.title = `Open page ${hit.page} of ${sourceName(hit)}`;
       openButton.append(where, text);
       item.append(openButton);
       list.append(item);
@@ -431,7 +433,7 @@ export class ChatPane {
 
   /** Copies an answer as markdown, its footnotes listed under it with their documents and pages. */
   private async copyAnswer(answer: StreamingAnswer, button: HTMLButtonElement) {
-    const notes = answer.citations.map((c) => `[^${c.number}]: ${c.document_name}, page ${c.page}`);
+    const notes = answer.citations.map((c) => `[^${c.number}]: ${sourceName(c)}, page ${c.page}`);
     const text = notes.length > 0 ? `${answer.body}\n\n${notes.join("\n")}\n` : answer.body;
     try {
       await navigator.clipboard.writeText(text);
@@ -445,7 +447,7 @@ export class ChatPane {
   private showPreview(button: HTMLElement, citation: Citation) {
     const where = document.createElement("div");
     where.className = "preview-where";
-    where.textContent = `${citation.document_name}, page ${citation.page}`;
+    where.textContent = `${sourceName(citation)}, page ${citation.page}`;
     const quote = document.createElement("blockquote");
     quote.textContent = previewQuote(citation.quote);
     const hint = document.createElement("div");

@@ -20,6 +20,31 @@ export function button(text: string, className: string, onClick: () => void, lab
   return b;
 }
 
+/** A tree row's check box that puts it in the question's scope, named "Ask about `label`", out of
+ *  the tab order (Space on the row does the same); a click runs `toggle` and goes no further. */
+export function scopeBox(label: string, checked: boolean, toggle: () => void): HTMLInputElement {
+  const box = document.createElement("input");
+  box.type = "checkbox";
+  box.className = "in-scope";
+  box.tabIndex = -1;
+  box.checked = checked;
+  box.setAttribute("aria-label", `Ask about ${label}`);
+  box.addEventListener("click", (e) => {
+    e.stopPropagation();
+    toggle();
+  });
+  return box;
+}
+
+/** A form's field: `control` under its visible label. */
+export function field(label: string, control: HTMLElement): HTMLLabelElement {
+  const element = document.createElement("label");
+  const text = document.createElement("span");
+  text.textContent = label;
+  element.append(text, control);
+  return element;
+}
+
 /** A box that edits `value` in place, focused with its text selected: Enter or leaving it keeps
  *  the text, Esc goes back. `done` is called once, with the trimmed text kept (null: Esc, or
  *  nothing new). Keys and clicks in the box go no further up the page. */

@@ -10,6 +10,7 @@ export {
   FolderOpen,
   FolderPlus,
   FolderSync,
+  Globe,
   KeyRound,
   LibraryBig,
   MessagesSquare,

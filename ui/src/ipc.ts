@@ -4,6 +4,7 @@
 
 import type { OpenDialogOptions, SaveDialogOptions } from "@tauri-apps/plugin-dialog";
 import type {
+  AddedRemote,
   AnswerEvent,
   AskOutcome,
   AskPayload,
@@ -21,6 +22,7 @@ import type {
   Link,
   LogEntry,
   ModelEntry,
+  Remote,
   Scope,
   SearchResults,
   ServerView,
@@ -102,6 +104,16 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     exportChat: (id: string, message: number | null, path: string) =>
       call<string>("export_chat", { id, message, path }),
     documentPdf: (id: string) => call<ArrayBuffer>("document_pdf", { id }),
+    /** The PDF of document `id` of the remote library `remote`, fetched from its server. */
+    remotePdf: (remote: string, id: string) => call<ArrayBuffer>("remote_pdf", { remote, id }),
+    /** The remote libraries, without asking them. */
+    listRemotes: () => call<Remote[]>("list_remotes"),
+    /** The folders of the remote `name` its token sees, asked of its server now. */
+    remoteFolders: (name: string) => call<string[]>("remote_folders", { name }),
+    /** Adds the library served at `url` under `name`, once its server answers with `token`. */
+    addRemote: (name: string, url: string, token: string) => call<AddedRemote>("add_remote", { name, url, token }),
+    /** Forgets a remote library and its token. */
+    removeRemote: (name: string) => call<null>("remove_remote", { name }),
     /** The words OCR read on a page, with their boxes; none for a page with text of its own. */
     pageWords: (id: string, page: number) => call<WordBox[]>("page_words", { id, page }),
     /** Why the indexer stopped, if it did. */

@@ -1,6 +1,6 @@
 // The window: wires the IPC layer to the sidebar, the chat, the viewer, instant search (Ctrl+K)
-// and the settings dialog, refreshes the sidebar as documents are indexed, and imports PDFs
-// dropped from the file manager onto a folder.
+// and the settings dialog, refreshes the sidebar as documents are indexed, lists the remote
+// libraries once at the start, and imports PDFs dropped from the file manager onto a folder.
 
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
@@ -164,3 +164,5 @@ if (savedSize() !== 1) useSize(api, savedSize()).catch((e) => report(errorMessag
 void refresh()
   .then(() => chat.loadChats())
   .then(() => quickSearch.warm());
+// The remote libraries, below the library's own tree; their servers are asked for their folders.
+void tree.remotes.load();

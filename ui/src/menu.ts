@@ -1,6 +1,9 @@
 // A context menu: opened at a point or under a row, walked with the arrow keys, closed by Esc, a
 // click elsewhere or a choice; the focus goes back where it was. A menu of choices marks the
-// one in force.
+// one in force. With the ⋮ button that opens a tree row's menu, and where the keyboard opens it.
+
+import { button } from "./dom";
+import { EllipsisVertical, icon } from "./icons";
 
 export interface MenuItem {
   label: string;
@@ -82,4 +85,24 @@ export function showMenu(label: string, items: MenuItem[], x: number, y: number,
   open = { element: menu, close };
   focusAt(0);
   return menu;
+}
+
+/** A tree row's ⋮ button, named "Actions for `label`", out of the tab order (the row's keys open
+ *  the same menu); `open` gets the point under the button where the menu goes. */
+export function menuButton(label: string, open: (x: number, y: number) => void): HTMLButtonElement {
+  const b = button("", "row-menu", () => {
+    const at = b.getBoundingClientRect();
+    open(at.left, at.bottom);
+  });
+  b.tabIndex = -1;
+  b.setAttribute("aria-label", `Actions for ${label}`);
+  b.setAttribute("aria-haspopup", "menu");
+  b.append(icon(EllipsisVertical));
+  return b;
+}
+
+/** Where a tree row's menu opens from the keyboard (the menu key, Shift+F10): under its name. */
+export function underRow(row: HTMLElement | null): [number, number] {
+  const at = row?.getBoundingClientRect();
+  return [(at?.left ?? 0) + 24, at ? at.top + 22 : 0];
 }

@@ -1,6 +1,7 @@
 // Above the chat: what the next question is asked about, as chips that can be removed one by
-// one, "Whole library" in one click, and the metadata filters the CLI has (author, name, when the
-// PDF was written, when it was added).
+// one (folders, documents, remote libraries or their folders: "bob" or "bob: Other"), "Whole
+// library" in one click, and the metadata filters the CLI has (author, name, when the PDF was
+// written, when it was added).
 
 import { button } from "./dom";
 import { Filter, LibraryBig, X, icon } from "./icons";

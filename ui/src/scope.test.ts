@@ -1,5 +1,5 @@
 import { ScopeBar } from "./scope-bar";
-import { chips, prune, WHOLE_LIBRARY } from "./scope";
+import { chips, isWholeLibrary, prune, remoteIncluded, toggleRemote, WHOLE_LIBRARY, withoutRemote } from "./scope";
 import { Store } from "./store";
 import { doc, folder } from "./test-fixtures";
 import type { LibraryView, Scope } from "./bindings";
@@ -20,6 +20,23 @@ describe("scope", () => {
     expect(all.map((c) => c.label)).toEqual(["Work/taxes", "Annual report", "author “Ng”", "added from 2026-01-02"]);
     expect(all[0].remove(scope)).toEqual({ ...scope, folders: [] });
     expect(all[2].remove(scope).filters.author).toBeNull();
+  });
+
+  it("holds remote libraries and folders of them, the field left out when there are none", () => {
+    const bob = { remote: "bob", folder: null };
+    const other = { remote: "bob", folder: "Other" };
+    const scope = toggleRemote(toggleRemote(WHOLE_LIBRARY, other), bob);
+    expect(scope.remotes).toEqual([other, bob]);
+    expect(isWholeLibrary(scope)).toBe(false);
+    expect(chips(scope, view).map((c) => [c.key, c.label])).toEqual([
+      ["r:bob/Other", "bob: Other"],
+      ["r:bob/", "bob"],
+    ]);
+    expect(remoteIncluded(toggleRemote(WHOLE_LIBRARY, other), { remote: "bob", folder: "Other/old" })).toBe(true);
+    expect(remoteIncluded(toggleRemote(WHOLE_LIBRARY, other), { remote: "bob", folder: "Otherwise" })).toBe(false);
+    expect(toggleRemote(toggleRemote(WHOLE_LIBRARY, bob), bob)).toEqual(WHOLE_LIBRARY);
+    expect("remotes" in withoutRemote(scope, "bob")).toBe(false);
+    expect(withoutRemote(WHOLE_LIBRARY, "bob")).toBe(WHOLE_LIBRARY);
   });
 
   it("forgets folders and documents the library no longer has", () => {

@@ -1,7 +1,8 @@
-// What a question is asked about: folders (with their subfolders), documents and metadata
-// filters, chosen in the tree and shown above the chat as chips. Empty means the whole library.
+// What a question is asked about: folders (with their subfolders), documents, remote libraries
+// (or folders of them) and metadata filters, chosen in the tree and shown above the chat as
+// chips. Empty means the whole library; remote parts alone, only those remotes.
 
-import type { LibraryView, Scope, ScopeFilters } from "./bindings";
+import type { LibraryView, RemoteScope, Scope, ScopeFilters } from "./bindings";
 
 export const NO_FILTERS: ScopeFilters = {
   author: null,
@@ -23,7 +24,59 @@ export interface Chip {
 
 /** Whether a scope is the whole library, with no filter. */
 export function isWholeLibrary(scope: Scope): boolean {
-  return scope.folders.length === 0 && scope.documents.length === 0 && !hasFilters(scope.filters);
+  const local = scope.folders.length === 0 && scope.documents.length === 0;
+  return local && (scope.remotes ?? []).length === 0 && !hasFilters(scope.filters);
+}
+
+/** The parts "Ask about this …" narrows a scope to. */
+export interface Parts {
+  folders?: number[];
+  documents?: string[];
+  remotes?: RemoteScope[];
+}
+
+/** The scope narrowed to `parts` alone, its filters kept: what "Ask about this …" asks about. */
+export function askingOnly(scope: Scope, parts: Parts): Scope {
+  const local = { ...scope, folders: parts.folders ?? [], documents: parts.documents ?? [] };
+  return withRemotes(local, parts.remotes ?? []);
+}
+
+/** The scope with `remotes`; without the field when there are none, as the core leaves it. */
+function withRemotes(scope: Scope, remotes: RemoteScope[]): Scope {
+  const { remotes: _, ...rest } = scope;
+  return remotes.length > 0 ? { ...rest, remotes } : rest;
+}
+
+const samePart = (a: RemoteScope, b: RemoteScope) => a.remote === b.remote && a.folder === b.folder;
+
+/** Whether the remote part itself is in the scope (not only with its library or a folder). */
+export function remoteChosen(scope: Scope, part: RemoteScope): boolean {
+  return (scope.remotes ?? []).some((r) => samePart(r, part));
+}
+
+/** The scope with the remote part added, or taken out if it was in. */
+export function toggleRemote(scope: Scope, part: RemoteScope): Scope {
+  const remotes = scope.remotes ?? [];
+  return withRemotes(scope, remoteChosen(scope, part) ? remotes.filter((r) => !samePart(r, part)) : [...remotes, part]);
+}
+
+/** The scope without the parts of the remote `name` (a remote forgotten); itself if it has none. */
+export function withoutRemote(scope: Scope, name: string): Scope {
+  const remotes = scope.remotes ?? [];
+  const kept = remotes.filter((r) => r.remote !== name);
+  return kept.length === remotes.length ? scope : withRemotes(scope, kept);
+}
+
+/** Whether a remote part is asked about: itself, or with its library or a folder above it. */
+export function remoteIncluded(scope: Scope, part: RemoteScope): boolean {
+  const within = (folder: string | null) =>
+    folder === null || folder === part.folder || (part.folder?.startsWith(`${folder}/`) ?? false);
+  return (scope.remotes ?? []).some((r) => r.remote === part.remote && within(r.folder));
+}
+
+/** A remote part as its chip names it: "bob" for the whole library, "bob: Other" for a folder. */
+export function remoteLabel(part: RemoteScope): string {
+  return part.folder === null ? part.remote : `${part.remote}: ${part.folder}`;
 }
 
 export function hasFilters(filters: ScopeFilters): boolean {
@@ -83,7 +136,7 @@ function filterValue(key: keyof ScopeFilters, value: string | number): string {
   return key === "author" || key === "name" ? `“${value}”` : value;
 }
 
-/** The chips for a scope, in the tree's names: folders, documents, then filters. */
+/** The chips for a scope, in the tree's names: folders, documents, remote parts, then filters. */
 export function chips(scope: Scope, view: LibraryView): Chip[] {
   const out: Chip[] = [];
   for (const id of scope.folders) {
@@ -95,6 +148,10 @@ export function chips(scope: Scope, view: LibraryView): Chip[] {
     const doc = view.documents.find((d) => d.id === id);
     if (!doc) continue;
     out.push({ key: `d:${id}`, label: doc.title || doc.file_name, remove: (s) => toggleDocument(s, id) });
+  }
+  for (const part of scope.remotes ?? []) {
+    const key = `r:${part.remote}/${part.folder ?? ""}`;
+    out.push({ key, label: remoteLabel(part), remove: (s) => toggleRemote(s, part) });
   }
   for (const key of Object.keys(FILTER_LABELS) as (keyof ScopeFilters)[]) {
     const value = scope.filters[key];

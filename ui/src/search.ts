@@ -55,19 +55,12 @@ export function snippet(text: string, query: string): Segment[] {
   return segments;
 }
 
-/** A hit as the viewer opens it: a citation of the passage. */
+/** A hit as the viewer opens it: a citation of the passage without a footnote number (of its
+ *  remote library's document, if it comes from one). */
 export function hitCitation(hit: Hit): Citation {
-  return {
-    number: 0,
-    document: hit.document,
-    document_name: hit.document_name,
-    chunk_id: hit.chunk_id,
-    page: hit.page,
-    char_start: hit.char_start,
-    char_end: hit.char_end,
-    quote: hit.text,
-    score: hit.score,
-  };
+  const { document, document_name, chunk_id, page, char_start, char_end, text, score, remote } = hit;
+  const citation = { number: 0, document, document_name, chunk_id, page, char_start, char_end, quote: text, score };
+  return remote === undefined ? citation : { ...citation, remote };
 }
 
 export interface QuickSearchHooks {

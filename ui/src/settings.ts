@@ -3,6 +3,7 @@
 // read by OCR, the data directory, and whether other programs are served the library.
 // The form's fields and the saved settings convert into each other through pure functions.
 
+import { field } from "./dom";
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
 import { ModelList } from "./models";
 import { ServerPanel } from "./server-panel";
@@ -313,12 +314,4 @@ function section(legend: string, ...children: HTMLElement[]): HTMLFieldSetElemen
   title.textContent = legend;
   set.append(title, ...children);
   return set;
-}
-
-function field(label: string, control: HTMLElement): HTMLLabelElement {
-  const element = document.createElement("label");
-  const text = document.createElement("span");
-  text.textContent = label;
-  element.append(text, control);
-  return element;
 }

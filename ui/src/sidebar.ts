@@ -3,13 +3,13 @@
 // Each row has a check box that puts it in the question's scope, and a menu (right click,
 // Shift+F10 or its ⋮ button) with what can be done to it (a folder's: when chats over it search,
 // too); the keys are the usual ones (arrows, Home/End, Enter, Space, F2, Delete), Ctrl/Shift+click
-// choose several documents, and folders and documents move by dragging.
+// choose several documents, and folders and documents move by dragging. Below it, the remote
+// libraries (`remote-tree.ts`).
 
-import { button, inlineEdit } from "./dom";
+import { button, inlineEdit, scopeBox } from "./dom";
 import {
   ChevronRight,
   CircleAlert,
-  EllipsisVertical,
   FileText,
   Folder,
   FolderOpen,
@@ -23,8 +23,9 @@ import {
 } from "./icons";
 import { cancelIndexing, reindex, run, unlock } from "./actions";
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
-import { showMenu, type MenuItem } from "./menu";
-import { folderIncluded, toggleDocument, toggleFolder } from "./scope";
+import { menuButton, showMenu, underRow, type MenuItem } from "./menu";
+import { RemoteTree } from "./remote-tree";
+import { askingOnly, folderIncluded, toggleDocument, toggleFolder } from "./scope";
 import { buildTree, EMPTY_LIBRARY, linkText, statusText, type FolderNode, type Store } from "./store";
 import { inheritedStrategy, STRATEGIES } from "./strategy";
 import {
@@ -71,11 +72,15 @@ export class Sidebar {
   /** The row being renamed in place. */
   private renaming: string | null = null;
   private readonly tree = document.createElement("ul");
+  /** The header, the tree and what an empty library says: drawn again with the library. */
+  private readonly local = document.createElement("div");
+  /** The remote libraries, below: drawn by themselves. */
+  readonly remotes: RemoteTree;
   /** The rows drawn, by key. */
   private items = new Map<string, HTMLElement>();
 
   constructor(
-    private readonly root: HTMLElement,
+    root: HTMLElement,
     private readonly hooks: SidebarHooks,
     private readonly storage: Storage = window.localStorage,
   ) {
@@ -89,6 +94,8 @@ export class Sidebar {
       const item = (e.target as HTMLElement).closest<HTMLElement>("[data-key]");
       if (item?.dataset.key) this.focus(item.dataset.key, false);
     });
+    this.remotes = new RemoteTree(hooks);
+    root.replaceChildren(this.local, this.remotes.element);
     hooks.scope.subscribe(() => this.render(this.view));
   }
 
@@ -106,13 +113,13 @@ export class Sidebar {
     const hadFocus = this.tree.contains(document.activeElement);
     this.items = new Map();
     this.tree.replaceChildren(...roots.map((node) => this.folderItem(node, 1)));
-    this.root.replaceChildren(this.header(), this.tree);
+    this.local.replaceChildren(this.header(), this.tree);
     if (view.documents.length === 0) {
       const empty = document.createElement("p");
       empty.className = "empty-library";
       empty.textContent =
         "No documents yet. Drop PDFs onto a folder here, or choose “Add PDFs…” in a folder's menu; each is indexed on this machine.";
-      this.root.append(empty);
+      this.local.append(empty);
     }
     if (hadFocus) this.item(this.focused)?.focus();
   }
@@ -288,31 +295,15 @@ export class Sidebar {
 
   /** The box that puts a row in the scope; a row inside a chosen folder shows checked too. */
   private checkBox(key: string, label: string, included: boolean): HTMLInputElement {
-    const box = document.createElement("input");
-    box.type = "checkbox";
-    box.className = "in-scope";
-    box.tabIndex = -1;
-    box.checked = included;
-    box.setAttribute("aria-label", `Ask about ${label}`);
     this.items.get(key)?.setAttribute("aria-checked", String(included));
-    box.addEventListener("click", (e) => {
-      e.stopPropagation();
-      this.toggleScope(key);
-    });
-    return box;
+    return scopeBox(label, included, () => this.toggleScope(key));
   }
 
   private menuButton(key: string, label: string): HTMLButtonElement {
-    const b = button("", "row-menu", () => {
+    return menuButton(label, (x, y) => {
       this.focus(key);
-      const at = b.getBoundingClientRect();
-      this.showMenuFor(key, at.left, at.bottom);
+      this.showMenuFor(key, x, y);
     });
-    b.tabIndex = -1;
-    b.setAttribute("aria-label", `Actions for ${label}`);
-    b.setAttribute("aria-haspopup", "menu");
-    b.append(icon(EllipsisVertical));
-    return b;
   }
 
   private dropTarget(row: HTMLElement, path: string) {
@@ -435,8 +426,7 @@ export class Sidebar {
   }
 
   private menuAtRow(key: string) {
-    const at = this.item(key)?.getBoundingClientRect();
-    this.showMenuFor(key, (at?.left ?? 0) + 24, at ? at.top + 22 : 0);
+    this.showMenuFor(key, ...underRow(this.item(key)));
   }
 
   private startRename(key: string) {
@@ -460,7 +450,7 @@ export class Sidebar {
       {
         label: "Ask about this folder",
         run: () => {
-          this.hooks.scope.update((s) => ({ ...s, folders: [folder.id], documents: [] }));
+          this.hooks.scope.update((s) => askingOnly(s, { folders: [folder.id] }));
           this.hooks.askNow();
         },
       },
@@ -504,7 +494,7 @@ export class Sidebar {
       {
         label: many ? `Ask about these ${ids.length} documents` : "Ask about this document",
         run: () => {
-          this.hooks.scope.update((s) => ({ ...s, folders: [], documents: ids }));
+          this.hooks.scope.update((s) => askingOnly(s, { documents: ids }));
           this.hooks.askNow();
         },
       },

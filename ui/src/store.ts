@@ -1,5 +1,6 @@
 // The UI's state, kept apart from the DOM so that it can be tested: the folder tree built from
-// the library's flat lists, and the chat as it streams.
+// the library's flat lists, and the chat as it streams, its sources named (a remote library's
+// with the remote's name).
 
 import type { AnswerEvent, Citation, ErrorPayload, Folder, LibraryDocument, LibraryView, Link } from "./bindings";
 
@@ -114,16 +115,20 @@ export function applyAnswerEvent(answer: StreamingAnswer, event: AnswerEvent): S
   return { ...answer, citations: [...answer.citations, event.citation] };
 }
 
-/** The citations of an answer grouped per document, in order of first citation. */
-export function citationsByDocument(citations: Citation[]): { name: string; document: string; citations: Citation[] }[] {
-  const groups: { name: string; document: string; citations: Citation[] }[] = [];
+/** A cited document's name as a person reads it: with its remote library's, if it is one's
+ *  ("memo.pdf · bob"). */
+export function sourceName(source: { document_name: string; remote?: string }): string {
+  return source.remote === undefined ? source.document_name : `${source.document_name} · ${source.remote}`;
+}
+
+/** The citations of an answer grouped per document (a remote library's apart from this one's),
+ *  in order of first citation. */
+export function citationsByDocument(citations: Citation[]): { name: string; citations: Citation[] }[] {
+  const groups: { name: string; citations: Citation[] }[] = [];
   for (const c of citations) {
-    let group = groups.find((g) => g.document === c.document);
-    if (!group) {
-      group = { name: c.document_name, document: c.document, citations: [] };
-      groups.push(group);
-    }
-    group.citations.push(c);
+    const group = groups.find(({ citations: [first] }) => first.document === c.document && first.remote === c.remote);
+    if (group) group.citations.push(c);
+    else groups.push({ name: sourceName(c), citations: [c] });
   }
   return groups;
 }

@@ -1,7 +1,8 @@
 // The library tree apart from the DOM: a folder's totals with its subfolders, the rows the
-// keyboard walks through as the folders stand open or closed, and which folders are closed.
+// keyboard walks through as the folders stand open or closed, and which folders are closed; and
+// the rows of the remote libraries' tree, each remote with the folders its server said.
 
-import type { LibraryDocument } from "./bindings";
+import type { LibraryDocument, Remote, RemoteScope } from "./bindings";
 import type { FolderNode } from "./store";
 
 /** What a folder holds, its subfolders included. */
@@ -71,6 +72,48 @@ export function documentsBetween(rows: Row[], from: string, to: string): string[
   return rows
     .slice(Math.min(a, b), Math.max(a, b) + 1)
     .flatMap((r) => (r.kind === "document" ? [r.doc.id] : []));
+}
+
+/** What a remote library's server said of its folders: nothing yet, the folders its token sees,
+ *  or why it could not be asked. */
+export type RemoteFolders =
+  | { state: "asking" }
+  | { state: "ready"; paths: string[] }
+  | { state: "unreachable"; reason: string };
+
+/** One visible row of the remote libraries' tree: a remote, or a folder of it. */
+export type RemoteRow =
+  | { kind: "remote"; key: string; remote: Remote; parent: null }
+  | { kind: "remote-folder"; key: string; remote: Remote; path: string; parent: string };
+
+/** A remote's key, and one of its folders' (a remote's name has no "/": the first ends it). */
+export const remoteKey = (name: string) => `r:${name}`;
+export const remoteFolderKey = (name: string, path: string) => `r:${name}/${path}`;
+
+/** The remote rows a person sees, top to bottom: an open remote shows the folders its server said. */
+export function remoteRows(
+  remotes: Remote[],
+  folders: ReadonlyMap<string, RemoteFolders>,
+  closed: ReadonlySet<string>,
+): RemoteRow[] {
+  return remotes.flatMap((remote): RemoteRow[] => {
+    const key = remoteKey(remote.name);
+    const said = folders.get(remote.name);
+    const paths = said?.state === "ready" && !closed.has(remote.name) ? said.paths : [];
+    const children = paths.map((path): RemoteRow => ({
+      kind: "remote-folder",
+      key: remoteFolderKey(remote.name, path),
+      remote,
+      path,
+      parent: key,
+    }));
+    return [{ kind: "remote", key, remote, parent: null }, ...children];
+  });
+}
+
+/** What a remote row puts in a scope: the whole remote, or its folder. */
+export function remotePart(row: RemoteRow): RemoteScope {
+  return { remote: row.remote.name, folder: row.kind === "remote" ? null : row.path };
 }
 
 const CLOSED_KEY = "lectern.closed-folders";

@@ -1,4 +1,31 @@
-import { highlightedBoxes, highlightedItems, itemsWith, pagesWith, pageWithin, zoomStep } from "./viewer";
+import { makeApi } from "./ipc";
+import { highlightedBoxes, highlightedItems, itemsWith, pagesWith, pageWithin, Viewer, zoomStep } from "./viewer";
+import type { Citation } from "./bindings";
+
+// pdf.js stands in for itself: every document has three pages whose text is two items, laid out
+// as one span each.
+vi.mock("pdfjs-dist", () => {
+  const items = [{ str: "Summary" }, { str: "The memo says the budget grew." }];
+  const page = {
+    getViewport: ({ scale }: { scale: number }) => ({ width: 600 * scale, height: 800 * scale, scale }),
+    render: () => ({ promise: Promise.resolve() }),
+    getTextContent: async () => ({ items }),
+  };
+  class TextLayer {
+    textDivs: HTMLElement[] = [];
+    constructor(private readonly options: { container: HTMLElement }) {}
+    async render() {
+      this.textDivs = items.map(({ str }) => {
+        const span = document.createElement("span");
+        span.textContent = str;
+        return span;
+      });
+      this.options.container.append(...this.textDivs);
+    }
+  }
+  const pdf = { numPages: 3, getPage: async () => page };
+  return { GlobalWorkerOptions: {}, TextLayer, getDocument: () => ({ promise: Promise.resolve(pdf), destroy: () => {} }) };
+});
 
 describe("passage highlighting", () => {
   it("marks the page's text items that are part of the cited passage", () => {
@@ -62,5 +89,49 @@ describe("find in the document", () => {
     expect(pagesWith(pages, "revenue europe")).toEqual([2, 3]);
     expect(pagesWith(pages, "  ")).toEqual([]);
     expect(itemsWith(["Revenue grew", "in", "Asia"], "revenue europe")).toEqual([true, false, false]);
+  });
+});
+
+describe("a remote library's citation", () => {
+  it("opens its page from the remote's server, named with it, its passage matched by its words", async () => {
+    // jsdom draws nothing, and has no scrolling into view.
+    vi.spyOn(HTMLCanvasElement.prototype, "getContext").mockReturnValue(null);
+    Element.prototype.scrollIntoView = () => {};
+    const calls: [string, Record<string, unknown> | undefined][] = [];
+    const api = makeApi(
+      async (command, args) => {
+        calls.push([command, args]);
+        return command === "page_words" ? [] : new ArrayBuffer(8);
+      },
+      () => ({ onmessage: () => {} }),
+    );
+    const root = document.createElement("aside");
+    document.body.append(root);
+    const citation: Citation = {
+      number: 1,
+      document: "rd1",
+      document_name: "memo.pdf",
+      chunk_id: "c",
+      page: 2,
+      char_start: 0,
+      char_end: 30,
+      quote: "The memo says the budget grew.",
+      score: 1,
+      remote: "bob",
+    };
+    const viewer = new Viewer(root, api);
+    await viewer.open(citation);
+    expect(calls).toEqual([["remote_pdf", { remote: "bob", id: "rd1" }]]);
+    expect(root.querySelector("h2")?.textContent).toBe("memo.pdf · bob, page 2");
+    expect([...root.querySelectorAll(".textLayer span")].map((s) => s.classList.contains("highlight"))).toEqual([false, true]);
+    // This library's document of the same id is another: its own PDF, with its words' boxes.
+    const { remote: _, ...local } = citation;
+    await viewer.open(local);
+    expect(calls.slice(1)).toEqual([
+      ["document_pdf", { id: "rd1" }],
+      ["page_words", { id: "rd1", page: 2 }],
+    ]);
+    expect(root.querySelector("h2")?.textContent).toBe("memo.pdf, page 2");
+    vi.restoreAllMocks();
   });
 });

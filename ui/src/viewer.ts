@@ -1,10 +1,12 @@
 // The PDF viewer panel: pdf.js renders the cited page and its text layer, and the cited passage
 // is highlighted from its stored character offsets, by the boxes the core gives each word of the
-// page (by matching its words in the text layer only where the core has no boxes).
+// page (by matching its words in the text layer only where the core has no boxes, as for a
+// remote library's page, whose boxes stay with its server).
 // The other pages are a click, a page number or Page Up/Down away; zoom goes in steps from the
 // page's width fitted to the panel, or fits the whole page; Ctrl+F finds words in the document,
 // page by page; "Back to the answer" returns to the footnote that opened the page.
-// The PDF's bytes come from the `document_pdf` command; the webview reads no file.
+// The PDF's bytes come from the `document_pdf` command (`remote_pdf` for a remote library's
+// document); the webview reads no file.
 
 import * as pdfjs from "pdfjs-dist";
 import type { PDFDocumentProxy } from "pdfjs-dist";
@@ -12,7 +14,7 @@ import { button } from "./dom";
 import { Thumbnails } from "./thumbnails";
 import type { Api } from "./ipc";
 import type { Citation, WordBox } from "./bindings";
-import { words } from "./store";
+import { sourceName, words } from "./store";
 
 pdfjs.GlobalWorkerOptions.workerSrc = new URL("pdfjs-dist/build/pdf.worker.min.mjs", import.meta.url).toString();
 
@@ -74,6 +76,16 @@ export function highlightedBoxes(words: WordBox[], start: number, end: number): 
   return rects;
 }
 
+/** A document the viewer shows: its id, in its remote library if `remote` names one. */
+interface Shown {
+  id: string;
+  name: string;
+  remote?: string;
+}
+
+/** What tells documents apart: their id, and their remote library's name (which has no "/"). */
+const shownKey = (doc: Shown) => `${doc.remote ?? ""}/${doc.id}`;
+
 /** The zoom steps, as multiples of the page's width fitted to the panel. */
 export const ZOOMS = [0.5, 0.75, 1, 1.25, 1.5, 2, 3];
 
@@ -111,12 +123,12 @@ export class Viewer {
   private fitPage = false;
   /** The words found, and the pages that hold them. */
   private found: { query: string; pages: number[] } | null = null;
-  /** Each page's text, read once per document for finding. */
-  private texts: { id: string; pages: Promise<string[]> } | null = null;
+  /** Each page's text, read once per document (by [`shownKey`]) for finding. */
+  private texts: { key: string; pages: Promise<string[]> } | null = null;
   /** The boxes of the cited page's words, kept while it is shown again (zoomed, left and back). */
   private citedWords: { citation: Citation; words: Promise<WordBox[]> } | null = null;
   /** The document shown; the citation whose page is highlighted, if any; the page shown; the zoom. */
-  private doc: { id: string; name: string } | null = null;
+  private doc: Shown | null = null;
   private citation: Citation | null = null;
   private shown = 1;
   private pages = 1;
@@ -227,15 +239,19 @@ export class Viewer {
     }
   }
 
-  private load(id: string): Promise<PDFDocumentProxy> {
-    let doc = this.documents.get(id);
+  private load(shown: Shown): Promise<PDFDocumentProxy> {
+    const key = shownKey(shown);
+    let doc = this.documents.get(key);
     if (!doc) {
-      doc = this.api.documentPdf(id).then((bytes) => {
+      const { id, remote } = shown;
+      const fetched = remote === undefined ? this.api.documentPdf(id) : this.api.remotePdf(remote, id);
+      doc = fetched.then((bytes) => {
         const task = pdfjs.getDocument({ data: new Uint8Array(bytes) });
-        // A protected PDF opens with the password it was unlocked with; asked for once.
+        // A protected PDF opens with the password it was unlocked with, asked for once; a remote
+        // library's, whose password stays with its server, does not open.
         let asked = false;
         task.onPassword = (give: (password: string) => void) => {
-          if (asked) return void task.destroy();
+          if (asked || remote !== undefined) return void task.destroy();
           asked = true;
           this.api.documentPassword(id).then(
             (password) => (password === null ? void task.destroy() : give(password)),
@@ -244,17 +260,26 @@ export class Viewer {
         };
         return task.promise;
       });
-      doc.catch(() => this.documents.delete(id));
-      this.documents.set(id, doc);
+      doc.catch(() => this.documents.delete(key));
+      this.documents.set(key, doc);
     }
     return doc;
   }
 
-  /** Opens the cited page with the passage highlighted, and moves the focus to it. */
+  /** Opens the cited page (of a remote library's document, if the citation names one) with the
+   *  passage highlighted, and moves the focus to it. */
   async open(citation: Citation, from: HTMLElement | null = null) {
     this.returnTo = from;
     this.back.hidden = from === null;
-    await this.show({ id: citation.document, name: citation.document_name }, citation, citation.page);
+    const { document: id, remote } = citation;
+    await this.show({ id, name: sourceName(citation), remote }, citation, citation.page);
+  }
+
+  /** The boxes of the cited page's words; none for a remote library's page (its server keeps
+   *  them), whose passage is matched by its words. */
+  private citedPageWords(citation: Citation): Promise<WordBox[]> {
+    if (citation.remote !== undefined) return Promise.resolve([]);
+    return this.api.pageWords(citation.document, citation.page);
   }
 
   /** Moves the focus back to the footnote that opened the page. */
@@ -269,7 +294,8 @@ export class Viewer {
     const query = this.findBox.value.trim();
     if (!doc || !query) return;
     if (this.found?.query !== query) {
-      if (this.texts?.id !== doc.id) this.texts = { id: doc.id, pages: this.pageTexts(doc.id) };
+      const key = shownKey(doc);
+      if (this.texts?.key !== key) this.texts = { key, pages: this.pageTexts(doc) };
       const pages = pagesWith(await this.texts.pages, query);
       // Another document was opened meanwhile: this search is not its.
       if (this.doc !== doc) return;
@@ -288,8 +314,8 @@ export class Viewer {
     await this.render(next);
   }
 
-  private async pageTexts(id: string): Promise<string[]> {
-    const pdf = await this.load(id);
+  private async pageTexts(doc: Shown): Promise<string[]> {
+    const pdf = await this.load(doc);
     const texts: string[] = [];
     for (let n = 1; n <= pdf.numPages; n++) {
       const content = await (await pdf.getPage(n)).getTextContent();
@@ -305,10 +331,10 @@ export class Viewer {
     await this.show({ id, name }, null, page);
   }
 
-  private async show(doc: { id: string; name: string }, citation: Citation | null, page: number) {
+  private async show(doc: Shown, citation: Citation | null, page: number) {
     this.root.hidden = false;
     this.root.focus({ preventScroll: true });
-    if (this.doc?.id !== doc.id) this.found = null;
+    if (!this.doc || shownKey(this.doc) !== shownKey(doc)) this.found = null;
     this.doc = doc;
     this.citation = citation;
     await this.render(page);
@@ -334,7 +360,7 @@ export class Viewer {
   private async render(number: number) {
     const { doc, citation } = this;
     if (!doc) return;
-    const pdf = await this.load(doc.id);
+    const pdf = await this.load(doc);
     this.pages = pdf.numPages;
     this.shown = pageWithin(number, this.pages, 1);
     this.title.textContent = `${doc.name}, page ${this.shown}`;
@@ -380,7 +406,7 @@ export class Viewer {
       return;
     }
     if (this.citedWords?.citation !== citation) {
-      this.citedWords = { citation, words: this.api.pageWords(citation.document, citation.page) };
+      this.citedWords = { citation, words: this.citedPageWords(citation) };
     }
     // Without them (the file could not be read again), the passage's words are matched.
     const words = await this.citedWords.words.catch((): WordBox[] => []);
