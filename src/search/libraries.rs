@@ -102,5 +102,16 @@ mod tests {
         assert_eq!(fused.hits[1].folder_path, "bob: Docs");
         assert_eq!(fused.documents_searched, 4);
         assert_eq!(fused.unreachable[0].remote, "down");
+        // One document id in two libraries is two sources.
+        let twice = fuse_libraries(
+            "q",
+            SearchMode::Hybrid,
+            2,
+            Some(results(&["a"], 0.5)),
+            vec![("bob".into(), Ok(results(&["a"], 0.5)))],
+        );
+        let mut same = twice.hits.clone();
+        same[1].document = same[0].document;
+        assert_eq!(crate::search::sources_of(&same).len(), 2);
     }
 }

@@ -145,6 +145,10 @@ pub struct Source {
     pub document_name: String,
     pub folder: FolderId,
     pub folder_path: String,
+    /// The remote library the document is in (its name here); `None` for this library's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub remote: Option<String>,
     pub best_score: f32,
     /// Indexes into [`SearchResults::hits`], best first.
     pub hits: Vec<usize>,
@@ -209,12 +213,15 @@ pub struct Unreachable {
     pub reason: String,
 }
 
-/// Groups `hits` (already in rank order) per document, keeping the order of each document's
-/// best hit.
+/// Groups `hits` (already in rank order) per document (of this library or of one remote),
+/// keeping the order of each document's best hit.
 pub fn sources_of(hits: &[Hit]) -> Vec<Source> {
     let mut sources: Vec<Source> = Vec::new();
     for (i, hit) in hits.iter().enumerate() {
-        match sources.iter_mut().find(|s| s.document == hit.document) {
+        match sources
+            .iter_mut()
+            .find(|s| s.document == hit.document && s.remote == hit.remote)
+        {
             Some(source) => {
                 source.hits.push(i);
                 if !source.pages.contains(&hit.page) {
@@ -226,6 +233,7 @@ pub fn sources_of(hits: &[Hit]) -> Vec<Source> {
                 document_name: hit.document_name.clone(),
                 folder: hit.folder,
                 folder_path: hit.folder_path.clone(),
+                remote: hit.remote.clone(),
                 best_score: hit.score,
                 hits: vec![i],
                 pages: vec![hit.page],

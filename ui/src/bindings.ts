@@ -453,7 +453,11 @@ second_stage: number | null, };
 /**
  * The hits of one document, for a "sources" view.
  */
-export type Source = { document: DocumentId, document_name: string, folder: FolderId, folder_path: string, best_score: number, 
+export type Source = { document: DocumentId, document_name: string, folder: FolderId, folder_path: string, 
+/**
+ * The remote library the document is in (its name here); `None` for this library's.
+ */
+remote?: string, best_score: number, 
 /**
  * Indexes into [`SearchResults::hits`], best first.
  */
