@@ -17,6 +17,7 @@ mod remotes;
 mod search;
 mod settings;
 mod status;
+mod strategy;
 
 use std::sync::Arc;
 

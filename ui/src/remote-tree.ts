@@ -12,6 +12,7 @@ import { ChevronRight, Folder, Globe, icon } from "./icons";
 import { errorMessage, type Api } from "./ipc";
 import { menuButton, showMenu, underRow, type MenuItem } from "./menu";
 import { RemoteDialog } from "./remote-dialog";
+import { RovingFocus } from "./roving";
 import { askingOnly, remoteChosen, remoteIncluded, remoteLabel, toggleRemote, withoutRemote } from "./scope";
 import { remotePart, remoteRows, type RemoteFolders, type RemoteRow } from "./tree";
 import type { AddedRemote, Remote, RemoteScope, Scope } from "./bindings";
@@ -39,10 +40,8 @@ export class RemoteTree {
   /** The remotes whose folders are hidden, by name. */
   private readonly closed = new Set<string>();
   private rows: RemoteRow[] = [];
-  /** The rows drawn, by key. */
-  private items = new Map<string, HTMLElement>();
-  /** The row with the tree's tab stop. */
-  private focused: string | null = null;
+  /** The row with the tree's tab stop, and the rows drawn. */
+  private readonly roving = new RovingFocus(this.tree, () => this.rows);
 
   constructor(private readonly hooks: RemoteHooks) {
     this.element.className = "remotes";
@@ -54,10 +53,6 @@ export class RemoteTree {
     this.tree.setAttribute("role", "tree");
     this.tree.setAttribute("aria-labelledby", title.id);
     this.tree.addEventListener("keydown", (e) => this.key(e));
-    this.tree.addEventListener("focusin", (e) => {
-      const item = (e.target as HTMLElement).closest<HTMLElement>("[data-key]");
-      if (item?.dataset.key) this.focus(item.dataset.key, false);
-    });
     this.dialog = new RemoteDialog(hooks.api, (added) => void this.added(added));
     const add = button(
       "Add remote library…",
@@ -102,15 +97,13 @@ export class RemoteTree {
 
   /** Draws the remotes, keeping the focus on the row that had it. */
   private render() {
-    const hadFocus = this.tree.contains(document.activeElement);
     this.rows = remoteRows(this.remotes, this.folders, this.closed);
-    if (!this.rows.some((r) => r.key === this.focused)) this.focused = this.rows[0]?.key ?? null;
-    this.items = new Map();
-    // An empty tree is no tree: hidden until a remote is added.
-    this.tree.hidden = this.rows.length === 0;
-    const branches = this.rows.filter((r): r is Branch => r.kind === "remote");
-    this.tree.replaceChildren(...branches.map((r) => this.remoteItem(r)));
-    if (hadFocus) this.item(this.focused)?.focus();
+    this.roving.redraw(() => {
+      // An empty tree is no tree: hidden until a remote is added.
+      this.tree.hidden = this.rows.length === 0;
+      const branches = this.rows.filter((r): r is Branch => r.kind === "remote");
+      this.tree.replaceChildren(...branches.map((r) => this.remoteItem(r)));
+    });
   }
 
   private remoteItem(row: Branch): HTMLLIElement {
@@ -170,19 +163,18 @@ export class RemoteTree {
     item.dataset.key = row.key;
     item.setAttribute("role", "treeitem");
     item.setAttribute("aria-level", row.parent === null ? "1" : "2");
-    item.tabIndex = row.key === this.focused ? 0 : -1;
     const name = document.createElement("span");
     name.className = "folder-name";
     // Names and paths may hold spaces, which an id may not: the rows are numbered instead.
-    name.id = `remote-name-${this.items.size}`;
+    name.id = `remote-name-${this.roving.size}`;
     name.textContent = label;
     item.setAttribute("aria-labelledby", name.id);
-    this.items.set(row.key, item);
+    this.roving.add(row.key, item);
     const bar = document.createElement("div");
     bar.className = "folder-row";
     const full = remoteLabel(remotePart(row));
     bar.append(lead, this.checkBox(item, row, full), kind, name, menuButton(full, (x, y) => this.menuAt(row, x, y)));
-    bar.addEventListener("click", () => this.focus(row.key));
+    bar.addEventListener("click", () => this.roving.focus(row.key));
     bar.addEventListener("contextmenu", (e) => {
       e.preventDefault();
       this.menuAt(row, e.clientX, e.clientY);
@@ -206,19 +198,6 @@ export class RemoteTree {
     return box;
   }
 
-  private item(key: string | null): HTMLElement | null {
-    return key === null ? null : (this.items.get(key) ?? null);
-  }
-
-  /** Gives `key` the tree's tab stop (and the focus, if `move`). */
-  private focus(key: string, move = true) {
-    this.item(this.focused)?.setAttribute("tabindex", "-1");
-    this.focused = key;
-    const item = this.item(key);
-    item?.setAttribute("tabindex", "0");
-    if (move) item?.focus();
-  }
-
   private toggleOpen(name: string) {
     if (!this.closed.delete(name)) this.closed.add(name);
     this.render();
@@ -231,7 +210,7 @@ export class RemoteTree {
   private key(e: KeyboardEvent) {
     // Retry and ⋮ keep their own keys.
     if ((e.target as HTMLElement).closest("button")) return;
-    const at = this.rows.findIndex((r) => r.key === this.focused);
+    const at = this.roving.at;
     const row = this.rows[at];
     const action = row && this.keyAction(e, row, at);
     if (!action) return;
@@ -241,12 +220,9 @@ export class RemoteTree {
 
   /** What a key does on `row`, the `at`-th row; undefined for a key the tree leaves alone. */
   private keyAction(e: KeyboardEvent, row: RemoteRow, at: number): (() => void) | undefined {
-    const move = (i: number) => {
-      const next = this.rows[Math.max(0, Math.min(this.rows.length - 1, i))];
-      if (next) this.focus(next.key);
-    };
+    const move = (i: number) => this.roving.move(i);
     const name = row.remote.name;
-    const expanded = this.item(row.key)?.getAttribute("aria-expanded") ?? null;
+    const expanded = this.roving.item(row.key)?.getAttribute("aria-expanded") ?? null;
     const actions: Record<string, () => void> = {
       ArrowDown: () => move(at + 1),
       ArrowUp: () => move(at - 1),
@@ -258,7 +234,7 @@ export class RemoteTree {
       },
       ArrowLeft: () => {
         if (expanded === "true") this.toggleOpen(name);
-        else if (row.parent !== null) this.focus(row.parent);
+        else if (row.parent !== null) this.roving.focus(row.parent);
       },
       Enter: () => {
         if (expanded !== null) this.toggleOpen(name);
@@ -267,7 +243,7 @@ export class RemoteTree {
       Delete: () => {
         if (row.kind === "remote") void this.remove(name);
       },
-      ContextMenu: () => this.menuAt(row, ...underRow(this.item(row.key))),
+      ContextMenu: () => this.menuAt(row, ...underRow(this.roving.item(row.key))),
     };
     if (e.key === "F10") return e.shiftKey ? actions.ContextMenu : undefined;
     return actions[e.key];
@@ -275,8 +251,8 @@ export class RemoteTree {
 
   /** Opens `row`'s menu at (`x`, `y`): asking about it, and removing a remote. */
   private menuAt(row: RemoteRow, x: number, y: number) {
-    this.focus(row.key);
-    const back = this.item(row.key);
+    this.roving.focus(row.key);
+    const back = this.roving.item(row.key);
     if (!back) return;
     const part = remotePart(row);
     const items: MenuItem[] = [

@@ -25,6 +25,7 @@ import { cancelIndexing, reindex, run, unlock } from "./actions";
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
 import { menuButton, showMenu, underRow, type MenuItem } from "./menu";
 import { RemoteTree } from "./remote-tree";
+import { RovingFocus } from "./roving";
 import { askingOnly, folderIncluded, toggleDocument, toggleFolder } from "./scope";
 import { buildTree, EMPTY_LIBRARY, linkText, statusText, type FolderNode, type Store } from "./store";
 import { inheritedStrategy, STRATEGIES } from "./strategy";
@@ -66,8 +67,7 @@ export class Sidebar {
   private readonly closed: Set<number>;
   /** The documents chosen (Ctrl/Shift+click), which drag and Delete act on together. */
   readonly selected = new Set<string>();
-  /** The row with the tree's tab stop, and the end a Shift+click range starts from. */
-  private focused: string | null = null;
+  /** The end a Shift+click range starts from. */
   private anchor: string | null = null;
   /** The row being renamed in place. */
   private renaming: string | null = null;
@@ -76,8 +76,8 @@ export class Sidebar {
   private readonly local = document.createElement("div");
   /** The remote libraries, below: drawn by themselves. */
   readonly remotes: RemoteTree;
-  /** The rows drawn, by key. */
-  private items = new Map<string, HTMLElement>();
+  /** The row with the tree's tab stop, and the rows drawn. */
+  private readonly roving = new RovingFocus(this.tree, () => this.rows);
 
   constructor(
     root: HTMLElement,
@@ -90,10 +90,6 @@ export class Sidebar {
     this.tree.setAttribute("aria-label", "Library");
     this.tree.setAttribute("aria-multiselectable", "true");
     this.tree.addEventListener("keydown", (e) => this.key(e));
-    this.tree.addEventListener("focusin", (e) => {
-      const item = (e.target as HTMLElement).closest<HTMLElement>("[data-key]");
-      if (item?.dataset.key) this.focus(item.dataset.key, false);
-    });
     this.remotes = new RemoteTree(hooks);
     root.replaceChildren(this.local, this.remotes.element);
     hooks.scope.subscribe(() => this.render(this.view));
@@ -109,19 +105,17 @@ export class Sidebar {
     for (const id of [...this.selected]) if (!view.documents.some((d) => d.id === id)) this.selected.delete(id);
     const roots = buildTree(view);
     this.rows = visibleRows(roots, this.closed);
-    if (!this.rows.some((r) => r.key === this.focused)) this.focused = this.rows[0]?.key ?? null;
-    const hadFocus = this.tree.contains(document.activeElement);
-    this.items = new Map();
-    this.tree.replaceChildren(...roots.map((node) => this.folderItem(node, 1)));
-    this.local.replaceChildren(this.header(), this.tree);
-    if (view.documents.length === 0) {
-      const empty = document.createElement("p");
-      empty.className = "empty-library";
-      empty.textContent =
-        "No documents yet. Drop PDFs onto a folder here, or choose “Add PDFs…” in a folder's menu; each is indexed on this machine.";
-      this.local.append(empty);
-    }
-    if (hadFocus) this.item(this.focused)?.focus();
+    this.roving.redraw(() => {
+      this.tree.replaceChildren(...roots.map((node) => this.folderItem(node, 1)));
+      this.local.replaceChildren(this.header(), this.tree);
+      if (view.documents.length === 0) {
+        const empty = document.createElement("p");
+        empty.className = "empty-library";
+        empty.textContent =
+          "No documents yet. Drop PDFs onto a folder here, or choose “Add PDFs…” in a folder's menu; each is indexed on this machine.";
+        this.local.append(empty);
+      }
+    });
   }
 
   private header(): HTMLElement {
@@ -140,19 +134,6 @@ export class Sidebar {
       tool(SettingsIcon, "open-settings", "Settings", this.hooks.openSettings),
     );
     return header;
-  }
-
-  private item(key: string | null): HTMLElement | null {
-    return key === null ? null : (this.items.get(key) ?? null);
-  }
-
-  /** Gives `key` the tree's tab stop (and the focus, if `move`). */
-  private focus(key: string, move = true) {
-    this.item(this.focused)?.setAttribute("tabindex", "-1");
-    this.focused = key;
-    const item = this.item(key);
-    item?.setAttribute("tabindex", "0");
-    if (move) item?.focus();
   }
 
   private folderItem(node: FolderNode, level: number): HTMLLIElement {
@@ -187,11 +168,11 @@ export class Sidebar {
       count,
       this.menuButton(key, folder.name),
     );
-    row.addEventListener("click", () => this.focus(key));
+    row.addEventListener("click", () => this.roving.focus(key));
     row.addEventListener("dblclick", () => this.toggleOpen(folder.id));
     row.addEventListener("contextmenu", (e) => {
       e.preventDefault();
-      this.focus(key);
+      this.roving.focus(key);
       this.showMenuFor(key, e.clientX, e.clientY);
     });
     this.dropTarget(row, folder.path);
@@ -269,8 +250,7 @@ export class Sidebar {
     item.dataset.key = key;
     item.setAttribute("role", "treeitem");
     item.setAttribute("aria-level", String(level));
-    item.tabIndex = key === this.focused ? 0 : -1;
-    this.items.set(key, item);
+    this.roving.add(key, item);
     return item;
   }
 
@@ -282,26 +262,26 @@ export class Sidebar {
       name.className = className;
       name.id = `name-${key}`;
       name.textContent = text;
-      this.items.get(key)?.setAttribute("aria-labelledby", name.id);
+      this.roving.item(key)?.setAttribute("aria-labelledby", name.id);
       return name;
     }
     return inlineEdit(edited, `rename ${className}`, `New name for ${text}`, (name) => {
       this.renaming = null;
       if (name) void this.rename(key, name);
       else this.render(this.view);
-      this.item(key)?.focus();
+      this.roving.item(key)?.focus();
     });
   }
 
   /** The box that puts a row in the scope; a row inside a chosen folder shows checked too. */
   private checkBox(key: string, label: string, included: boolean): HTMLInputElement {
-    this.items.get(key)?.setAttribute("aria-checked", String(included));
+    this.roving.item(key)?.setAttribute("aria-checked", String(included));
     return scopeBox(label, included, () => this.toggleScope(key));
   }
 
   private menuButton(key: string, label: string): HTMLButtonElement {
     return menuButton(label, (x, y) => {
-      this.focus(key);
+      this.roving.focus(key);
       this.showMenuFor(key, x, y);
     });
   }
@@ -339,7 +319,7 @@ export class Sidebar {
       this.selected.add(id);
       this.anchor = key;
     }
-    this.focus(key);
+    this.roving.focus(key);
     for (const el of this.tree.querySelectorAll<HTMLElement>("li.document")) {
       const on = this.selected.has(el.dataset.documentId ?? "");
       el.classList.toggle("selected", on);
@@ -364,16 +344,15 @@ export class Sidebar {
 
   private key(e: KeyboardEvent) {
     if ((e.target as HTMLElement).tagName === "INPUT" && !(e.target as HTMLInputElement).classList.contains("in-scope")) return;
-    const at = this.rows.findIndex((r) => r.key === this.focused);
+    const at = this.roving.at;
     const row = this.rows[at];
     if (!row) return;
     // Moving onto a document chooses it, as a file manager does (Shift extends, Ctrl only moves).
-    const move = (i: number) => {
-      const next = this.rows[Math.max(0, Math.min(this.rows.length - 1, i))];
-      if (!next) return;
-      if (next.kind === "document" && !(e.ctrlKey || e.metaKey)) this.choose(next.doc.id, e);
-      else this.focus(next.key);
-    };
+    const move = (i: number) =>
+      this.roving.move(i, (next) => {
+        if (next.kind === "document" && !(e.ctrlKey || e.metaKey)) this.choose(next.doc.id, e);
+        else this.roving.focus(next.key);
+      });
     const folderOpen = row.kind === "folder" && !this.closed.has(row.node.folder.id);
     const hasChildren = row.kind === "folder" && (row.node.children.length > 0 || row.node.documents.length > 0);
     switch (e.key) {
@@ -396,7 +375,7 @@ export class Sidebar {
         break;
       case "ArrowLeft":
         if (row.kind === "folder" && folderOpen && hasChildren) this.toggleOpen(row.node.folder.id);
-        else if (row.parent) this.focus(row.parent);
+        else if (row.parent) this.roving.focus(row.parent);
         break;
       case "Enter":
         if (row.kind === "folder") this.toggleOpen(row.node.folder.id);
@@ -426,7 +405,7 @@ export class Sidebar {
   }
 
   private menuAtRow(key: string) {
-    this.showMenuFor(key, ...underRow(this.item(key)));
+    this.showMenuFor(key, ...underRow(this.roving.item(key)));
   }
 
   private startRename(key: string) {
@@ -436,7 +415,7 @@ export class Sidebar {
 
   private showMenuFor(key: string, x: number, y: number) {
     const row = this.row(key);
-    const back = this.item(key);
+    const back = this.roving.item(key);
     if (!row || !back) return;
     const items = row.kind === "folder" ? this.folderMenu(row.node, x, y) : this.documentMenu(row.doc);
     const label = row.kind === "folder" ? row.node.folder.name : row.doc.title || row.doc.file_name;
@@ -470,7 +449,7 @@ export class Sidebar {
    *  as its parent (named), or one of the strategies; the one in force is checked. */
   private strategyMenu(node: FolderNode, x: number, y: number) {
     const { folder } = node;
-    const back = this.item(folderKey(folder.id));
+    const back = this.roving.item(folderKey(folder.id));
     if (!back) return;
     const choose = (strategy: Strategy | null) => () =>
       void this.run(() => this.hooks.api.setFolderStrategy(folder.path, strategy));
