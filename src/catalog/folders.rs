@@ -36,6 +36,7 @@ impl Catalog {
                         name: r.get(2)?,
                         path: String::new(),
                         strategy: None,
+                        inherited_strategy: None,
                         created_at: r.get(3)?,
                     },
                     r.get::<_, Option<String>>(4)?,
@@ -55,6 +56,7 @@ impl Catalog {
             .iter()
             .map(|f| Folder {
                 path: path_of(f, &by_id),
+                inherited_strategy: inherited_strategy(f, &by_id),
                 ..f.clone()
             })
             .collect();
@@ -96,20 +98,11 @@ impl Catalog {
     /// [`Strategy::Always`].
     pub fn default_strategy(&self, scope: &Scope) -> Result<Strategy, CatalogError> {
         let folders = self.list_folders()?;
-        let by_id: HashMap<FolderId, &Folder> = folders.iter().map(|f| (f.id, f)).collect();
-        // At most one step per folder, whatever the rows say.
-        let inherited = |id: FolderId| {
-            let mut next = Some(id);
-            std::iter::from_fn(|| {
-                let folder = by_id.get(&next?)?;
-                next = folder.parent;
-                Some(folder.strategy)
-            })
-            .take(by_id.len())
-            .flatten()
-            .next()
+        let strategy = |id: FolderId| {
+            let folder = folders.iter().find(|f| f.id == id)?;
+            folder.strategy.or(folder.inherited_strategy)
         };
-        Ok(scope.folders.iter().find_map(|&id| inherited(id)).unwrap_or_default())
+        Ok(scope.folders.iter().find_map(|&id| strategy(id)).unwrap_or_default())
     }
 
     /// Creates a folder under `parent` (or at the top level).
@@ -288,6 +281,20 @@ fn move_children_up(tx: &Transaction<'_>, id: FolderId, parent: FolderId) -> Res
 
 /// The slash-separated path of `folder`, walking up through `by_id` (cycles cannot occur: moves
 /// into a descendant are refused, but the walk is bounded anyway).
+/// The strategy of `folder`'s nearest ancestor that has one; at most one step per folder,
+/// whatever the rows say.
+fn inherited_strategy(folder: &Folder, by_id: &HashMap<FolderId, &Folder>) -> Option<Strategy> {
+    let mut next = folder.parent;
+    std::iter::from_fn(|| {
+        let parent = by_id.get(&next?)?;
+        next = parent.parent;
+        Some(parent.strategy)
+    })
+    .take(by_id.len())
+    .flatten()
+    .next()
+}
+
 fn path_of(folder: &Folder, by_id: &HashMap<FolderId, &Folder>) -> String {
     let mut parts = vec![folder.name.as_str()];
     let mut next = folder.parent;

@@ -52,6 +52,8 @@ pub struct Folder {
     /// The retrieval strategy of chats over this folder, unless a chat has its own; without
     /// one, the parent folder's.
     pub strategy: Option<Strategy>,
+    /// The strategy of its nearest ancestor that has one: what its chats take while it has none.
+    pub inherited_strategy: Option<Strategy>,
     pub created_at: i64,
 }
 

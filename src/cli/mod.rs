@@ -188,13 +188,13 @@ fn folder(library: &Library, command: FolderCommand) -> Result<(), Error> {
                 Some(name) if name.eq_ignore_ascii_case("inherit") => library.set_folder_strategy(&path, None)?,
                 Some(name) => library.set_folder_strategy(&path, Some(name.parse().map_err(lectern::Error::from)?))?,
             };
-            let effective = library.default_strategy(&lectern::catalog::Scope {
-                folders: vec![folder.id],
-                ..Default::default()
-            })?;
             match folder.strategy {
                 Some(own) => println!("{}: {own}", folder.path),
-                None => println!("{}: {effective} (inherited)", folder.path),
+                None => println!(
+                    "{}: {} (inherited)",
+                    folder.path,
+                    folder.inherited_strategy.unwrap_or_default()
+                ),
             }
         }
         FolderCommand::Create { path } => println!("created {}", library.create_folder(&path)?.path),

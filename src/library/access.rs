@@ -228,6 +228,7 @@ mod tests {
             name: path.rsplit('/').next().unwrap_or(path).to_string(),
             path: path.to_string(),
             strategy: None,
+            inherited_strategy: None,
             created_at: 0,
         }
     }

@@ -19,7 +19,11 @@ export type Folder = { id: FolderId, parent: FolderId | null, name: string, path
  * The retrieval strategy of chats over this folder, unless a chat has its own; without
  * one, the parent folder's.
  */
-strategy: Strategy | null, created_at: number, };
+strategy: Strategy | null, 
+/**
+ * The strategy of its nearest ancestor that has one: what its chats take while it has none.
+ */
+inherited_strategy: Strategy | null, created_at: number, };
 
 /**
  * Where a document stands in its life: waiting, being indexed, or one of the end states.

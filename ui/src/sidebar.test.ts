@@ -151,7 +151,7 @@ describe("sidebar", () => {
   });
 
   it("sets when chats over a folder search from its menu, the choice in force checked", async () => {
-    const s = sidebar({ ...library, folders: [folder(1, null, "Work", { strategy: "smart" }), folder(2, 1, "Work/taxes")] });
+    const s = sidebar({ ...library, folders: [folder(1, null, "Work", { strategy: "smart" }), folder(2, 1, "Work/taxes", { inherited_strategy: "smart" })] });
     const choices = () => [...document.querySelectorAll<HTMLElement>('.context-menu [role="menuitemradio"]')];
     const shown = () => choices().map((c) => [c.textContent, c.getAttribute("aria-checked")]);
     pick(s.row("f:2"), "When chats search…");

@@ -28,7 +28,7 @@ import { RemoteTree } from "./remote-tree";
 import { RovingFocus } from "./roving";
 import { askingOnly, folderIncluded, toggleDocument, toggleFolder } from "./scope";
 import { buildTree, EMPTY_LIBRARY, linkText, statusText, type FolderNode, type Store } from "./store";
-import { inheritedStrategy, STRATEGIES } from "./strategy";
+import { STRATEGIES } from "./strategy";
 import {
   documentKey,
   documentsBetween,
@@ -453,7 +453,7 @@ export class Sidebar {
     if (!back) return;
     const choose = (strategy: Strategy | null) => () =>
       void this.run(() => this.hooks.api.setFolderStrategy(folder.path, strategy));
-    const inherited = STRATEGIES[inheritedStrategy(this.view.folders, folder.parent)].name;
+    const inherited = STRATEGIES[folder.inherited_strategy ?? "always"].name;
     const items: MenuItem[] = [
       { label: `Inherit (${inherited})`, checked: folder.strategy === null, run: choose(null) },
       ...Object.entries(STRATEGIES).map(([strategy, { name, help }]) => ({

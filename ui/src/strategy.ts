@@ -1,7 +1,7 @@
 // The retrieval strategies (when a question searches the documents) as the chat bar and the
-// folder menu name them, and the one a folder's chats take when it has none of its own.
+// folder menu name them.
 
-import type { Folder, FolderId, Strategy } from "./bindings";
+import type { Strategy } from "./bindings";
 
 /** Each strategy's short name and what it does. */
 export const STRATEGIES: Record<Strategy, { name: string; help: string }> = {
@@ -16,18 +16,3 @@ export const STRATEGIES: Record<Strategy, { name: string; help: string }> = {
     help: "Don't search for small talk or requests about the last answer ('shorter', 'make it a table')",
   },
 };
-
-/** The strategy a folder under `parent` inherits: that of its nearest ancestor with one (as the
- *  catalog's default does), else "always". */
-export function inheritedStrategy(folders: Folder[], parent: FolderId | null): Strategy {
-  const byId = new Map(folders.map((f) => [f.id, f]));
-  let next = parent;
-  // At most one step per folder, whatever the parents say.
-  for (let steps = 0; next !== null && steps < folders.length; steps++) {
-    const folder = byId.get(next);
-    if (!folder) break;
-    if (folder.strategy) return folder.strategy;
-    next = folder.parent;
-  }
-  return "always";
-}

@@ -34,13 +34,14 @@ export const doc = (id: string, folder: number, file_name: string, extra: Partia
 });
 
 /** A folder at `path` under `parent`, named by the path's last part, with no strategy of its own
- *  unless `extra` gives one. */
+ *  nor one to inherit unless `extra` gives them (the catalog fills in the inherited one). */
 export const folder = (id: number, parent: number | null, path: string, extra: Partial<Folder> = {}): Folder => ({
   id,
   parent,
   name: path.slice(path.lastIndexOf("/") + 1),
   path,
   strategy: null,
+  inherited_strategy: null,
   created_at: 0,
   ...extra,
 });
