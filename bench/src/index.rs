@@ -3,7 +3,8 @@
 //! the same 256-token inputs and thread counts, end-to-end indexing (to searchable by keyword and
 //! to embedded) of the corpus's text files and of the 429-page file, embedding a library again
 //! after a change of model while it answers, peak memory while indexing the 429-page file, how
-//! fast an interrupted embedding finishes after a restart, and the time of a move.
+//! fast an interrupted embedding finishes after a restart, the time of a move, and real filings
+//! end to end (`filings.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -11,8 +12,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::args::IndexBenchArgs;
-use crate::embedding;
 use crate::hostile::peak_memory_of;
+use crate::{embedding, filings};
 use lectern::catalog::{Scope, DEFAULT_FOLDER};
 use lectern::jobs::{next_event, IndexEvent, RunMode};
 use lectern::pdf::{Extracted, PdfReader};
@@ -61,6 +62,7 @@ pub async fn run(config: LibraryConfig, args: &IndexBenchArgs) -> anyhow::Result
     peak_memory(&config, &big, &scratch.0)?;
     resume(&config, &big, whole.embedded, &scratch.0).await?;
     moves(&config, &corpus, &scratch.0).await?;
+    filings::run(&config, &args.realqa, args.filings, &scratch.0)?;
     Ok(ExitCode::SUCCESS)
 }
 

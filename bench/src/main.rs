@@ -7,6 +7,7 @@ mod ask;
 mod candle_minilm;
 mod embedding;
 mod extract;
+mod filings;
 mod hostile;
 mod index;
 mod llm;

@@ -1,9 +1,10 @@
-//! The model's ONNX graph, rewritten before ONNX Runtime loads it, in two ways:
+//! The model's ONNX graph, rewritten before ONNX Runtime loads it:
 //!
 //! - PyTorch exports attention with its softmax wrapped in `Where(IsNaN(p), 0, p)`, for rows whose
 //!   every key is masked; a text always has its own tokens to attend to, so no row is, and the two
 //!   nodes only cost time (a seventh of it, measured). They are removed.
-//! - The export's int8 weights are replaced by the f32 ones they were rounded from (`weights.rs`).
+//! - At int8, the products by the export's int8 weights multiply in integers (`int8.rs`); at f32,
+//!   those weights are replaced by the f32 ones they were rounded from (`weights.rs`).
 //!
 //! Nothing else changes: every field the rewrites do not read is carried through as the bytes it
 //! was read from.
@@ -13,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 use prost::Message;
 use thiserror::Error;
 
+use super::int8::{self, Precision};
 use super::weights;
 
 /// Why the model's files could not be made into the graph that runs.
@@ -30,13 +32,19 @@ pub enum GraphError {
     Malformed { weight: String, reason: String },
 }
 
-/// The graph that runs: `exported` (an ONNX file's bytes) without the masked-softmax guards, and
-/// with its int8 weights replaced by their f32 originals from `originals` (a safetensors file's
-/// bytes).
-pub fn prepare(exported: &[u8], originals: &[u8]) -> Result<Vec<u8>, GraphError> {
+/// The graph that runs: `exported` (an ONNX file's bytes) without the masked-softmax guards, its
+/// products at `precision`: by its int8 weights in integers, or by their f32 originals from
+/// `originals` (a safetensors file's bytes).
+pub fn prepare(exported: &[u8], originals: &[u8], precision: Precision) -> Result<Vec<u8>, GraphError> {
     let mut model = Model::decode(exported)?;
     if let Some(graph) = model.graph.as_mut() {
         remove_softmax_guards(graph);
+    }
+    if precision == Precision::Int8 {
+        int8::quantize_products(&mut model)?;
+    }
+    // The products left by int8 weights, all of them at f32.
+    if let Some(graph) = model.graph.as_mut() {
         weights::restore_originals(graph, originals)?;
     }
     Ok(model.encode_to_vec())
@@ -175,6 +183,24 @@ impl Graph {
         uses
     }
 
+    /// The position of each initializer, by name.
+    pub(super) fn initializer_positions(&self) -> Result<HashMap<String, usize>, prost::DecodeError> {
+        self.initializer
+            .iter()
+            .enumerate()
+            .map(|(i, bytes)| Ok((TensorName::decode(bytes.as_slice())?.name, i)))
+            .collect()
+    }
+
+    /// Removes the initializers at `positions`.
+    pub(super) fn remove_initializers(&mut self, positions: &HashSet<usize>) {
+        let mut index = 0;
+        self.initializer.retain(|_| {
+            index += 1;
+            !positions.contains(&(index - 1))
+        });
+    }
+
     /// Removes the nodes at `positions`.
     pub(super) fn remove_nodes(&mut self, positions: &HashSet<usize>) {
         let mut index = 0;
@@ -233,6 +259,23 @@ fn remove_softmax_guards(graph: &mut Graph) {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+
+    /// An initializer's bytes: a tensor named `name` of `dims` and `data_type` holding `raw_data`.
+    pub(in crate::embed) fn tensor(name: &str, dims: &[i64], data_type: i32, raw_data: Vec<u8>) -> Vec<u8> {
+        Tensor {
+            dims: dims.to_vec(),
+            data_type,
+            name: name.into(),
+            raw_data,
+            ..Tensor::default()
+        }
+        .encode_to_vec()
+    }
+
+    /// `values` as little-endian bytes.
+    pub(in crate::embed) fn f32_bytes(values: &[f32]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
 
     /// A node of operator `op` reading `input` and writing `output`.
     pub(in crate::embed) fn node(op: &str, input: &[&str], output: &str) -> Node {

@@ -1,5 +1,5 @@
 //! all-MiniLM-L6-v2 run in-process by ONNX Runtime (`runtime.rs`): the graph of the model's int8
-//! export with its f32 weights, mean pooling over the attention mask and L2 normalisation, which
+//! export, its products at int8 or with its f32 weights (`int8.rs`), mean pooling over the attention mask and L2 normalisation, which
 //! is what sentence-transformers computes for this model. The graph is prepared before it loads
 //! (`graph.rs`). Sessions side by side, each on its own threads: a session runs one batch at a
 //! time.
@@ -13,16 +13,16 @@ use ort::session::Session;
 use ort::value::Tensor;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
-use super::{graph, runtime, EmbedError, Embedder};
+use super::{graph, int8, runtime, EmbedError, Embedder, Precision};
 
 /// The model's maximum input, in tokens, as its sentence-transformers config says.
 pub const MAX_SEQUENCE: usize = 256;
-/// Texts embedded in one run of the model: as fast as 16 here, with a quarter of the activations
-/// (the attention scores of 256-token texts are 3 MB per text and layer).
+/// Texts embedded in one run of the model at f32: as fast as 16 here, with a quarter of the
+/// activations (the attention scores of 256-token texts are 3 MB per text and layer).
 const BATCH: usize = 4;
 /// The int8 ONNX export of the model, for its graph.
 pub const MODEL_FILE: &str = "model.onnx";
-/// The model's f32 weights, which replace the export's int8 ones.
+/// The model's f32 weights, which replace the export's int8 ones at f32.
 pub const ORIGINALS_FILE: &str = "model.safetensors";
 /// The tokenizer, which the chunker counts with too.
 pub const TOKENIZER_FILE: &str = "tokenizer.json";
@@ -33,16 +33,19 @@ pub struct MiniLm {
     tokenizer: Tokenizer,
     dimension: usize,
     id: String,
+    /// Texts embedded in one run of the model.
+    batch: usize,
 }
 
 /// How the model's output becomes a text's vector; part of the model's identity.
 const POOLING: &str = "mean over the attention mask, L2-normalised, 256 tokens";
 
-/// The identity of the model in `dir` (see [`Embedder::id`]): its name and a hash of its graph,
-/// weights and pooling. Reads the model's files, without loading it.
-pub fn identity(dir: &Path) -> Result<String, EmbedError> {
+/// The identity of the model in `dir` run at `precision` (see [`Embedder::id`]): its name, the
+/// precision and a hash of its graph, weights and pooling. Reads the model's files, without
+/// loading it.
+pub fn identity(dir: &Path, precision: Precision) -> Result<String, EmbedError> {
     let files = ModelFiles::read(dir)?;
-    Ok(files.identity())
+    Ok(files.identity(precision))
 }
 
 /// The model's files, read.
@@ -65,15 +68,18 @@ impl ModelFiles {
         })
     }
 
-    fn identity(&self) -> String {
+    fn identity(&self, precision: Precision) -> String {
         use sha2::{Digest, Sha256};
-        let hash = Sha256::new()
+        let mut hash = Sha256::new()
             .chain_update(&self.exported)
             .chain_update(&self.originals)
-            .chain_update(POOLING)
-            .finalize();
+            .chain_update(POOLING);
+        if precision == Precision::Int8 {
+            hash.update(int8::RECIPE);
+        }
+        let hash = hash.finalize();
         let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
-        format!("all-MiniLM-L6-v2/f32/{hex}")
+        format!("all-MiniLM-L6-v2/{precision}/{hex}")
     }
 }
 
@@ -99,16 +105,16 @@ impl Parallelism {
 
 impl MiniLm {
     /// Loads the model from `dir` (`model.onnx`, `model.safetensors`, `tokenizer.json`, and the
-    /// ONNX Runtime library that runs it).
-    pub fn load(dir: &Path, parallelism: Parallelism) -> Result<MiniLm, EmbedError> {
+    /// ONNX Runtime library that runs it), to run at `precision`.
+    pub fn load(dir: &Path, parallelism: Parallelism, precision: Precision) -> Result<MiniLm, EmbedError> {
         let environment = runtime::environment(dir)?;
         let broken = |reason: String| EmbedError::ModelBroken {
             dir: dir.to_path_buf(),
             reason,
         };
         let files = ModelFiles::read(dir)?;
-        let id = files.identity();
-        let model = graph::prepare(&files.exported, &files.originals).map_err(|e| broken(e.to_string()))?;
+        let id = files.identity(precision);
+        let model = graph::prepare(&files.exported, &files.originals, precision).map_err(|e| broken(e.to_string()))?;
         drop(files);
         let sessions = (0..parallelism.sessions.max(1))
             .map(|_| {
@@ -133,6 +139,12 @@ impl MiniLm {
             tokenizer,
             dimension,
             id,
+            batch: match precision {
+                Precision::F32 => BATCH,
+                // One text a run: a batch's quantisation scale would be its companions' and its
+                // padding's too, and a text's vector should not depend on them (int8.rs).
+                Precision::Int8 => 1,
+            },
         })
     }
 
@@ -246,7 +258,7 @@ impl Embedder for MiniLm {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        in_length_batches(texts, BATCH, self.sessions.len(), |lane, batch| {
+        in_length_batches(texts, self.batch, self.sessions.len(), |lane, batch| {
             self.embed_batch(lane, batch)
         })
     }

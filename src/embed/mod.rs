@@ -5,6 +5,7 @@ mod error;
 mod gguf;
 mod graph;
 mod http;
+mod int8;
 mod minilm;
 mod runtime;
 mod weights;
@@ -12,6 +13,7 @@ mod weights;
 pub use error::EmbedError;
 pub use gguf::GgufEmbedder;
 pub use http::{identity as http_identity, HttpEmbedder};
+pub use int8::Precision;
 pub use minilm::{
     identity as minilm_identity, in_length_batches, tokenizer_for_batches, MiniLm, Parallelism, MAX_SEQUENCE,
     MODEL_FILE, ORIGINALS_FILE, TOKENIZER_FILE,

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use prost::Message;
 use safetensors::{Dtype, SafeTensors};
 
-use super::graph::{Graph, GraphError, Tensor, TensorName};
+use super::graph::{Graph, GraphError, Tensor};
 
 /// `TensorProto.DataType` of f32 values.
 const FLOAT: i32 = 1;
@@ -24,25 +24,20 @@ const INT8: i32 = 3;
 const HALF_STEP: f32 = 0.501;
 
 /// An int8 weight as the graph computes it: `Mul(Cast(q), scale)`.
-struct Rounded {
+pub(super) struct Rounded {
     /// The positions of the Cast and the Mul in the graph's nodes.
-    nodes: [usize; 2],
+    pub(super) nodes: [usize; 2],
     /// The Mul's output, the name the original takes.
-    name: String,
+    pub(super) name: String,
     /// The initializers of the int8 values and of their scales.
-    values: String,
-    scales: String,
+    pub(super) values: String,
+    pub(super) scales: String,
 }
 
 /// Replaces every int8 weight of `graph` cast to f32 before use by its original in `originals` (a
 /// safetensors file's bytes). A graph without such weights is left as it is.
 pub(super) fn restore_originals(graph: &mut Graph, originals: &[u8]) -> Result<(), GraphError> {
-    let initializers: HashMap<String, usize> = graph
-        .initializer
-        .iter()
-        .enumerate()
-        .map(|(i, bytes)| Ok((TensorName::decode(bytes.as_slice())?.name, i)))
-        .collect::<Result<_, prost::DecodeError>>()?;
+    let initializers = graph.initializer_positions()?;
     let rounded = rounded_weights(graph, &initializers);
     if rounded.is_empty() {
         return Ok(());
@@ -89,11 +84,7 @@ pub(super) fn restore_originals(graph: &mut Graph, originals: &[u8]) -> Result<(
         .flat_map(|w| [initializers[&w.values], initializers[&w.scales]])
         .collect();
     graph.remove_nodes(&nodes);
-    let mut index = 0;
-    graph.initializer.retain(|_| {
-        index += 1;
-        !dropped.contains(&(index - 1))
-    });
+    graph.remove_initializers(&dropped);
     graph.initializer.extend(restored);
     Ok(())
 }
@@ -101,7 +92,7 @@ pub(super) fn restore_originals(graph: &mut Graph, originals: &[u8]) -> Result<(
 /// The `Mul(Cast(q), scale)` of `graph` that are the weights of products (`MatMul(x, ·)`), whose q
 /// and scale are initializers read there only. (The word embeddings are int8 too, scaled by row
 /// for a lookup; they stay as they are.)
-fn rounded_weights(graph: &Graph, initializers: &HashMap<String, usize>) -> Vec<Rounded> {
+pub(super) fn rounded_weights(graph: &Graph, initializers: &HashMap<String, usize>) -> Vec<Rounded> {
     let producer = graph.producers();
     let uses = graph.readers();
     let read_once = |name: &str| uses.get(name) == Some(&1);
@@ -173,7 +164,7 @@ fn int8_matrix(name: &str, tensor: &Tensor) -> Result<(usize, usize, Vec<i8>), G
 }
 
 /// The values of the f32 tensor `tensor`, named `name`.
-fn f32_values(name: &str, tensor: &Tensor) -> Result<Vec<f32>, GraphError> {
+pub(super) fn f32_values(name: &str, tensor: &Tensor) -> Result<Vec<f32>, GraphError> {
     if tensor.data_type != FLOAT || tensor.data_location != 0 {
         return Err(GraphError::Malformed {
             weight: name.to_string(),
@@ -217,23 +208,8 @@ fn transposed(matrix: &[u8], rows: usize, columns: usize) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::graph::tests::node;
+    use super::super::graph::tests::{f32_bytes, node, tensor};
     use super::*;
-
-    fn tensor(name: &str, dims: &[i64], data_type: i32, raw_data: Vec<u8>) -> Vec<u8> {
-        Tensor {
-            dims: dims.to_vec(),
-            data_type,
-            name: name.into(),
-            raw_data,
-            ..Tensor::default()
-        }
-        .encode_to_vec()
-    }
-
-    fn f32_bytes(values: &[f32]) -> Vec<u8> {
-        values.iter().flat_map(|v| v.to_le_bytes()).collect()
-    }
 
     /// A product by a 2 × 3 weight held as int8 with a scale per column.
     fn graph() -> Graph {

@@ -57,9 +57,10 @@ impl Engine {
         }
         let config = self.config();
         let embedder: Arc<dyn Embedder> = match &config.embedder {
-            EmbedderConfig::MiniLm => Arc::new(MiniLm::load(
+            EmbedderConfig::MiniLm(precision) => Arc::new(MiniLm::load(
                 &config.models_dir.join(MINILM_DIR),
                 Parallelism::whole_machine(),
+                *precision,
             )?),
             EmbedderConfig::Http {
                 api,
@@ -83,7 +84,7 @@ impl Engine {
         }
         let config = self.config();
         let id = match &config.embedder {
-            EmbedderConfig::MiniLm => minilm_identity(&config.models_dir.join(MINILM_DIR))?,
+            EmbedderConfig::MiniLm(precision) => minilm_identity(&config.models_dir.join(MINILM_DIR), *precision)?,
             EmbedderConfig::Http { api, model, .. } => http_identity(*api, model),
         };
         *known = Some(id.clone());

@@ -79,7 +79,7 @@ impl Library {
     pub fn list_models(&self) -> Result<Vec<ModelEntry>, Error> {
         let store = self.model_store();
         let chat = self.active_chat_model();
-        let embedding_active = matches!(self.engine.config().embedder, EmbedderConfig::MiniLm);
+        let embedding_active = matches!(self.engine.config().embedder, EmbedderConfig::MiniLm(_));
         let mut entries: Vec<ModelEntry> = KNOWN
             .iter()
             .map(|m| {
@@ -167,7 +167,8 @@ impl Library {
     /// embedding model the library indexes with stays; a chat model that was chosen is forgotten,
     /// and answers fall back to the default.
     pub fn remove_model(&self, id: &str) -> Result<Option<String>, Error> {
-        if known(id).is_some_and(|m| m.id == MINILM) && matches!(self.engine.config().embedder, EmbedderConfig::MiniLm)
+        if known(id).is_some_and(|m| m.id == MINILM)
+            && matches!(self.engine.config().embedder, EmbedderConfig::MiniLm(_))
         {
             return Err(Error::Config {
                 name: "model".into(),

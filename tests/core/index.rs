@@ -200,10 +200,11 @@ fn an_index_holds_every_chunk_with_its_page_and_character_range() {
     let dir = lib.home.path().join("indexes").join(doc.id.to_string());
     let manifest = runtime().block_on(verify(&dir)).unwrap();
     assert_eq!(manifest.embedder, Some(lib.embedder_id().unwrap()));
+    let precision = lectern::embed::Precision::for_this_machine();
     assert!(manifest
         .embedder
         .as_deref()
-        .is_some_and(|e| e.starts_with("all-MiniLM-L6-v2/f32/")));
+        .is_some_and(|e| e.starts_with(&format!("all-MiniLM-L6-v2/{precision}/"))));
     assert_eq!(manifest.dimension, Some(384));
     assert_eq!(doc.embedded_with, manifest.embedder);
     assert_eq!(Some(manifest.chunk_count), doc.chunk_count);
