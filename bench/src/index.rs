@@ -393,5 +393,6 @@ async fn moves(config: &LibraryConfig, corpus: &Path, scratch: &Path) -> anyhow:
             None,
         );
     }
+    println!();
     Ok(())
 }
