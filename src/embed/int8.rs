@@ -37,19 +37,15 @@ impl Precision {
             Precision::F32
         }
     }
-
-    /// `f32` or `int8`: as `LECTERN_EMBEDDER=minilm-…` names it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Precision::F32 => "f32",
-            Precision::Int8 => "int8",
-        }
-    }
 }
 
+/// `f32` or `int8`: as `LECTERN_EMBEDDER=minilm-…` and the model's identity name it.
 impl fmt::Display for Precision {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(match self {
+            Precision::F32 => "f32",
+            Precision::Int8 => "int8",
+        })
     }
 }
 

@@ -129,6 +129,22 @@ async function violations(): Promise<string[]> {
     .flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.html}`));
 }
 
+/** What a sidebar is given, doing nothing but asking `api`. */
+function sidebarHooks() {
+  return {
+    api,
+    open: async () => null,
+    refresh: async () => {},
+    report: () => {},
+    openSettings: () => {},
+    openSearch: () => {},
+    scope: new Store(WHOLE_LIBRARY),
+    askNow: () => {},
+    openDocument: () => {},
+    showInfo: () => {},
+  };
+}
+
 describe("accessibility (axe-core)", () => {
   it("the sidebar", async () => {
     const root = document.createElement("aside");
@@ -139,18 +155,7 @@ describe("accessibility (axe-core)", () => {
       links: [],
       paused: false,
     };
-    const hooks = {
-      api,
-      open: async () => null,
-      refresh: async () => {},
-      report: () => {},
-      openSettings: () => {},
-      openSearch: () => {},
-      scope: new Store(WHOLE_LIBRARY),
-      askNow: () => {},
-      openDocument: () => {},
-      showInfo: () => {},
-    };
+    const hooks = sidebarHooks();
     new Sidebar(root, hooks, window.sessionStorage).render(library);
     (root.querySelector(".row-menu") as HTMLButtonElement).click();
     expect(await violations()).toEqual([]);
@@ -163,18 +168,7 @@ describe("accessibility (axe-core)", () => {
   it("the remote libraries, with one unreachable, and the dialog that adds one", async () => {
     const root = document.createElement("aside");
     document.body.append(root);
-    const hooks = {
-      api,
-      open: async () => null,
-      refresh: async () => {},
-      report: () => {},
-      openSettings: () => {},
-      openSearch: () => {},
-      scope: new Store(WHOLE_LIBRARY),
-      askNow: () => {},
-      openDocument: () => {},
-      showInfo: () => {},
-    };
+    const hooks = sidebarHooks();
     const sidebar = new Sidebar(root, hooks, window.sessionStorage);
     sidebar.render({ folders: [folder(1, null, "Work")], documents: [], links: [], paused: false });
     await sidebar.remotes.load();

@@ -20,6 +20,15 @@ export function button(text: string, className: string, onClick: () => void, lab
   return b;
 }
 
+/** A heading (`h2`) showing `text`, with id `id`, that names `element` for assistive technology. */
+export function namingHeading(element: HTMLElement, id: string, text: string): HTMLHeadingElement {
+  const heading = document.createElement("h2");
+  heading.id = id;
+  heading.textContent = text;
+  element.setAttribute("aria-labelledby", id);
+  return heading;
+}
+
 /** A tree row's check box that puts it in the question's scope, named "Ask about `label`", out of
  *  the tab order (Space on the row does the same); a click runs `toggle` and goes no further. */
 export function scopeBox(label: string, checked: boolean, toggle: () => void): HTMLInputElement {

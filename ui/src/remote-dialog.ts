@@ -2,7 +2,7 @@
 // `lectern serve` prints it) and a token of that server. The server is asked with the token
 // before the remote is kept; if it refuses, the dialog stays open and says why.
 
-import { button, field } from "./dom";
+import { button, field, namingHeading } from "./dom";
 import { errorMessage, type Api } from "./ipc";
 import type { AddedRemote } from "./bindings";
 
@@ -21,10 +21,7 @@ export class RemoteDialog {
     private readonly added: (added: AddedRemote) => void,
   ) {
     this.element.className = "remote-dialog";
-    this.element.setAttribute("aria-labelledby", "remote-dialog-title");
-    const title = document.createElement("h2");
-    title.id = "remote-dialog-title";
-    title.textContent = "Add a remote library";
+    const title = namingHeading(this.element, "remote-dialog-title", "Add a remote library");
     const intro = document.createElement("p");
     intro.textContent =
       "Another Lectern's library, served to other programs (its settings' “Other programs”, or lectern serve), " +

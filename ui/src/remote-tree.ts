@@ -7,7 +7,7 @@
 // deleted in a remote library. An ARIA tree with one tab stop: arrows, Home/End, Enter, Space,
 // Delete and the menu key (or Shift+F10) as in the library's tree.
 
-import { button, scopeBox } from "./dom";
+import { button, namingHeading, scopeBox } from "./dom";
 import { ChevronRight, Folder, Globe, icon } from "./icons";
 import { errorMessage, type Api } from "./ipc";
 import { menuButton, showMenu, underRow, type MenuItem } from "./menu";
@@ -45,10 +45,7 @@ export class RemoteTree {
 
   constructor(private readonly hooks: RemoteHooks) {
     this.element.className = "remotes";
-    this.element.setAttribute("aria-labelledby", "remotes-title");
-    const title = document.createElement("h2");
-    title.id = "remotes-title";
-    title.textContent = "Remote libraries";
+    const title = namingHeading(this.element, "remotes-title", "Remote libraries");
     this.tree.className = "tree remote-tree";
     this.tree.setAttribute("role", "tree");
     this.tree.setAttribute("aria-labelledby", title.id);

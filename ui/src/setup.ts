@@ -2,7 +2,7 @@
 // installed, one screen says so and offers the ways on: install a model here (with its size,
 // memory and licence), answer with passages only for now, or use a server from the settings.
 
-import { button } from "./dom";
+import { button, namingHeading } from "./dom";
 import { errorMessage, type Api } from "./ipc";
 import { ModelList } from "./models";
 import type { Settings } from "./bindings";
@@ -21,10 +21,7 @@ export class SetupDialog {
 
   constructor(private readonly hooks: SetupHooks) {
     this.element.className = "model-setup";
-    this.element.setAttribute("aria-labelledby", "model-setup-title");
-    const title = document.createElement("h2");
-    title.id = "model-setup-title";
-    title.textContent = "Choose how Lectern answers";
+    const title = namingHeading(this.element, "model-setup-title", "Choose how Lectern answers");
     const text = document.createElement("p");
     text.textContent =
       "Answers are written by a language model on this machine, and none is installed yet. Install one " +
