@@ -3,6 +3,7 @@
 //! [`Library`] is the facade the CLI and the desktop shell call; `ARCHITECTURE.md` walks the
 //! modules in order.
 
+pub mod allocator;
 pub mod answer;
 pub mod catalog;
 pub mod chunk;

@@ -3,6 +3,7 @@
 mod cli;
 
 fn main() -> std::process::ExitCode {
+    lectern::allocator::share_arenas();
     lectern::pdf::serve_if_asked();
     cli::main()
 }

@@ -24,6 +24,7 @@ use lectern::LibraryConfig;
 use args::{Cli, Command};
 
 fn main() -> ExitCode {
+    lectern::allocator::share_arenas();
     lectern::pdf::serve_if_asked();
     let cli = Cli::parse();
     // The indexing benchmark runs models before it opens a library.

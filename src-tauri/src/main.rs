@@ -17,6 +17,7 @@ include!(concat!(env!("OUT_DIR"), "/commands.rs"));
 use tauri::{Emitter, Manager};
 
 fn main() {
+    lectern::allocator::share_arenas();
     lectern::pdf::serve_if_asked();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
