@@ -10,6 +10,7 @@ use crate::catalog::{
     Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, FileOrigin, JobId, NewDocument,
 };
 use crate::error::Error;
+use crate::index::IndexStore;
 use crate::secrets::SecretPlace;
 
 /// Where a file comes from: its absolute path, its type by its first bytes (a PDF's header may
@@ -177,14 +178,14 @@ impl Engine {
 
     /// Closes and removes the index of a document that is gone or is to be indexed again.
     pub fn forget_index(&self, id: DocumentId) -> Result<(), Error> {
-        self.open_indexes().evict(id);
+        self.store().forget(id);
         Ok(self.dirs().remove(id)?)
     }
 
     /// Queues a document to be indexed again from its stored file; its old index is removed first.
     pub fn requeue(&self, id: DocumentId) -> Result<Document, Error> {
         self.cancel(id);
-        self.open_indexes().evict(id);
+        self.store().forget(id);
         let catalog = self.catalog();
         catalog.document(id)?;
         catalog.set_status(id, DocumentStatus::Queued, None)?;
@@ -198,7 +199,7 @@ impl Engine {
     /// Queues a document whose index looked damaged to a query. Its index stays: the indexer
     /// keeps it if it verifies, and otherwise replaces it with a new one once that is published.
     pub fn recheck(&self, id: DocumentId) -> Result<(), Error> {
-        self.open_indexes().evict(id);
+        self.store().forget(id);
         self.catalog().set_status(id, DocumentStatus::Queued, None)?;
         self.queued(id);
         Ok(())

@@ -22,13 +22,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::{broadcast, Notify};
 
 use crate::answer::strategy::Judge;
-use crate::catalog::{Catalog, DocumentId, ScopedDocument};
+use crate::catalog::{Catalog, DocumentId};
 use crate::chunk::Chunker;
 use crate::config::LibraryConfig;
 use crate::embed::{Embedder, GgufEmbedder};
 use crate::error::Error;
 use crate::files::FileStore;
-use crate::index::{DocIndex, Fields, IndexCache, IndexDirs, IndexError};
+use crate::index::{IndexDirs, LocalStore};
 use crate::llm::Cancel;
 use crate::secrets::Secrets;
 
@@ -41,7 +41,7 @@ pub struct Engine {
     config: LibraryConfig,
     catalog: Mutex<Catalog>,
     files: FileStore,
-    dirs: IndexDirs,
+    store: LocalStore,
     events: broadcast::Sender<IndexEvent>,
     cancels: Mutex<HashMap<DocumentId, Arc<AtomicBool>>>,
     paused: AtomicBool,
@@ -59,9 +59,6 @@ pub struct Engine {
     /// if it is installed and loaded).
     second_stage: Mutex<Option<Option<Arc<GgufEmbedder>>>>,
     chat_model: Mutex<Option<chat_model::LoadedModel>>,
-    open_indexes: IndexCache,
-    fields: Fields,
-    search_threads: usize,
     secrets: Secrets,
 }
 
@@ -82,7 +79,10 @@ impl Engine {
         let (events, _) = broadcast::channel(4096);
         Ok(Engine {
             files: FileStore::new(home.join("files")),
-            dirs: IndexDirs::new(home.join("indexes")),
+            store: LocalStore::new(
+                IndexDirs::new(home.join("indexes")),
+                std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+            )?,
             catalog: Mutex::new(catalog),
             events,
             cancels: Mutex::new(HashMap::new()),
@@ -97,9 +97,6 @@ impl Engine {
             judge: Mutex::new(None),
             second_stage: Mutex::new(None),
             chat_model: Mutex::new(None),
-            open_indexes: IndexCache::default(),
-            fields: Fields::new()?,
-            search_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
             secrets: Secrets::new(
                 &std::fs::canonicalize(home).unwrap_or_else(|_| home.clone()),
                 config.keyring,
@@ -126,27 +123,12 @@ impl Engine {
     }
 
     pub fn dirs(&self) -> &IndexDirs {
-        &self.dirs
+        self.store.dirs()
     }
 
-    /// The indexes kept open for search.
-    pub fn open_indexes(&self) -> &IndexCache {
-        &self.open_indexes
-    }
-
-    /// The index of `doc`, kept open between queries (see [`IndexCache::open`]).
-    pub fn open_index(&self, doc: &ScopedDocument) -> Result<Arc<DocIndex>, IndexError> {
-        self.open_indexes.open(doc, &self.dirs, &self.fields)
-    }
-
-    /// The fields of the keyword schema, resolved once.
-    pub fn fields(&self) -> &Fields {
-        &self.fields
-    }
-
-    /// How many threads a search fans out on.
-    pub fn search_threads(&self) -> usize {
-        self.search_threads
+    /// The documents' indexes, as search reads them.
+    pub fn store(&self) -> &LocalStore {
+        &self.store
     }
 
     /// Subscribes to indexing events from this process.

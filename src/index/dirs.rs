@@ -36,6 +36,11 @@ impl IndexDirs {
         IndexDirs { root }
     }
 
+    /// The directory that holds every index.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Where the finished index of `id` lives.
     pub fn dir(&self, id: DocumentId) -> PathBuf {
         self.root.join(id.to_string())

@@ -23,6 +23,15 @@ pub enum IndexError {
     Manifest { path: PathBuf, reason: String },
     #[error("{path} is damaged: {reason}")]
     Damaged { path: PathBuf, reason: String },
+    #[error(
+        "the vectors in {path} have {index} dimensions and the question's {question}: the embedding model \
+         gives vectors of another size under the same name; index the document again (`lectern doc reindex`)"
+    )]
+    Dimension {
+        path: PathBuf,
+        index: usize,
+        question: usize,
+    },
 }
 
 impl IndexError {

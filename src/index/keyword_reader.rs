@@ -1,6 +1,6 @@
 //! Reading a document's tantivy keyword index: an open, immutable reader with its totals, the
 //! fast fields that say where a chunk is, and the stored text of a chunk. How a question is
-//! scored over many such readers is the query path's business (`search/keyword.rs`).
+//! scored over many such readers is `keyword_search.rs`'s.
 
 use std::path::Path;
 

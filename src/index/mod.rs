@@ -6,7 +6,9 @@
 //! with its vectors (`embedding.rs`). The format is written here (`manifest.rs`, `vectors.rs`,
 //! `keywords.rs`, `block.rs`) and read here: `reader.rs` opens one document's index
 //! for search (through `directory.rs` and `keyword_reader.rs`) and `cache.rs` keeps it open
-//! between queries.
+//! between queries. What a search asks of the indexes is a contract, [`IndexStore`]
+//! (`store.rs`); [`LocalStore`] (`local.rs`) keeps it over these directories, scoring keywords
+//! with a scope's statistics (`statistics.rs`, `keyword_search.rs`).
 
 pub mod block;
 mod build;
@@ -16,10 +18,14 @@ mod dirs;
 mod embedding;
 mod error;
 mod keyword_reader;
+mod keyword_search;
 pub mod keywords;
+mod local;
 mod manifest;
 mod ocr_pages;
 mod reader;
+mod statistics;
+mod store;
 pub mod vectors;
 
 use std::path::Path;
@@ -31,9 +37,11 @@ pub use dirs::{IndexDirs, Sweep};
 pub use embedding::{embed, EmbedInput, EmbedProgress};
 pub use error::IndexError;
 pub use keyword_reader::{Fields, KeywordReader, Located};
+pub use local::LocalStore;
 pub use manifest::{Manifest, FORMAT_VERSION, MANIFEST_FILE};
 pub use ocr_pages::page_words;
 pub use reader::DocIndex;
+pub use store::{Found, IndexStore, PassageKey, ScopeSearch, Wanted};
 
 /// Checks that the index in `dir` is complete and whole: a readable manifest, a keyword index
 /// and, if the manifest names vectors, a vector block and vector table, all holding exactly the

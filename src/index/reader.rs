@@ -106,6 +106,15 @@ impl DocIndex {
         })
     }
 
+    /// The error for vectors of `index` dimensions searched with a question's of `question`.
+    pub fn dimension_mismatch(&self, index: usize, question: usize) -> IndexError {
+        IndexError::Dimension {
+            path: self.dir.join(block::BLOCK_FILE),
+            index,
+            question,
+        }
+    }
+
     /// The error for an index that was rebuilt while a query read it.
     pub fn changed(&self) -> IndexError {
         IndexError::Damaged {

@@ -29,7 +29,7 @@ pub fn union(vector: Vec<Ranked>, keyword: Vec<Ranked>) -> Vec<Ranked> {
                     kept.text = hit.text;
                     kept.context = hit.context;
                 }
-                kept.address = kept.address.or(hit.address);
+                kept.key = kept.key.or(hit.key);
             }
             Entry::Vacant(e) => {
                 e.insert(hit);

@@ -4,10 +4,7 @@
 
 use std::cmp::Ordering;
 
-use tantivy::DocAddress;
-
-use super::fan_out::Opened;
-use crate::index::{Fields, IndexError, Located};
+use crate::index::{Found, IndexError, Located, PassageKey, ScopeSearch};
 
 /// One ranked passage, before its text is read.
 #[derive(Debug, Clone)]
@@ -29,12 +26,18 @@ pub struct Ranked {
     pub text: Option<String>,
     /// What the passage sits under, read with its text ([`crate::chunk::Chunk::context`]).
     pub context: String,
-    /// Where the keyword index holds the passage, when it was a keyword hit.
-    pub address: Option<DocAddress>,
+    /// Where the store holds the passage, when its list said.
+    pub key: Option<PassageKey>,
 }
 
-/// A passage of the document at scope position `doc`, with one score so far.
-pub fn ranked(doc: usize, located: Located, address: Option<DocAddress>, score: f32) -> Ranked {
+/// A passage a store's list found, with its score so far.
+pub fn ranked(found: Found) -> Ranked {
+    let Found {
+        doc,
+        located,
+        key,
+        score,
+    } = found;
     Ranked {
         doc,
         chunk_id: located.chunk_id,
@@ -49,7 +52,7 @@ pub fn ranked(doc: usize, located: Located, address: Option<DocAddress>, score: 
         keyword_rank: None,
         text: None,
         context: String::new(),
-        address,
+        key,
     }
 }
 
@@ -60,6 +63,33 @@ pub fn rank_order(a: &Ranked, b: &Ranked) -> Ordering {
         .total_cmp(&a.score)
         .then_with(|| a.chunk_id.cmp(&b.chunk_id))
         .then(a.doc.cmp(&b.doc))
+}
+
+/// The exact cosine of every passage that lacks one, where the question's model made its
+/// document's vectors.
+pub fn fill_vector_scores(hits: &mut [Ranked], scope: &dyn ScopeSearch) {
+    let mut wanted: std::collections::HashMap<usize, Vec<usize>> = std::collections::HashMap::new();
+    for (i, hit) in hits.iter().enumerate() {
+        if hit.vector.is_none() {
+            wanted.entry(hit.doc).or_default().push(i);
+        }
+    }
+    for (doc, want) in wanted {
+        let located: Vec<Located> = want
+            .iter()
+            .map(|&i| Located {
+                chunk_id: hits[i].chunk_id.clone(),
+                page: hits[i].page,
+                char_start: hits[i].char_start,
+                char_end: hits[i].char_end,
+            })
+            .collect();
+        for (i, score) in want.into_iter().zip(scope.vector_scores(doc, &located)) {
+            if score.is_some() {
+                hits[i].vector = score;
+            }
+        }
+    }
 }
 
 /// The best `depth` of `list` in rank order, each told its 1-based rank.
@@ -77,8 +107,7 @@ pub fn top_of(mut list: Vec<Ranked>, depth: usize, mut set_rank: impl FnMut(&mut
 pub fn top_k(
     ranked: impl Iterator<Item = Ranked>,
     k: usize,
-    opened: &Opened,
-    fields: &Fields,
+    scope: &dyn ScopeSearch,
 ) -> (Vec<Ranked>, Vec<(usize, IndexError)>) {
     let mut rest = ranked;
     let mut top: Vec<Ranked> = Vec::with_capacity(k);
@@ -89,7 +118,7 @@ pub fn top_k(
                 .filter(|r| !unreadable.iter().any(|(doc, _)| *doc == r.doc))
                 .take(k - top.len()),
         );
-        let damaged = read_texts(&mut top, opened, fields);
+        let damaged = read_texts(&mut top, scope);
         if damaged.is_empty() {
             break;
         }
@@ -101,14 +130,13 @@ pub fn top_k(
 
 /// Reads the text of the passages that lack it; returns the documents whose passages could not
 /// be read, with why.
-fn read_texts(hits: &mut [Ranked], opened: &Opened, fields: &Fields) -> Vec<(usize, IndexError)> {
+fn read_texts(hits: &mut [Ranked], scope: &dyn ScopeSearch) -> Vec<(usize, IndexError)> {
     let mut unreadable: Vec<(usize, IndexError)> = Vec::new();
     for hit in hits.iter_mut() {
-        let Some(index) = opened.get(&hit.doc) else { continue };
         if hit.text.is_some() || unreadable.iter().any(|(doc, _)| *doc == hit.doc) {
             continue;
         }
-        match index.passage(hit.address, &hit.chunk_id, fields) {
+        match scope.passage(hit.doc, hit.key, &hit.chunk_id) {
             Ok((text, context)) => {
                 hit.text = Some(text);
                 hit.context = context;

@@ -4,11 +4,8 @@
 //! - `question.rs`: the words of the question that are searched (not its words of asking).
 //! - `scope.rs`: the ready documents in scope, from the catalog, and the same read again before
 //!   the results are assembled; the documents that could not be searched (`skipped`).
-//! - `fan_out.rs`: the documents split over a few threads; each opens its indexes (kept open
-//!   between queries by `index::IndexCache`), adds its keyword statistics to the scope's and
-//!   scans its int8 vectors.
-//! - `vector.rs`: the vector candidates rescored exactly from the vector block.
-//! - `keyword.rs`: BM25 in every keyword index with the scope's statistics (`statistics.rs`).
+//! - the index store (`index::IndexStore`, the library's `index::LocalStore`) opens the scope
+//!   and gives its lists: passages by exact cosine, and by BM25 with the scope's statistics.
 //! - `fusion.rs`: hybrid mode's weighted sum of the scaled cosine and BM25.
 //! - `documents.rs`: the documents the question names (company, title, year), whose passages
 //!   hybrid mode lifts.
@@ -23,9 +20,7 @@
 
 mod documents;
 pub mod eval;
-mod fan_out;
 mod fusion;
-mod keyword;
 mod libraries;
 mod merge;
 mod pages;
@@ -34,8 +29,6 @@ mod run;
 mod scope;
 mod second_stage;
 mod statements;
-mod statistics;
-mod vector;
 
 use serde::{Deserialize, Serialize};
 

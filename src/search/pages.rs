@@ -15,7 +15,7 @@ pub fn best_per_page(ranked: Vec<Ranked>) -> Vec<Ranked> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::Located;
+    use crate::index::{Found, Located};
     use crate::search::merge::ranked;
 
     fn passage(doc: usize, page: u32, start: u32, score: f32) -> Ranked {
@@ -25,7 +25,12 @@ mod tests {
             char_start: start,
             char_end: start + 10,
         };
-        ranked(doc, located, None, score)
+        ranked(Found {
+            doc,
+            located,
+            key: None,
+            score,
+        })
     }
 
     #[test]

@@ -41,9 +41,25 @@ pub fn search_text(question: &str) -> String {
     }
 }
 
+/// The words of `text` keyword search looks for: without the function words, and with the
+/// year a word joins to letters ("FY2018") also alone.
+pub fn keyword_text(text: &str) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        if word.is_empty() || FUNCTION_WORDS.contains(&word.to_lowercase().as_str()) {
+            continue;
+        }
+        words.push(word);
+        if let Some(year) = embedded_year(word) {
+            words.push(year);
+        }
+    }
+    words.join(" ")
+}
+
 /// The four-digit year at the end of a word that joins letters and the year ("FY2018",
 /// "Q12023"), which a page writes apart ("fiscal 2018").
-pub(super) fn embedded_year(word: &str) -> Option<&str> {
+fn embedded_year(word: &str) -> Option<&str> {
     let split = word.len().checked_sub(4)?;
     let (letters, year) = (word.get(..split)?, word.get(split..)?);
     (is_year(year) && letters.chars().any(char::is_alphabetic)).then_some(year)

@@ -1,35 +1,29 @@
 //! [`run`]: the query path from question to merged hits, stage by stage.
 //!
-//! the question's words that name (`question.rs`) → scope (`scope.rs`) → fan-out over the
-//! documents' indexes (`fan_out.rs`: open, keyword statistics, int8 vector scan) → the vector
-//! list (`vector.rs`) and the keyword list (`keyword.rs`) → fusion (`fusion.rs`) with the
+//! the question's words that name (`question.rs`) → scope (`scope.rs`) → the index store opens
+//! the scope (`index::IndexStore`: keyword statistics of the whole scope, vector candidates) →
+//! its vector list and keyword list → fusion (`fusion.rs`) with the
 //! documents the question names (`documents.rs`) → the best passage of each page (`pages.rs`) →
 //! the top `k` read and merged (`merge.rs`), those under a financial statement the question
 //! names first (`statements.rs`) → the scope read again and the skipped documents queued
 //! (`scope.rs`) → when asked for, the best pages scored again (`second_stage.rs`).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
-use lectern_scan::QuantizedQuery;
-
 use super::documents::{name_scores, NAME_WEIGHT};
-use super::fan_out::{open_scope, Opened, Wanted};
 use super::fusion::{fuse, union};
-use super::keyword::{keyword_list, query_terms};
-use super::merge::{rank_order, top_k, Ranked};
+use super::merge::{fill_vector_scores, rank_order, ranked, top_k, top_of, Ranked};
 use super::pages::best_per_page;
-use super::question::search_text;
+use super::question::{keyword_text, search_text};
 use super::scope::Current;
 use super::second_stage::{rerank, CANDIDATES};
 use super::statements;
-use super::vector::{fill_vector_scores, vector_list};
 use super::{sources_of, Hit, ScoreComponents, SearchMode, SearchRequest, SearchResults};
 use crate::catalog::{Scope, ScopedDocument};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::index::block::normalize;
-use crate::index::IndexError;
+use crate::index::{IndexError, IndexStore, ScopeSearch, Wanted};
 
 /// How deep each ranked list goes before fusion, for `k` results.
 fn depth_for(k: usize) -> usize {
@@ -54,13 +48,7 @@ pub async fn open_indexes(engine: &Arc<Engine>, scope: &Scope) -> Result<usize, 
     let scope = scope.clone();
     tokio::task::spawn_blocking(move || {
         let docs = engine.catalog().documents_in_scope(&scope)?;
-        let nothing = Wanted {
-            terms: &[],
-            quantized: None,
-            embedder: None,
-            pool: 0,
-        };
-        Ok(open_scope(&engine, &docs, &nothing).opened.len())
+        Ok(engine.store().warm(&docs))
     })
     .await
     .map_err(Error::stopped("opening the indexes"))?
@@ -119,7 +107,7 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
         None => None,
     };
     let query = vector.as_deref().zip(embedder.as_deref());
-    let ranking = rank(engine, &docs, request, query);
+    let mut ranking = rank(engine.store(), &docs, request, query);
     let current = Current::read(
         engine,
         &request.scope,
@@ -140,19 +128,19 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
     } else {
         request.k.max(statements::CANDIDATES)
     };
+    let ranked = std::mem::take(&mut ranking.ranked);
     let (mut top, unreadable) = top_k(
-        ranking.ranked.into_iter().filter(|r| current.get(r.doc).is_some()),
+        ranked.into_iter().filter(|r| current.get(r.doc).is_some()),
         wanted,
-        &ranking.opened,
-        engine.fields(),
+        &*ranking.scope,
     );
     if !statements.is_empty() {
         statements::favour(&statements, &mut top);
         top.truncate(request.k);
     }
     // The exact cosine of the passages only the keyword list found, to show beside their BM25.
-    if let Some((q, embedder)) = query {
-        fill_vector_scores(&mut top, &ranking.opened, q, embedder);
+    if query.is_some() {
+        fill_vector_scores(&mut top, &*ranking.scope);
     }
     let hits: Vec<Hit> = top.into_iter().filter_map(|r| hit(&current, r)).collect();
     let skipped = current.skip(engine, ranking.skipped.into_iter().chain(unreadable).collect())?;
@@ -163,63 +151,72 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
         hits,
         skipped,
         documents_searched: docs.len(),
-        keyword_only: ranking.keyword_only.len(),
+        keyword_only: ranking.keyword_only,
         unreachable: Vec::new(),
     })
 }
 
 /// The fused ranking of one question over a scope.
-struct Ranking {
+struct Ranking<'s> {
     /// Best first (see [`rank_order`]).
     ranked: Vec<Ranked>,
-    opened: Opened,
+    /// The scope as the store opened it, to read the passages from.
+    scope: Box<dyn ScopeSearch + 's>,
     /// Documents that could not be searched, by scope position.
     skipped: Vec<(usize, IndexError)>,
-    /// Documents searched by keyword only (no vectors of the question's model yet).
-    keyword_only: HashSet<usize>,
+    /// How many documents were searched by keyword only (no vectors of the question's model yet).
+    keyword_only: usize,
 }
 
 /// Ranks the passages of `docs` for the question, whose vector (if any) comes with the identity
-/// of the model that made it: fan-out, the lists the mode asks for, fusion.
-fn rank(engine: &Engine, docs: &[ScopedDocument], request: &SearchRequest, query: Option<(&[f32], &str)>) -> Ranking {
+/// of the model that made it: the store's lists the mode asks for, then fusion.
+fn rank<'s>(
+    store: &'s dyn IndexStore,
+    docs: &[ScopedDocument],
+    request: &SearchRequest,
+    query: Option<(&[f32], &str)>,
+) -> Ranking<'s> {
     let depth = depth_for(request.k);
     let query = query.filter(|_| request.mode != SearchMode::Keyword);
-    let vector = query.map(|(v, _)| v);
     let terms = match request.mode {
         SearchMode::Vector => Vec::new(),
-        SearchMode::Keyword | SearchMode::Hybrid => query_terms(&search_text(&request.query), engine.fields()),
+        SearchMode::Keyword | SearchMode::Hybrid => store.terms(&keyword_text(&search_text(&request.query))),
     };
-    let quantized = vector.map(QuantizedQuery::new);
-    // Candidates are picked on quantised scores, then rescored exactly: pick generously.
     let wanted = Wanted {
         terms: &terms,
-        quantized: quantized.as_ref(),
-        embedder: query.map(|(_, e)| e),
-        pool: depth * 2 + 16,
+        vector: query,
+        depth,
     };
-    let scope = open_scope(engine, docs, &wanted);
-    let (mut opened, mut skipped, stats) = (scope.opened, scope.skipped, scope.stats);
-    let keyword_only: HashSet<usize> = scope.keyword_only.into_iter().collect();
-
-    let vector_list = match vector {
-        Some(q) => vector_list(&opened, scope.pool, q, depth, &mut skipped),
+    let mut scope = store.open(docs, &wanted);
+    let vector_list = match query {
+        Some(_) => top_of(
+            scope.vector_list().into_iter().map(ranked).collect(),
+            depth,
+            |r, rank| {
+                r.vector = Some(r.score);
+                r.vector_rank = Some(rank);
+            },
+        ),
         None => Vec::new(),
     };
-    let keyword_list = if terms.is_empty() {
-        Vec::new()
-    } else {
-        keyword_list(&opened, &terms, &stats, depth, engine.search_threads(), &mut skipped)
-    };
-    let bound = stats.score_bound(&terms);
+    let keyword_list = top_of(
+        scope.keyword_list().into_iter().map(ranked).collect(),
+        depth,
+        |r, rank| {
+            r.keyword = Some(r.score);
+            r.keyword_rank = Some(rank);
+        },
+    );
+    let bound = scope.score_bound();
     let mut ranked = match request.mode {
         SearchMode::Vector => vector_list,
         SearchMode::Keyword => keyword_list,
         SearchMode::Hybrid => {
             let mut union = union(vector_list, keyword_list);
-            if let Some((q, embedder)) = query {
-                fill_vector_scores(&mut union, &opened, q, embedder);
+            if query.is_some() {
+                fill_vector_scores(&mut union, &*scope);
             }
-            let mut fused = fuse(union, bound, &keyword_only);
+            let mut fused = fuse(union, bound, scope.keyword_only());
             let named = name_scores(&request.query, docs);
             for hit in &mut fused {
                 hit.score += NAME_WEIGHT * named.get(hit.doc).copied().unwrap_or(0.0);
@@ -231,16 +228,15 @@ fn rank(engine: &Engine, docs: &[ScopedDocument], request: &SearchRequest, query
         hit.keyword_share = hit.keyword.filter(|_| bound > 0.0).map(|b| (b / bound).min(1.0));
     }
     ranked.sort_by(rank_order);
+    let mut skipped = scope.take_skipped();
     skipped.sort_by_key(|(pos, _)| *pos);
     skipped.dedup_by_key(|(pos, _)| *pos);
-    for (pos, _) in &skipped {
-        opened.remove(pos);
-    }
-    ranked.retain(|r| opened.contains_key(&r.doc));
+    ranked.retain(|r| skipped.binary_search_by_key(&r.doc, |(pos, _)| *pos).is_err());
     let ranked = best_per_page(ranked);
+    let keyword_only = scope.keyword_only().len();
     Ranking {
         ranked,
-        opened,
+        scope,
         skipped,
         keyword_only,
     }

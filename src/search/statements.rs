@@ -90,7 +90,7 @@ pub fn favour(asked: &[Statement], hits: &mut [Ranked]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::Located;
+    use crate::index::{Found, Located};
     use crate::search::merge::ranked;
 
     fn page(page: u32, score: f32, context: &str, text: &str) -> Ranked {
@@ -100,7 +100,12 @@ mod tests {
             char_start: 0,
             char_end: 1,
         };
-        let mut hit = ranked(0, located, None, score);
+        let mut hit = ranked(Found {
+            doc: 0,
+            located,
+            key: None,
+            score,
+        });
         hit.text = Some(text.to_string());
         hit.context = context.to_string();
         hit

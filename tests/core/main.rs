@@ -21,5 +21,6 @@ mod remote;
 mod search;
 mod secrets;
 mod serve;
+mod store;
 mod strategy;
 mod watch;

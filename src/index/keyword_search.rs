@@ -1,103 +1,16 @@
-//! The keyword list: BM25 over each document's tantivy index, scored with statistics summed over
-//! every document in scope, so a passage scores the same whichever PDF of the scope holds it.
-//! The statistics (`statistics.rs`) are gathered while the scope is opened (`fan_out.rs`); the
-//! query's weights are
-//! computed once and run on every document, pruning by block-max WAND against the best hits kept
-//! so far from any document.
+//! Keyword search over many documents' tantivy indexes as one: a question's BM25 weights,
+//! computed once from the statistics of the whole scope (`statistics.rs`), run on each
+//! document, pruning by block-max WAND against the best hits kept so far from any document.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use tantivy::query::{BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::IndexRecordOption;
-use tantivy::tokenizer::TokenizerManager;
 use tantivy::{DocAddress, Term};
 
-use super::fan_out::{fan_out, Opened};
-use super::merge::{ranked, top_of, Ranked};
-use super::question::{embedded_year, FUNCTION_WORDS};
 use super::statistics::ScopeStatistics;
-use crate::index::keywords::ANALYZER;
-use crate::index::{Fields, IndexError, KeywordReader};
-
-/// The best `depth` keyword hits of the scope, scored with the scope's statistics.
-pub fn keyword_list(
-    opened: &Opened,
-    terms: &[Term],
-    stats: &ScopeStatistics,
-    depth: usize,
-    threads: usize,
-    skipped: &mut Vec<(usize, IndexError)>,
-) -> Vec<Ranked> {
-    let mut docs: Vec<_> = opened.iter().map(|(p, i)| (*p, i.clone())).collect();
-    docs.sort_by_key(|(p, _)| *p);
-    let Some((first_pos, first)) = docs.first() else {
-        return Vec::new();
-    };
-    let query = match ScopeQuery::prepare(&first.keywords, terms, stats) {
-        Ok(query) => query,
-        Err(e) => {
-            skipped.push((*first_pos, e));
-            return Vec::new();
-        }
-    };
-    let parts = fan_out(&docs, threads, |slice, _| {
-        let mut hits = KeywordHits::new(depth);
-        let mut failed = Vec::new();
-        for (pos, index) in slice {
-            if let Err(e) = query.collect(&index.keywords, *pos, &mut hits) {
-                failed.push((*pos, e));
-            }
-        }
-        (hits, failed)
-    });
-    let mut found = KeywordHits::new(depth);
-    for (hits, failed) in parts {
-        found.merge(hits);
-        skipped.extend(failed);
-    }
-    let mut list = Vec::new();
-    for hit in found.into_sorted() {
-        let Some(index) = opened.get(&hit.pos) else { continue };
-        match index.keywords.locate(hit.address) {
-            Ok(located) => list.push(ranked(hit.pos, located, Some(hit.address), hit.score)),
-            Err(e) => skipped.push((hit.pos, e)),
-        }
-    }
-    top_of(list, depth, |r, rank| {
-        r.keyword = Some(r.score);
-        r.keyword_rank = Some(rank);
-    })
-}
-
-/// The distinct terms of a question, as the text field's analyzer produces them, without the
-/// words every question has; a word joining letters and a year ("FY2018") also gives the year.
-pub fn query_terms(question: &str, fields: &Fields) -> Vec<Term> {
-    let Some(mut analyzer) = TokenizerManager::default().get(ANALYZER) else {
-        return Vec::new();
-    };
-    let mut words: Vec<String> = Vec::new();
-    for word in question.split(|c: char| !c.is_alphanumeric()) {
-        let lower = word.to_lowercase();
-        if FUNCTION_WORDS.contains(&lower.as_str()) {
-            continue;
-        }
-        words.push(word.to_string());
-        if let Some(year) = embedded_year(word) {
-            words.push(year.to_string());
-        }
-    }
-    let mut terms: Vec<Term> = Vec::new();
-    let text = words.join(" ");
-    let mut stream = analyzer.token_stream(&text);
-    while let Some(token) = stream.next() {
-        let term = Term::from_field_text(fields.text, &token.text);
-        if !terms.contains(&term) {
-            terms.push(term);
-        }
-    }
-    terms
-}
+use super::{IndexError, KeywordReader};
 
 /// The best keyword hits over many documents: score descending, then document position, then
 /// address within the document.

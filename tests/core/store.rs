@@ -1,0 +1,333 @@
+//! The index store contract (`lectern::index::IndexStore`), run against every store there is
+//! (today the local one, an index per document on disk): keyword lists scored by BM25 with the
+//! statistics of the whole scope, vector lists by exact cosine over the documents the
+//! question's model embedded only, both best first with the chunk id breaking ties, passages
+//! read back, and a clear error for vectors of another size. Each store comes with how a
+//! document gets into it; what is checked is only what a search reads.
+
+use lectern::catalog::{ChunkId, DocumentId, FolderId, PdfMetadata, ScopedDocument};
+use lectern::chunk::{Chunk, ChunkerSettings};
+use lectern::index::{block, Found, IndexDirs, IndexError, IndexStore, LocalStore, Wanted};
+use lectern_synthetic::{publish, Provenance};
+use tempfile::TempDir;
+
+use crate::common::runtime;
+
+const DIM: usize = 4;
+const MODEL: &str = "test-model/1";
+
+/// A store under test, and how a document's passages and vectors get into it.
+trait UnderTest {
+    fn name(&self) -> &str;
+    fn store(&self) -> &dyn IndexStore;
+    /// Publishes `texts` (one passage a page) with `vectors` made by `embedder`.
+    fn publish(&self, id: DocumentId, texts: &[&str], vectors: &[Vec<f32>], embedder: &str);
+}
+
+/// The local store, in a temporary directory.
+struct Local {
+    _home: TempDir,
+    dirs: IndexDirs,
+    store: LocalStore,
+}
+
+impl Local {
+    fn new() -> Local {
+        let home = TempDir::new().unwrap();
+        let root = home.path().join("indexes");
+        std::fs::create_dir_all(&root).unwrap();
+        Local {
+            dirs: IndexDirs::new(root.clone()),
+            store: LocalStore::new(IndexDirs::new(root), 2).unwrap(),
+            _home: home,
+        }
+    }
+}
+
+impl UnderTest for Local {
+    fn name(&self) -> &str {
+        "local"
+    }
+
+    fn store(&self) -> &dyn IndexStore {
+        &self.store
+    }
+
+    fn publish(&self, id: DocumentId, texts: &[&str], vectors: &[Vec<f32>], embedder: &str) {
+        let meta = PdfMetadata {
+            page_count: texts.len() as u64,
+            ..PdfMetadata::default()
+        };
+        let provenance = Provenance {
+            content_hash: &format!("{:064x}", id.0.as_u128()),
+            embedder,
+            chunker: ChunkerSettings::default(),
+            metadata: &meta,
+        };
+        let dimension = vectors.first().map_or(DIM, Vec::len);
+        runtime()
+            .block_on(publish(
+                &self.dirs,
+                id,
+                &chunks(id, texts),
+                vectors,
+                dimension,
+                &provenance,
+            ))
+            .unwrap();
+    }
+}
+
+/// Every store there is.
+fn stores() -> Vec<Box<dyn UnderTest>> {
+    vec![Box::new(Local::new())]
+}
+
+/// One passage a page, with ids that sort in page order.
+fn chunks(id: DocumentId, texts: &[&str]) -> Vec<Chunk> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| Chunk {
+            id: ChunkId(format!("{:020x}{:04}", id.0.as_u128() >> 48, i)),
+            page: i as u32 + 1,
+            char_start: 0,
+            char_end: text.chars().count() as u32,
+            text: text.to_string(),
+            context: String::new(),
+        })
+        .collect()
+}
+
+fn scoped(id: DocumentId, name: &str) -> ScopedDocument {
+    ScopedDocument {
+        id,
+        folder: FolderId(1),
+        folder_path: "test".into(),
+        file_name: name.into(),
+        title: None,
+        index_generation: 1,
+    }
+}
+
+fn unit(v: &[f32]) -> Vec<f32> {
+    let mut v = v.to_vec();
+    block::normalize(&mut v);
+    v
+}
+
+fn wanted<'a>(terms: &'a [String], vector: Option<&'a [f32]>) -> Wanted<'a> {
+    Wanted {
+        terms,
+        vector: vector.map(|v| (v, MODEL)),
+        depth: 20,
+    }
+}
+
+/// BM25 as the contract defines it (k1 = 1.2, b = 0.75, IDF ln(1 + (N - df + 0.5) / (df + 0.5))):
+/// `passages` is the whole scope, each as its words.
+fn bm25(terms: &[&str], passage: &[&str], passages: &[Vec<&str>]) -> f32 {
+    let n = passages.len() as f32;
+    let average = passages.iter().map(Vec::len).sum::<usize>() as f32 / n;
+    terms
+        .iter()
+        .map(|term| {
+            let df = passages.iter().filter(|p| p.contains(term)).count() as f32;
+            let tf = passage.iter().filter(|w| *w == term).count() as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * passage.len() as f32 / average))
+        })
+        .sum()
+}
+
+#[test]
+fn keyword_scores_are_bm25_over_the_whole_scope_whichever_document_holds_the_passage() {
+    for under in stores() {
+        let (a, b) = (DocumentId::new_random(), DocumentId::new_random());
+        let texts_a = ["zeppelin hangar roof", "river barge cargo", "zeppelin zeppelin mast"];
+        let texts_b = ["zeppelin hangar roof", "cargo manifest list", "quiet meadow"];
+        under.publish(a, &texts_a, &vec![unit(&[1.0, 0.0, 0.0, 0.0]); 3], MODEL);
+        under.publish(b, &texts_b, &vec![unit(&[0.0, 1.0, 0.0, 0.0]); 3], MODEL);
+        let store = under.store();
+        let terms = store.terms("Zeppelin hangars");
+        assert_eq!(
+            terms,
+            ["zeppelin", "hangar"],
+            "{}: analysed as the passages are",
+            under.name()
+        );
+
+        let docs = [scoped(a, "a.pdf"), scoped(b, "b.pdf")];
+        let mut scope = store.open(&docs, &wanted(&terms, None));
+        let list = scope.keyword_list();
+        assert!(scope.take_skipped().is_empty());
+        let all: Vec<Vec<&str>> = texts_a.iter().chain(&texts_b).map(|t| t.split(' ').collect()).collect();
+        let expected = |text: &str| bm25(&["zeppelin", "hangar"], &text.split(' ').collect::<Vec<_>>(), &all);
+        let got: Vec<(usize, u32, f32)> = list.iter().map(|f| (f.doc, f.located.page, f.score)).collect();
+        assert_eq!(got.len(), 3, "{}: {got:?}", under.name());
+        for f in &list {
+            let text = [&texts_a, &texts_b][f.doc][f.located.page as usize - 1];
+            assert!(
+                (f.score - expected(text)).abs() < 1e-4,
+                "{}: {text:?} scored {} against {}",
+                under.name(),
+                f.score,
+                expected(text)
+            );
+        }
+        // The passage both documents hold scores the same in each; ties go by chunk id.
+        let same: Vec<&Found> = list.iter().filter(|f| f.located.page == 1).collect();
+        assert_eq!(same.len(), 2);
+        assert_eq!(same[0].score, same[1].score);
+        assert!(same[0].located.chunk_id < same[1].located.chunk_id);
+        assert!(list.windows(2).all(|w| w[0].score >= w[1].score));
+        let bound = scope.score_bound();
+        let most = ["zeppelin", "hangar"]
+            .iter()
+            .map(|t| {
+                let df = all.iter().filter(|p| p.contains(t)).count() as f32;
+                (1.0 + (6.0 - df + 0.5) / (df + 0.5)).ln() * 2.2
+            })
+            .sum::<f32>();
+        assert!(
+            (bound - most).abs() < 1e-4,
+            "{}: bound {bound} against {most}",
+            under.name()
+        );
+
+        // The same passage in a scope of its document alone scores by that scope's statistics.
+        let alone = store.open(&docs[..1], &wanted(&terms, None)).keyword_list();
+        let own: Vec<Vec<&str>> = texts_a.iter().map(|t| t.split(' ').collect()).collect();
+        let first = alone.iter().find(|f| f.located.page == 1).unwrap();
+        let by_own = bm25(&["zeppelin", "hangar"], &["zeppelin", "hangar", "roof"], &own);
+        assert!((first.score - by_own).abs() < 1e-4, "{}", under.name());
+    }
+}
+
+#[test]
+fn vector_lists_are_exact_cosine_over_the_questions_model_only_ties_by_chunk_id() {
+    for under in stores() {
+        let (a, b, other) = (
+            DocumentId::new_random(),
+            DocumentId::new_random(),
+            DocumentId::new_random(),
+        );
+        let near = unit(&[1.0, 0.1, 0.0, 0.0]);
+        under.publish(
+            a,
+            &["first", "second", "third"],
+            &[unit(&[1.0, 0.0, 0.0, 0.0]), near.clone(), unit(&[0.0, 0.0, 1.0, 0.0])],
+            MODEL,
+        );
+        under.publish(
+            b,
+            &["fourth", "fifth"],
+            &[near.clone(), unit(&[-1.0, 0.0, 0.0, 0.0])],
+            MODEL,
+        );
+        // Vectors another model made are never compared with the question's.
+        under.publish(other, &["sixth"], &[unit(&[1.0, 0.0, 0.0, 0.0])], "another-model/2");
+        let docs = [scoped(a, "a.pdf"), scoped(b, "b.pdf"), scoped(other, "other.pdf")];
+        let question = unit(&[1.0, 0.1, 0.0, 0.0]);
+        let mut scope = under.store().open(&docs, &wanted(&[], Some(&question)));
+        let list = scope.vector_list();
+        assert!(scope.take_skipped().is_empty());
+        assert_eq!(
+            scope.keyword_only().iter().copied().collect::<Vec<_>>(),
+            [2],
+            "{}",
+            under.name()
+        );
+        let got: Vec<(usize, u32)> = list.iter().map(|f| (f.doc, f.located.page)).collect();
+        // Two passages at cosine 1 (one in each document): the lower chunk id first.
+        let tie_first = if chunks(a, &["x", "y"])[1].id.0 < chunks(b, &["x"])[0].id.0 {
+            [(0, 2), (1, 1)]
+        } else {
+            [(1, 1), (0, 2)]
+        };
+        assert_eq!(got[..2], tie_first, "{}", under.name());
+        assert_eq!(got[2..], [(0, 1), (0, 3), (1, 2)], "{}", under.name());
+        for f in &list {
+            let v = if f.doc == 0 {
+                [unit(&[1.0, 0.0, 0.0, 0.0]), near.clone(), unit(&[0.0, 0.0, 1.0, 0.0])][f.located.page as usize - 1]
+                    .clone()
+            } else {
+                [near.clone(), unit(&[-1.0, 0.0, 0.0, 0.0])][f.located.page as usize - 1].clone()
+            };
+            let cosine: f32 = v.iter().zip(&question).map(|(x, y)| x * y).sum();
+            assert!(
+                (f.score - cosine).abs() < 1e-5,
+                "{}: {} against {cosine}",
+                under.name(),
+                f.score
+            );
+        }
+        // A passage a keyword list found gets its cosine on demand; one of another model's none.
+        let third = list.iter().find(|f| f.doc == 0 && f.located.page == 3).unwrap();
+        assert_eq!(
+            scope.vector_scores(0, std::slice::from_ref(&third.located)),
+            [Some(third.score)]
+        );
+        let sixth = under
+            .store()
+            .open(&docs, &wanted(&under.store().terms("sixth"), Some(&question)))
+            .keyword_list();
+        assert_eq!(sixth.len(), 1);
+        assert_eq!(scope.vector_scores(2, std::slice::from_ref(&sixth[0].located)), [None]);
+    }
+}
+
+#[test]
+fn passages_are_read_back_by_their_key_or_their_chunk_id() {
+    for under in stores() {
+        let id = DocumentId::new_random();
+        under.publish(
+            id,
+            &["alpha beta", "gamma delta"],
+            &vec![unit(&[1.0, 0.0, 0.0, 0.0]); 2],
+            MODEL,
+        );
+        let docs = [scoped(id, "a.pdf")];
+        let terms = under.store().terms("gamma");
+        let mut scope = under.store().open(&docs, &wanted(&terms, None));
+        let hit = scope.keyword_list().remove(0);
+        let by_key = scope.passage(0, hit.key, &hit.located.chunk_id).unwrap();
+        let by_id = scope.passage(0, None, &hit.located.chunk_id).unwrap();
+        assert_eq!(by_key, ("gamma delta".to_string(), String::new()), "{}", under.name());
+        assert_eq!(by_id, by_key, "{}", under.name());
+        let missing = scope.passage(0, None, "no-such-chunk").unwrap_err();
+        assert!(missing.is_damage(), "{}: {missing}", under.name());
+        assert_eq!(under.store().warm(&docs), 1);
+    }
+}
+
+#[test]
+fn vectors_of_another_size_from_the_same_model_are_a_clear_error_not_a_silent_fallback() {
+    for under in stores() {
+        let (good, odd) = (DocumentId::new_random(), DocumentId::new_random());
+        under.publish(good, &["kept"], &[unit(&[1.0, 0.0, 0.0, 0.0])], MODEL);
+        under.publish(odd, &["odd"], &[unit(&[1.0, 0.0, 0.0, 0.0, 0.0, 0.0])], MODEL);
+        let docs = [scoped(good, "good.pdf"), scoped(odd, "odd.pdf")];
+        let question = unit(&[1.0, 0.0, 0.0, 0.0]);
+        let mut scope = under.store().open(&docs, &wanted(&[], Some(&question)));
+        let list = scope.vector_list();
+        assert_eq!(list.iter().map(|f| f.doc).collect::<Vec<_>>(), [0], "{}", under.name());
+        let skipped = scope.take_skipped();
+        assert_eq!(skipped.len(), 1, "{}", under.name());
+        let (pos, error) = &skipped[0];
+        assert_eq!(*pos, 1);
+        assert!(
+            matches!(
+                error,
+                IndexError::Dimension {
+                    index: 6,
+                    question: 4,
+                    ..
+                }
+            ),
+            "{}: {error}",
+            under.name()
+        );
+        assert!(error.to_string().contains("index the document again"), "{error}");
+    }
+}
