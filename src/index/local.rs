@@ -202,14 +202,14 @@ impl ScopeSearch for LocalScope<'_> {
     }
 
     fn keyword_list(&mut self) -> Vec<Found> {
+        if self.terms.is_empty() {
+            return Vec::new();
+        }
         let mut docs: Vec<(usize, Arc<DocIndex>)> = self.opened.iter().map(|(p, i)| (*p, i.clone())).collect();
         docs.sort_by_key(|(p, _)| *p);
         let Some((first_pos, first)) = docs.first() else {
             return Vec::new();
         };
-        if self.terms.is_empty() {
-            return Vec::new();
-        }
         let query = match ScopeQuery::prepare(&first.keywords, &self.terms, &self.stats) {
             Ok(query) => query,
             Err(e) => {

@@ -1,8 +1,9 @@
-//! Merging: the one order of ranked passages over every document, the best of a list, and the
-//! top `k` completed with their text and context, a document whose passages cannot be read giving its places
-//! to the next passages.
+//! Merging: the one order of ranked passages over every document, the best of a list, the
+//! cosine of passages only the keyword list found, and the top `k` completed with their text
+//! and context, a document whose passages cannot be read giving its places to the next passages.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use crate::index::{Found, IndexError, Located, PassageKey, ScopeSearch};
 
@@ -68,7 +69,7 @@ pub fn rank_order(a: &Ranked, b: &Ranked) -> Ordering {
 /// The exact cosine of every passage that lacks one, where the question's model made its
 /// document's vectors.
 pub fn fill_vector_scores(hits: &mut [Ranked], scope: &dyn ScopeSearch) {
-    let mut wanted: std::collections::HashMap<usize, Vec<usize>> = std::collections::HashMap::new();
+    let mut wanted: HashMap<usize, Vec<usize>> = HashMap::new();
     for (i, hit) in hits.iter().enumerate() {
         if hit.vector.is_none() {
             wanted.entry(hit.doc).or_default().push(i);
