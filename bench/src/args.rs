@@ -186,7 +186,14 @@ pub struct SearchBenchArgs {
     /// The folder of the real library the questions are asked in.
     #[arg(long)]
     pub folder: Option<String>,
+    /// Also time the same searches with the library's indexes in this PostgreSQL database
+    /// (`postgres://…`, with pgvector), published there from the synthetic library first.
+    #[arg(long, value_name = "URL")]
+    pub database_url: Option<String>,
     /// Run one measurement in this process and print it as JSON (used by the benchmark itself).
     #[arg(long, hide = true)]
     pub probe: Option<usize>,
+    /// The measurement of `--probe` searches the database of `--database-url`.
+    #[arg(long, hide = true)]
+    pub probe_database: bool,
 }

@@ -18,7 +18,8 @@ use futures::TryStreamExt;
 use lancedb::query::{ExecutableQuery, QueryBase};
 use lectern::catalog::{Catalog, ChunkId, NewDocument, PdfMetadata, Readied, Scope};
 use lectern::chunk::{Chunk, ChunkerSettings};
-use lectern::index::{block, IndexDirs};
+use lectern::index::{block, IndexDirs, IndexStore, LocalStore};
+use lectern::jobs::RunMode;
 use lectern::search::eval::read_questions;
 use lectern::search::{SearchMode, SearchRequest};
 use lectern::{DocumentStatus, Error, Library, LibraryConfig};
@@ -91,15 +92,19 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
         return Ok(ExitCode::SUCCESS);
     }
     ensure_data(args, &sizes).await?;
+    if let Some(url) = &args.database_url {
+        share(args, &sizes, url).await?;
+    }
     println!(
         "query latency (ms, k = {K}, question embedding not counted), {} chunks of {DIMENSION}-d per document, \
          {} queries per size",
         args.chunks, args.queries
     );
     println!(
-        "{:>6} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>15}",
+        "{:>6} {:>8} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>15}",
         "docs",
         "chunks",
+        "store",
         "hybrid p50/p99",
         "vector p50/p99",
         "keyword p50/p99",
@@ -109,46 +114,56 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
         "+RSS (heap) MB"
     );
     let exe = std::env::current_exe().map_err(Error::io("current executable"))?;
+    let stores: &[bool] = if args.database_url.is_some() {
+        &[false, true]
+    } else {
+        &[false]
+    };
     for &size in &sizes {
-        let output = Command::new(&exe)
-            .args(["search", "--data"])
-            .arg(&args.data)
-            .args([
-                "--sizes",
-                &join(&sizes),
-                "--chunks",
-                &args.chunks.to_string(),
-                "--texts",
-            ])
-            .arg(&args.texts)
-            .args(["--queries", &args.queries.to_string(), "--probe", &size.to_string()])
-            .stderr(Stdio::inherit())
-            .output()
-            .map_err(Error::io(&exe))?;
-        let line = String::from_utf8_lossy(&output.stdout);
-        let p: Probe = serde_json::from_str(line.lines().last().unwrap_or_default())
-            .map_err(|e| anyhow::anyhow!("the probe for {size} documents failed ({}): {e}", output.status))?;
-        let pair = |l: Latency| format!("{:.1} / {:.1}", l.p50, l.p99);
-        println!(
-            "{:>6} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>15}",
-            p.documents,
-            p.chunks,
-            pair(p.hybrid),
-            pair(p.vector),
-            pair(p.keyword),
-            pair(p.lancedb_flat),
-            format!(
-                "{:.2}x / {:.2}x",
-                p.hybrid.p50 / p.lancedb_flat.p50,
-                p.hybrid.p99 / p.lancedb_flat.p99
-            ),
-            format!("{:.0} ms", p.cold_ms),
-            format!(
-                "{:.0} ({:.0})",
-                p.rss_after_mb - p.rss_before_mb,
-                p.anon_after_mb - p.anon_before_mb
-            ),
-        );
+        for &database in stores {
+            let mut command = Command::new(&exe);
+            command
+                .args(["search", "--data"])
+                .arg(&args.data)
+                .args([
+                    "--sizes",
+                    &join(&sizes),
+                    "--chunks",
+                    &args.chunks.to_string(),
+                    "--texts",
+                ])
+                .arg(&args.texts)
+                .args(["--queries", &args.queries.to_string(), "--probe", &size.to_string()]);
+            if let (true, Some(url)) = (database, &args.database_url) {
+                command.args(["--database-url", url, "--probe-database"]);
+            }
+            let output = command.stderr(Stdio::inherit()).output().map_err(Error::io(&exe))?;
+            let line = String::from_utf8_lossy(&output.stdout);
+            let p: Probe = serde_json::from_str(line.lines().last().unwrap_or_default())
+                .map_err(|e| anyhow::anyhow!("the probe for {size} documents failed ({}): {e}", output.status))?;
+            let pair = |l: Latency| format!("{:.1} / {:.1}", l.p50, l.p99);
+            println!(
+                "{:>6} {:>8} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>15}",
+                p.documents,
+                p.chunks,
+                if database { "postgres" } else { "local" },
+                pair(p.hybrid),
+                pair(p.vector),
+                pair(p.keyword),
+                pair(p.lancedb_flat),
+                format!(
+                    "{:.2}x / {:.2}x",
+                    p.hybrid.p50 / p.lancedb_flat.p50,
+                    p.hybrid.p99 / p.lancedb_flat.p99
+                ),
+                format!("{:.0} ms", p.cold_ms),
+                format!(
+                    "{:.0} ({:.0})",
+                    p.rss_after_mb - p.rss_before_mb,
+                    p.anon_after_mb - p.anon_before_mb
+                ),
+            );
+        }
     }
     println!(
         "cold: the first query, which opens every index of the scope; +RSS: resident memory after the timed \
@@ -158,6 +173,26 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
         real_run(config, questions, folder, args.queries).await?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Publishes the synthetic library's indexes in the database at `url`, as a library's indexer
+/// does at its start, and prints how fast they went in.
+async fn share(args: &SearchBenchArgs, sizes: &[usize], url: &str) -> anyhow::Result<()> {
+    let mut config = LibraryConfig::from_env(None, None)?;
+    config.home = home(&data_dir(args, sizes));
+    config.database_url = Some(url.to_string());
+    let library = Library::open(config)?;
+    let started = Instant::now();
+    let run = library.run_indexer(RunMode::UntilIdle).await?;
+    let seconds = started.elapsed().as_secs_f64();
+    let published = run.reconciled.shared;
+    println!(
+        "published {published} documents ({} passages) into PostgreSQL in {seconds:.1} s: {:.0} passages/s \
+         (read back from the indexes on disk and written in one transaction each)",
+        published * args.chunks,
+        (published * args.chunks) as f64 / seconds.max(1e-9)
+    );
+    Ok(())
 }
 
 /// The synthetic library of `size` documents of `chunks` passages (generated under `data` as
@@ -177,7 +212,9 @@ pub async fn synthetic_library(
         queries: count,
         questions: None,
         folder: None,
+        database_url: None,
         probe: None,
+        probe_database: false,
     };
     ensure_data(&args, &args.sizes).await?;
     let texts = Texts::load(texts)?;
@@ -240,7 +277,7 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> anyhow::Result<
     config.home = home.clone();
     let library = Library::open(config)?;
     let catalog = Catalog::open(&home.join("library.sqlite"))?;
-    let dirs = IndexDirs::new(home.join("indexes"));
+    let store = LocalStore::new(IndexDirs::new(home.join("indexes")), 1)?;
     let texts = Texts::load(&args.texts)?;
     // The synthetic vectors stand for the library's model's: searched as its own.
     let embedder = library.embedder_id()?;
@@ -252,7 +289,7 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> anyhow::Result<
             write_document(
                 &library,
                 &catalog,
-                &dirs,
+                &store,
                 folder.id,
                 doc,
                 args.chunks,
@@ -323,7 +360,7 @@ fn topic_centre(topic: u64) -> Vec<f32> {
 async fn write_document(
     library: &Library,
     catalog: &Catalog,
-    dirs: &IndexDirs,
+    store: &dyn IndexStore,
     folder: lectern::FolderId,
     doc: usize,
     chunks: usize,
@@ -357,7 +394,7 @@ async fn write_document(
         chunker: ChunkerSettings::default(),
         metadata: &meta,
     };
-    let manifest = publish(dirs, row.id, &chunk_list, &vectors, DIMENSION, &provenance).await?;
+    let manifest = publish(store, row.id, &chunk_list, &vectors, DIMENSION, &provenance).await?;
     let ready = Readied {
         meta: &meta,
         chars: manifest.char_count,
@@ -449,6 +486,7 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
     let mut config = LibraryConfig::from_env(None, None)?;
     let data = data_dir(args, sizes);
     config.home = home(&data);
+    config.database_url = args.database_url.clone().filter(|_| args.probe_database);
     let library = Library::open(config)?;
     let folders = (0..=parts)
         .map(|i| library.folder(&part_name(i)).map(|f| f.id))

@@ -11,6 +11,10 @@ pub struct Cli {
     /// The library's data directory (default: $LECTERN_HOME, else the XDG data directory).
     #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
+    /// A PostgreSQL database with pgvector (postgres://user@host:port/database) to share the
+    /// library's indexes in and search them from (default: $LECTERN_DATABASE_URL).
+    #[arg(long, global = true, value_name = "URL")]
+    pub database_url: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }

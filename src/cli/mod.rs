@@ -88,7 +88,10 @@ fn exit_status(code: ErrorCode) -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<ExitCode, Error> {
-    let config = LibraryConfig::from_env(cli.home, None)?;
+    let mut config = LibraryConfig::from_env(cli.home, None)?;
+    if cli.database_url.is_some() {
+        config.database_url = cli.database_url;
+    }
     if let Command::Extract(args) = &cli.command {
         return extract(args);
     }

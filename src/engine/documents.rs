@@ -176,20 +176,41 @@ impl Engine {
         self.remove_file_if_unreferenced(&doc.content_hash)
     }
 
-    /// Closes and removes the index of a document that is gone or is to be indexed again.
+    /// Closes and removes the index of a document that is gone or is to be indexed again, on
+    /// disk and in the database the library shares its indexes in.
     pub fn forget_index(&self, id: DocumentId) -> Result<(), Error> {
-        self.store().forget(id);
-        Ok(self.dirs().remove(id)?)
+        self.local_store().forget(id);
+        self.dirs().remove(id)?;
+        if let Some(shared) = self.shared_store() {
+            shared.run(shared.delete(id))?;
+        }
+        Ok(())
+    }
+
+    /// Publishes the index on disk of `id`, as it is now, in the database the library shares its
+    /// indexes in (nothing without one): its passages, and its vectors once it has them.
+    pub fn share_index(&self, id: DocumentId) -> Result<(), Error> {
+        let Some(shared) = self.shared_store() else {
+            return Ok(());
+        };
+        let local = self.local_store();
+        shared.run(async {
+            match local.read_back(id).await? {
+                Some(index) => shared.publish(index.publication(id)).await,
+                None => shared.delete(id).await,
+            }
+        })?;
+        Ok(())
     }
 
     /// Queues a document to be indexed again from its stored file; its old index is removed first.
     pub fn requeue(&self, id: DocumentId) -> Result<Document, Error> {
         self.cancel(id);
-        self.store().forget(id);
+        self.local_store().forget(id);
         let catalog = self.catalog();
         catalog.document(id)?;
         catalog.set_status(id, DocumentStatus::Queued, None)?;
-        self.dirs().remove(id)?;
+        self.forget_index(id)?;
         let doc = catalog.document(id)?;
         drop(catalog);
         self.queued(id);
@@ -199,7 +220,7 @@ impl Engine {
     /// Queues a document whose index looked damaged to a query. Its index stays: the indexer
     /// keeps it if it verifies, and otherwise replaces it with a new one once that is published.
     pub fn recheck(&self, id: DocumentId) -> Result<(), Error> {
-        self.store().forget(id);
+        self.local_store().forget(id);
         self.catalog().set_status(id, DocumentStatus::Queued, None)?;
         self.queued(id);
         Ok(())

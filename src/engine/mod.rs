@@ -28,7 +28,7 @@ use crate::config::LibraryConfig;
 use crate::embed::{Embedder, GgufEmbedder};
 use crate::error::Error;
 use crate::files::FileStore;
-use crate::index::{IndexDirs, LocalStore};
+use crate::index::{IndexDirs, IndexStore, LocalStore, PgStore};
 use crate::llm::Cancel;
 use crate::secrets::Secrets;
 
@@ -41,7 +41,10 @@ pub struct Engine {
     config: LibraryConfig,
     catalog: Mutex<Catalog>,
     files: FileStore,
-    store: LocalStore,
+    /// The indexes on disk, which the indexer writes.
+    indexes: LocalStore,
+    /// The database the indexes are shared in and searched from, if the library names one.
+    shared: Option<PgStore>,
     events: broadcast::Sender<IndexEvent>,
     cancels: Mutex<HashMap<DocumentId, Arc<AtomicBool>>>,
     paused: AtomicBool,
@@ -79,10 +82,11 @@ impl Engine {
         let (events, _) = broadcast::channel(4096);
         Ok(Engine {
             files: FileStore::new(home.join("files")),
-            store: LocalStore::new(
+            indexes: LocalStore::new(
                 IndexDirs::new(home.join("indexes")),
                 std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
             )?,
+            shared: config.database_url.as_deref().map(PgStore::connect).transpose()?,
             catalog: Mutex::new(catalog),
             events,
             cancels: Mutex::new(HashMap::new()),
@@ -123,12 +127,25 @@ impl Engine {
     }
 
     pub fn dirs(&self) -> &IndexDirs {
-        self.store.dirs()
+        self.indexes.dirs()
     }
 
-    /// The documents' indexes, as search reads them.
-    pub fn store(&self) -> &LocalStore {
-        &self.store
+    /// The indexes on disk, which the indexer writes (and search reads without a database).
+    pub fn local_store(&self) -> &LocalStore {
+        &self.indexes
+    }
+
+    /// The documents' indexes, as search reads them: the database's if the library names one.
+    pub fn store(&self) -> &dyn IndexStore {
+        match &self.shared {
+            Some(shared) => shared,
+            None => &self.indexes,
+        }
+    }
+
+    /// The database the indexes are shared in, if the library names one.
+    pub fn shared_store(&self) -> Option<&PgStore> {
+        self.shared.as_ref()
     }
 
     /// Subscribes to indexing events from this process.

@@ -8,6 +8,7 @@
 //! resident and scans); then the exact `f32` rows, read back only for the few candidates that
 //! are rescored.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
@@ -22,6 +23,7 @@ use lectern_scan::QuantizedBlock;
 
 use super::vectors::TABLE;
 use super::IndexError;
+use crate::chunk::Chunk;
 
 /// The block's file name inside an index directory.
 pub const BLOCK_FILE: &str = "vectors.block";
@@ -60,6 +62,32 @@ pub struct ResidentBlock {
 pub async fn write_from_table(index_dir: &Path, dimension: usize) -> Result<(), IndexError> {
     let (rows, vectors) = read_table(&index_dir.join("vectors"), dimension).await?;
     write(index_dir, dimension, &rows, &vectors)
+}
+
+/// The vectors of `chunks` (the index's passages) from the LanceDB table in `index_dir/vectors`,
+/// in their order and at unit length.
+pub async fn vectors_of_chunks(
+    index_dir: &Path,
+    dimension: usize,
+    chunks: &[Chunk],
+) -> Result<Vec<Vec<f32>>, IndexError> {
+    let dir = index_dir.join("vectors");
+    let (rows, flat) = read_table(&dir, dimension).await?;
+    let by_id: HashMap<&str, usize> = rows.iter().enumerate().map(|(i, r)| (r.chunk_id(), i)).collect();
+    chunks
+        .iter()
+        .map(|chunk| {
+            let row = by_id
+                .get(chunk.id.0.as_str())
+                .ok_or_else(|| malformed(&dir, format!("no vector for passage {}", chunk.id)))?;
+            let mut v = flat
+                .get(row * dimension..(row + 1) * dimension)
+                .ok_or_else(|| malformed(&dir, "fewer vectors than rows"))?
+                .to_vec();
+            normalize(&mut v);
+            Ok(v)
+        })
+        .collect()
 }
 
 /// Reads every row of the chunk table: positions and the flat row-major vectors.

@@ -1,8 +1,10 @@
-//! Errors of the per-document indexes on disk.
+//! Errors of the index stores: the per-document indexes on disk and the index database.
 
 use std::path::PathBuf;
 
 use thiserror::Error;
+
+use crate::catalog::DocumentId;
 
 /// Why an index could not be written or read.
 #[derive(Debug, Error)]
@@ -23,15 +25,24 @@ pub enum IndexError {
     Manifest { path: PathBuf, reason: String },
     #[error("{path} is damaged: {reason}")]
     Damaged { path: PathBuf, reason: String },
+    #[error("the index of document {id} cannot be published: {reason} (a fault of Lectern, not of the file)")]
+    Publication { id: DocumentId, reason: String },
+    #[error("the index database at {server} failed to {what}: {source}")]
+    Database {
+        server: String,
+        what: &'static str,
+        #[source]
+        source: tokio_postgres::Error,
+    },
+    #[error("the index database at {server} cannot be used: {reason}")]
+    DatabaseSetup { server: String, reason: String },
+    #[error("{store} holds no {what}: index the document again (`lectern doc reindex`)")]
+    Missing { store: String, what: String },
     #[error(
-        "the vectors in {path} have {index} dimensions and the question's {question}: the embedding model \
+        "the vectors in {at} have {index} dimensions and the question's {question}: the embedding model \
          gives vectors of another size under the same name; index the document again (`lectern doc reindex`)"
     )]
-    Dimension {
-        path: PathBuf,
-        index: usize,
-        question: usize,
-    },
+    Dimension { at: String, index: usize, question: usize },
 }
 
 impl IndexError {
@@ -52,6 +63,7 @@ impl IndexError {
         matches!(
             self,
             IndexError::Damaged { .. }
+                | IndexError::Missing { .. }
                 | IndexError::Manifest { .. }
                 | IndexError::Arrow(_)
                 | IndexError::Tantivy(

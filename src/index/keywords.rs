@@ -6,6 +6,7 @@ use std::path::Path;
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING,
 };
+use tantivy::tokenizer::TokenizerManager;
 use tantivy::{doc, DocAddress, Index, IndexWriter, Searcher, TantivyDocument};
 
 use super::IndexError;
@@ -24,6 +25,37 @@ pub mod field {
 /// The analyzer of the text field, and of questions searched in it: tantivy's own English one
 /// (words lower-cased and stemmed, so "expenditures" finds "expenditure").
 pub const ANALYZER: &str = "en_stem";
+
+/// Every word of `text` as [`ANALYZER`] indexes it, in order.
+pub fn analysed(text: &str) -> Vec<String> {
+    let Some(mut analyzer) = TokenizerManager::default().get(ANALYZER) else {
+        return Vec::new();
+    };
+    let mut words = Vec::new();
+    let mut stream = analyzer.token_stream(text);
+    while let Some(token) = stream.next() {
+        words.push(token.text.clone());
+    }
+    words
+}
+
+/// The length BM25 reads for a passage of `words` words: tantivy's, kept on one byte (exact up
+/// to 40 words, then on a log scale), so that a passage scores alike in every store.
+pub fn scored_length(words: u32) -> u32 {
+    tantivy::fieldnorm::FieldNormReader::constant(1, words).fieldnorm(0)
+}
+
+/// The distinct words of `text` as [`ANALYZER`] indexes them, in order of first appearance: a
+/// question's keyword terms.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut terms: Vec<String> = Vec::new();
+    for word in analysed(text) {
+        if !terms.contains(&word) {
+            terms.push(word);
+        }
+    }
+    terms
+}
 
 /// The schema shared by every document's keyword index.
 pub fn schema() -> Schema {

@@ -3,21 +3,24 @@
 //! is split over a few threads, and each opens (or finds open) the index of each of its
 //! documents, adds its keyword statistics to the scope's, and scans its int8 vectors for
 //! candidates if the question's model made them (a document without them is searched by
-//! keyword only); the candidates are then rescored exactly from the block's f32 rows.
+//! keyword only); the candidates are then rescored exactly from the block's f32 rows. A document
+//! is published by writing its index in a temporary directory and putting it in place in one
+//! rename ([`IndexDirs::commit`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use lectern_scan::{dot_f32, QuantizedQuery, TopK};
-use tantivy::tokenizer::TokenizerManager;
 use tantivy::{DocAddress, Term};
 
-use super::block::RowMeta;
+use super::block::{self, RowMeta};
 use super::keyword_search::{KeywordHits, ScopeQuery};
-use super::keywords::ANALYZER;
+use super::keywords::{KeywordWriter, StoredChunks};
 use super::statistics::ScopeStatistics;
-use super::store::{Found, IndexStore, PassageKey, ScopeSearch, Wanted};
-use super::{DocIndex, Fields, IndexCache, IndexDirs, IndexError, Located};
+use super::store::{best_first, DocumentIndex, Found, IndexStore, PassageKey, Publication, ScopeSearch, Wanted};
+use super::vectors::VectorWriter;
+use super::{DocIndex, Fields, IndexCache, IndexDirs, IndexError, Located, Manifest};
 use crate::catalog::{DocumentId, ScopedDocument};
 
 /// The per-document indexes of a library and those kept open.
@@ -56,22 +59,68 @@ impl LocalStore {
 }
 
 impl IndexStore for LocalStore {
-    fn terms(&self, text: &str) -> Vec<String> {
-        let Some(mut analyzer) = TokenizerManager::default().get(ANALYZER) else {
-            return Vec::new();
-        };
-        let mut terms: Vec<String> = Vec::new();
-        let mut stream = analyzer.token_stream(text);
-        while let Some(token) = stream.next() {
-            if !terms.contains(&token.text) {
-                terms.push(token.text.clone());
+    fn publish<'a>(&'a self, publication: Publication<'a>) -> BoxFuture<'a, Result<(), IndexError>> {
+        Box::pin(async move {
+            publication.check()?;
+            let Publication {
+                id,
+                manifest,
+                chunks,
+                vectors,
+            } = publication;
+            let temp = self.dirs.begin(id)?;
+            let mut keywords = KeywordWriter::create(&temp.join("keywords"))?;
+            keywords.add(chunks)?;
+            keywords.finish()?;
+            if let Some((_, dimension)) = manifest.vectors() {
+                let mut table = VectorWriter::create(&temp.join("vectors"), dimension).await?;
+                table.append(chunks, vectors).await?;
+                table.finish().await?;
+                block::write_from_table(&temp, dimension).await?;
             }
-        }
-        terms
+            manifest.write(&temp)?;
+            self.dirs.commit(id, &temp)?;
+            self.cache.evict(id);
+            Ok(())
+        })
     }
 
-    fn open<'s>(&'s self, docs: &[ScopedDocument], wanted: &Wanted<'_>) -> Box<dyn ScopeSearch + 's> {
-        Box::new(LocalScope::open(self, docs, wanted))
+    fn delete(&self, id: DocumentId) -> BoxFuture<'_, Result<(), IndexError>> {
+        Box::pin(async move {
+            self.cache.evict(id);
+            self.dirs.remove(id)
+        })
+    }
+
+    fn published(&self, id: DocumentId) -> BoxFuture<'_, Result<Option<Manifest>, IndexError>> {
+        Box::pin(async move { Ok(self.dirs.manifest(id)) })
+    }
+
+    fn read_back(&self, id: DocumentId) -> BoxFuture<'_, Result<Option<DocumentIndex>, IndexError>> {
+        Box::pin(async move {
+            let Some(manifest) = self.dirs.manifest(id) else {
+                return Ok(None);
+            };
+            let dir = self.dirs.dir(id);
+            let chunks = StoredChunks::open(&dir.join("keywords"))?.all()?;
+            let vectors = match manifest.vectors() {
+                Some((_, dimension)) => block::vectors_of_chunks(&dir, dimension, &chunks).await?,
+                None => Vec::new(),
+            };
+            Ok(Some(DocumentIndex {
+                manifest,
+                chunks,
+                vectors,
+            }))
+        })
+    }
+
+    fn open<'s>(
+        &'s self,
+        docs: &[ScopedDocument],
+        wanted: &Wanted<'_>,
+    ) -> Result<Box<dyn ScopeSearch + 's>, IndexError> {
+        Ok(Box::new(LocalScope::open(self, docs, wanted)))
     }
 
     fn warm(&self, docs: &[ScopedDocument]) -> usize {
@@ -319,18 +368,6 @@ impl ScopeSearch for LocalScope<'_> {
     fn take_skipped(&mut self) -> Vec<(usize, IndexError)> {
         std::mem::take(&mut self.skipped)
     }
-}
-
-/// The best `depth` of `list`: score descending, then chunk id, then document position.
-fn best_first(mut list: Vec<Found>, depth: usize) -> Vec<Found> {
-    list.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| a.located.chunk_id.cmp(&b.located.chunk_id))
-            .then(a.doc.cmp(&b.doc))
-    });
-    list.truncate(depth);
-    list
 }
 
 /// A keyword-index address as a passage key: the segment above, the document within it below.

@@ -6,9 +6,10 @@
 //! with its vectors (`embedding.rs`). The format is written here (`manifest.rs`, `vectors.rs`,
 //! `keywords.rs`, `block.rs`) and read here: `reader.rs` opens one document's index
 //! for search (through `directory.rs` and `keyword_reader.rs`) and `cache.rs` keeps it open
-//! between queries. What a search asks of the indexes is a contract, [`IndexStore`]
+//! between queries. What a library asks of its indexes is a contract, [`IndexStore`]
 //! (`store.rs`); [`LocalStore`] (`local.rs`) keeps it over these directories, scoring keywords
-//! with a scope's statistics (`statistics.rs`, `keyword_search.rs`).
+//! with a scope's statistics (`statistics.rs`, `keyword_search.rs`), and [`PgStore`]
+//! (`postgres/`) in a PostgreSQL database with pgvector.
 
 pub mod block;
 mod build;
@@ -23,6 +24,7 @@ pub mod keywords;
 mod local;
 mod manifest;
 mod ocr_pages;
+mod postgres;
 mod reader;
 mod statistics;
 mod store;
@@ -40,8 +42,9 @@ pub use keyword_reader::{Fields, KeywordReader, Located};
 pub use local::LocalStore;
 pub use manifest::{Manifest, FORMAT_VERSION, MANIFEST_FILE};
 pub use ocr_pages::page_words;
+pub use postgres::PgStore;
 pub use reader::DocIndex;
-pub use store::{Found, IndexStore, PassageKey, ScopeSearch, Wanted};
+pub use store::{DocumentIndex, Found, IndexStore, PassageKey, Publication, ScopeSearch, Wanted};
 
 /// Checks that the index in `dir` is complete and whole: a readable manifest, a keyword index
 /// and, if the manifest names vectors, a vector block and vector table, all holding exactly the

@@ -109,7 +109,7 @@ impl DocIndex {
     /// The error for vectors of `index` dimensions searched with a question's of `question`.
     pub fn dimension_mismatch(&self, index: usize, question: usize) -> IndexError {
         IndexError::Dimension {
-            path: self.dir.join(block::BLOCK_FILE),
+            at: self.dir.join(block::BLOCK_FILE).display().to_string(),
             index,
             question,
         }

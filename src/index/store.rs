@@ -1,15 +1,21 @@
-//! The index store: what a search asks of the indexes of the documents in its scope, whoever
-//! keeps them. A search gives the question's keyword terms and vector; the store gives the best
+//! The index store: the indexes of a library's documents, whoever keeps them. A document's
+//! passages and vectors are published in one step (a reader sees the old or the new, never a
+//! mix), deleted, and what is published is described by its manifest (its content hash decides
+//! whether a file needs indexing again). A search gives the question's keyword terms and vector; the store gives the best
 //! passages by BM25, scored with statistics summed over the whole scope (so a passage scores the
 //! same whichever document of the scope holds it), the best by exact cosine, only over
 //! documents whose vectors the question's model made, and reads passages back. Fusion, named
 //! documents, pages and the rest of ranking stay the search's (`search/run.rs`), over any store.
-//! [`super::LocalStore`] (an index per document on disk) implements it.
+//! [`super::LocalStore`] (an index per document on disk) and [`super::PgStore`] (PostgreSQL with
+//! pgvector) implement it.
 
 use std::collections::HashSet;
 
-use super::{IndexError, Located};
+use futures::future::BoxFuture;
+
+use super::{keywords, IndexError, Located, Manifest};
 use crate::catalog::{DocumentId, ScopedDocument};
+use crate::chunk::Chunk;
 
 /// Where a store holds a passage one of its lists found, to read it back without a lookup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,15 +44,93 @@ pub struct Wanted<'a> {
     pub depth: usize,
 }
 
-/// The indexes of a library's documents, as a search reads them.
+/// A document's index as it is published: its manifest, its passages and, once embedded, their
+/// vectors (one a passage, in the same order, of the manifest's dimension; none while the
+/// document is searchable by keyword only).
+#[derive(Debug, Clone, Copy)]
+pub struct Publication<'a> {
+    pub id: DocumentId,
+    pub manifest: &'a Manifest,
+    pub chunks: &'a [Chunk],
+    pub vectors: &'a [Vec<f32>],
+}
+
+impl Publication<'_> {
+    /// Checks that the vectors match the manifest and the passages.
+    pub fn check(&self) -> Result<(), IndexError> {
+        let wrong = |reason: String| Err(IndexError::Publication { id: self.id, reason });
+        if self.manifest.chunk_count != self.chunks.len() as u64 {
+            return wrong(format!(
+                "the manifest counts {} passages and {} were given",
+                self.manifest.chunk_count,
+                self.chunks.len()
+            ));
+        }
+        match self.manifest.vectors() {
+            None if self.vectors.is_empty() => Ok(()),
+            None => wrong("vectors were given without the model that made them".into()),
+            Some(_) if self.vectors.len() != self.chunks.len() => wrong(format!(
+                "{} passages and {} vectors were given",
+                self.chunks.len(),
+                self.vectors.len()
+            )),
+            Some((_, dimension)) => match self.vectors.iter().find(|v| v.len() != dimension) {
+                Some(v) => wrong(format!("a vector has {} dimensions, not {dimension}", v.len())),
+                None => Ok(()),
+            },
+        }
+    }
+}
+
+/// A document's whole index, read back from a store to be published in another.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentIndex {
+    pub manifest: Manifest,
+    pub chunks: Vec<Chunk>,
+    pub vectors: Vec<Vec<f32>>,
+}
+
+impl DocumentIndex {
+    /// This index as the publication of document `id`.
+    pub fn publication(&self, id: DocumentId) -> Publication<'_> {
+        Publication {
+            id,
+            manifest: &self.manifest,
+            chunks: &self.chunks,
+            vectors: &self.vectors,
+        }
+    }
+}
+
+/// The indexes of a library's documents: published, deleted, read back and searched.
 pub trait IndexStore: Send + Sync {
+    /// Publishes a document's index in one step, in place of any it had.
+    fn publish<'a>(&'a self, publication: Publication<'a>) -> BoxFuture<'a, Result<(), IndexError>>;
+
+    /// Deletes a document's index; deleting one there is not is not an error.
+    fn delete(&self, id: DocumentId) -> BoxFuture<'_, Result<(), IndexError>>;
+
+    /// The manifest of a document's published index, if it has one.
+    fn published(&self, id: DocumentId) -> BoxFuture<'_, Result<Option<Manifest>, IndexError>>;
+
+    /// A document's whole published index (its passages in their order, with their vectors), if
+    /// it has one: what another store publishes to hold the same without embedding again.
+    fn read_back(&self, id: DocumentId) -> BoxFuture<'_, Result<Option<DocumentIndex>, IndexError>>;
+
     /// The distinct keyword terms of `text`, as the store analyses the passages' words (stemmed,
-    /// lower case), in order of first appearance.
-    fn terms(&self, text: &str) -> Vec<String>;
+    /// lower case), in order of first appearance: tantivy's English analysis in every store.
+    fn terms(&self, text: &str) -> Vec<String> {
+        keywords::terms(text)
+    }
 
     /// Opens the documents of `docs` for one question: what [`ScopeSearch`] then reads is
-    /// gathered here, for the whole scope at once.
-    fn open<'s>(&'s self, docs: &[ScopedDocument], wanted: &Wanted<'_>) -> Box<dyn ScopeSearch + 's>;
+    /// gathered here, for the whole scope at once. A document that cannot be searched is
+    /// skipped ([`ScopeSearch::take_skipped`]); an error is a store that cannot be read at all.
+    fn open<'s>(
+        &'s self,
+        docs: &[ScopedDocument],
+        wanted: &Wanted<'_>,
+    ) -> Result<Box<dyn ScopeSearch + 's>, IndexError>;
 
     /// Makes the documents of `docs` ready for a first question without delay (a search box
     /// calls it as it opens); returns how many are.
@@ -83,4 +167,17 @@ pub trait ScopeSearch {
 
     /// The documents that could not be searched since the last call, by scope position, with why.
     fn take_skipped(&mut self) -> Vec<(usize, IndexError)>;
+}
+
+/// The best `depth` of `list` in the order every list has: score descending, then chunk id, then
+/// document position.
+pub fn best_first(mut list: Vec<Found>, depth: usize) -> Vec<Found> {
+    list.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.located.chunk_id.cmp(&b.located.chunk_id))
+            .then(a.doc.cmp(&b.doc))
+    });
+    list.truncate(depth);
+    list
 }

@@ -1,6 +1,7 @@
 //! Start-up reconciliation, run by the process that takes the indexer lock: whatever instant the
 //! previous indexer died at, the library returns to a state where every document is either ready
-//! with a complete index (with or without vectors, as its record says) or queued to get one.
+//! with a complete index (with or without vectors, as its record says) or queued to get one, and
+//! the database the library shares its indexes in (if any) holds the same version of each.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -10,6 +11,7 @@ use serde::Serialize;
 use crate::catalog::{DocumentId, DocumentStatus};
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::index::IndexStore;
 
 /// Partial copies younger than this are left alone: another process may be importing them.
 const FILE_GRACE: Duration = Duration::from_secs(600);
@@ -29,11 +31,15 @@ pub struct Reconciled {
     pub requeued_missing: usize,
     /// Documents whose stored file is gone.
     pub files_missing: usize,
+    /// Indexes published again in the database the library shares them in, which held another
+    /// version of them or none.
+    pub shared: usize,
 }
 
 /// Brings catalog, `indexes/` and `files/` back in line with each other.
 pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
     let mut done = Reconciled::default();
+    let mut to_share = Vec::new();
     let catalog = engine.catalog();
     let interrupted = catalog.requeue_interrupted()?;
     (done.interrupted, done.set_aside) = (interrupted.requeued, interrupted.set_aside);
@@ -56,7 +62,14 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
             // The index says which model's vectors it holds: the record follows it (an indexer
             // may have died between publishing the vectors and recording them).
             match engine.dirs().manifest(doc.id) {
-                Some(manifest) => catalog.correct_embedded_with(doc.id, manifest.embedder.as_deref())?,
+                Some(manifest) => {
+                    catalog.correct_embedded_with(doc.id, manifest.embedder.as_deref())?;
+                    if let Some(shared) = engine.shared_store() {
+                        if shared.run(shared.published(doc.id))?.as_ref() != Some(&manifest) {
+                            to_share.push(doc.id);
+                        }
+                    }
+                }
                 None => {
                     catalog.set_status(doc.id, DocumentStatus::Queued, None)?;
                     done.requeued_missing += 1;
@@ -75,6 +88,10 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
         engine.files().sweep(&referenced, FILE_GRACE)
     })?;
     drop(catalog);
+    for id in to_share {
+        engine.share_index(id)?;
+        done.shared += 1;
+    }
     engine.forget_orphan_passwords()?;
     // A keyring that fails here leaves the passwords in the library, where they still work.
     if let Err(e) = engine.move_passwords_to_keyring() {

@@ -167,6 +167,7 @@ fn embed(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool)
             }
         }
     };
+    engine.share_index(doc.id)?;
     if published.embedder.as_deref() == Some(id.as_str()) && engine.catalog().set_embedded(doc.id, &id)? {
         engine.emit(IndexEvent::Embedded { document: doc.id });
     }
@@ -209,6 +210,7 @@ fn finish_ready(
     manifest: &Manifest,
     reused_from: Option<DocumentId>,
 ) -> Result<(), Error> {
+    engine.share_index(id)?;
     let meta: PdfMetadata = manifest.metadata();
     let note = ocr_note(
         &manifest.pages_needing_ocr,
@@ -226,7 +228,7 @@ fn finish_ready(
         },
     )?;
     if !recorded {
-        engine.dirs().remove(id)?;
+        engine.forget_index(id)?;
         return Ok(());
     }
     engine.emit(IndexEvent::Finished {

@@ -77,7 +77,7 @@ impl Library {
 
     /// The indexes kept open for search.
     pub fn search_cache(&self) -> &IndexCache {
-        self.engine.store().cache()
+        self.engine.local_store().cache()
     }
 
     /// Becomes this library's indexer, reconciles, and indexes queued documents as `mode` says

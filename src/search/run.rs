@@ -107,7 +107,7 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
         None => None,
     };
     let query = vector.as_deref().zip(embedder.as_deref());
-    let mut ranking = rank(engine.store(), &docs, request, query);
+    let mut ranking = rank(engine.store(), &docs, request, query)?;
     let current = Current::read(
         engine,
         &request.scope,
@@ -175,7 +175,7 @@ fn rank<'s>(
     docs: &[ScopedDocument],
     request: &SearchRequest,
     query: Option<(&[f32], &str)>,
-) -> Ranking<'s> {
+) -> Result<Ranking<'s>, IndexError> {
     let depth = depth_for(request.k);
     let query = query.filter(|_| request.mode != SearchMode::Keyword);
     let terms = match request.mode {
@@ -187,7 +187,7 @@ fn rank<'s>(
         vector: query,
         depth,
     };
-    let mut scope = store.open(docs, &wanted);
+    let mut scope = store.open(docs, &wanted)?;
     let vector_list = match query {
         Some(_) => top_of(
             scope.vector_list().into_iter().map(ranked).collect(),
@@ -234,12 +234,12 @@ fn rank<'s>(
     ranked.retain(|r| skipped.binary_search_by_key(&r.doc, |(pos, _)| *pos).is_err());
     let ranked = best_per_page(ranked);
     let keyword_only = scope.keyword_only().len();
-    Ranking {
+    Ok(Ranking {
         ranked,
         scope,
         skipped,
         keyword_only,
-    }
+    })
 }
 
 /// A ranked passage as a hit, under its document as it is now; `None` if the document no longer

@@ -1,5 +1,5 @@
-//! Publishing a document's index from chunks that are already embedded, in one go, through the
-//! core's index writers: the search benchmark's synthetic libraries and the search tests use it.
+//! Publishing a document's index from chunks that are already embedded, in one go, into any
+//! index store: the search benchmark's synthetic libraries and the search tests use it.
 //! The product indexes PDFs with `lectern::index::build`, which streams pages instead; this crate
 //! is not part of it. [`hostile`] writes the adversarial PDFs, [`large`] the long and bulky ones.
 
@@ -8,10 +8,7 @@ pub mod large;
 
 use lectern::catalog::{now_millis, DocumentId, PdfMetadata};
 use lectern::chunk::{Chunk, ChunkerSettings};
-use lectern::index::block;
-use lectern::index::keywords::KeywordWriter;
-use lectern::index::vectors::VectorWriter;
-use lectern::index::{IndexDirs, IndexError, Manifest, FORMAT_VERSION};
+use lectern::index::{IndexError, IndexStore, Manifest, Publication, FORMAT_VERSION};
 
 /// What the manifest records besides the chunks.
 pub struct Provenance<'a> {
@@ -21,23 +18,15 @@ pub struct Provenance<'a> {
     pub metadata: &'a PdfMetadata,
 }
 
-/// Writes and publishes the index of `id` holding `chunks` with their `vectors` (same order).
+/// Publishes into `store` the index of `id` holding `chunks` with their `vectors` (same order).
 pub async fn publish(
-    dirs: &IndexDirs,
+    store: &dyn IndexStore,
     id: DocumentId,
     chunks: &[Chunk],
     vectors: &[Vec<f32>],
     dimension: usize,
     provenance: &Provenance<'_>,
 ) -> Result<Manifest, IndexError> {
-    let temp = dirs.begin(id)?;
-    let mut keywords = KeywordWriter::create(&temp.join("keywords"))?;
-    keywords.add(chunks)?;
-    keywords.finish()?;
-    let mut table = VectorWriter::create(&temp.join("vectors"), dimension).await?;
-    table.append(chunks, vectors).await?;
-    table.finish().await?;
-    block::write_from_table(&temp, dimension).await?;
     let m = provenance.metadata;
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
@@ -60,7 +49,13 @@ pub async fn publish(
         pdf_modified: m.modified.clone(),
         created_at: now_millis(),
     };
-    manifest.write(&temp)?;
-    dirs.commit(id, &temp)?;
+    store
+        .publish(Publication {
+            id,
+            manifest: &manifest,
+            chunks,
+            vectors,
+        })
+        .await?;
     Ok(manifest)
 }

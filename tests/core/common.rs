@@ -34,6 +34,25 @@ pub fn models_dir() -> PathBuf {
     dir
 }
 
+/// The URL of a new, empty database of its own on the test run's PostgreSQL server (which
+/// `scripts/postgres.sh run` starts, and the README's test command runs the tests under).
+pub fn test_database() -> String {
+    let Ok(server) = std::env::var("LECTERN_TEST_DATABASE_URL") else {
+        panic!(
+            "LECTERN_TEST_DATABASE_URL is not set: run the tests with scripts/test.sh, or under \
+             `scripts/postgres.sh run DIR cargo nextest run ...`, which starts a PostgreSQL server for them"
+        );
+    };
+    let name = format!("lectern_test_{}", uuid::Uuid::new_v4().simple());
+    runtime().block_on(async {
+        let (client, connection) = tokio_postgres::connect(&server, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client.batch_execute(&format!("create database {name}")).await.unwrap();
+    });
+    let (base, _) = server.rsplit_once('/').unwrap();
+    format!("{base}/{name}")
+}
+
 /// The configuration of a fresh library in `home`, using the installed model.
 pub fn config(home: &std::path::Path) -> LibraryConfig {
     let mut config = LibraryConfig::new(home.to_path_buf());

@@ -21,6 +21,7 @@ mod remote;
 mod search;
 mod secrets;
 mod serve;
+mod shared;
 mod store;
 mod strategy;
 mod watch;

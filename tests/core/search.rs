@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use lectern::catalog::{Catalog, ChunkId, DocumentId, NewDocument, PdfMetadata, Readied, Scope, ScopeFilters};
 use lectern::chunk::{Chunk, ChunkerSettings};
-use lectern::index::{block, IndexDirs};
+use lectern::index::{block, IndexDirs, LocalStore};
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{DocumentStatus, FolderId, Library};
 use lectern_synthetic::{publish, Provenance};
@@ -51,7 +51,7 @@ fn fake_hash(name: &str) -> String {
 
 fn add(t: &TestLibrary, doc: Doc) -> DocumentId {
     let catalog = Catalog::open(&t.home.path().join("library.sqlite")).unwrap();
-    let dirs = IndexDirs::new(t.home.path().join("indexes"));
+    let store = LocalStore::new(IndexDirs::new(t.home.path().join("indexes")), 1).unwrap();
     let row = catalog
         .insert_document(&NewDocument {
             folder: doc.folder,
@@ -85,7 +85,7 @@ fn add(t: &TestLibrary, doc: Doc) -> DocumentId {
         metadata: &doc.meta,
     };
     let manifest = runtime()
-        .block_on(publish(&dirs, row.id, &chunks, &doc.vectors, DIM, &provenance))
+        .block_on(publish(&store, row.id, &chunks, &doc.vectors, DIM, &provenance))
         .unwrap();
     let ready = Readied {
         meta: &doc.meta,

@@ -1,59 +1,37 @@
-//! The index store contract (`lectern::index::IndexStore`), run against every store there is
-//! (today the local one, an index per document on disk): keyword lists scored by BM25 with the
-//! statistics of the whole scope, vector lists by exact cosine over the documents the
-//! question's model embedded only, both best first with the chunk id breaking ties, passages
-//! read back, and a clear error for vectors of another size. Each store comes with how a
-//! document gets into it; what is checked is only what a search reads.
+//! The index store contract (`lectern::index::IndexStore`), run against every store there is:
+//! the local one (an index per document on disk) and PostgreSQL with pgvector. Documents are
+//! published through the store, deleted, described by their manifest; keyword lists are scored
+//! by BM25 with the statistics of the whole scope, vector lists by exact cosine over the
+//! documents the question's model embedded only, both best first with the chunk id breaking
+//! ties; passages are read back; vectors of another size are a clear error.
 
 use lectern::catalog::{ChunkId, DocumentId, FolderId, PdfMetadata, ScopedDocument};
 use lectern::chunk::{Chunk, ChunkerSettings};
-use lectern::index::{block, Found, IndexDirs, IndexError, IndexStore, LocalStore, Wanted};
+use lectern::index::{
+    block, Found, IndexDirs, IndexError, IndexStore, LocalStore, Manifest, PgStore, Publication, Wanted,
+};
 use lectern_synthetic::{publish, Provenance};
 use tempfile::TempDir;
 
-use crate::common::runtime;
+use crate::common::{runtime, test_database};
 
 const DIM: usize = 4;
 const MODEL: &str = "test-model/1";
 
-/// A store under test, and how a document's passages and vectors get into it.
-trait UnderTest {
-    fn name(&self) -> &str;
-    fn store(&self) -> &dyn IndexStore;
-    /// Publishes `texts` (one passage a page) with `vectors` made by `embedder`.
-    fn publish(&self, id: DocumentId, texts: &[&str], vectors: &[Vec<f32>], embedder: &str);
+/// A store under test, with whatever it needs kept alive beside it.
+struct UnderTest {
+    name: &'static str,
+    store: Box<dyn IndexStore>,
+    _home: Option<TempDir>,
 }
 
-/// The local store, in a temporary directory.
-struct Local {
-    _home: TempDir,
-    dirs: IndexDirs,
-    store: LocalStore,
-}
-
-impl Local {
-    fn new() -> Local {
-        let home = TempDir::new().unwrap();
-        let root = home.path().join("indexes");
-        std::fs::create_dir_all(&root).unwrap();
-        Local {
-            dirs: IndexDirs::new(root.clone()),
-            store: LocalStore::new(IndexDirs::new(root), 2).unwrap(),
-            _home: home,
-        }
-    }
-}
-
-impl UnderTest for Local {
-    fn name(&self) -> &str {
-        "local"
-    }
-
+impl UnderTest {
     fn store(&self) -> &dyn IndexStore {
-        &self.store
+        &*self.store
     }
 
-    fn publish(&self, id: DocumentId, texts: &[&str], vectors: &[Vec<f32>], embedder: &str) {
+    /// Publishes `texts` (one passage a page) with `vectors` made by `embedder`.
+    fn publish(&self, id: DocumentId, texts: &[&str], vectors: &[Vec<f32>], embedder: &str) -> Manifest {
         let meta = PdfMetadata {
             page_count: texts.len() as u64,
             ..PdfMetadata::default()
@@ -67,20 +45,34 @@ impl UnderTest for Local {
         let dimension = vectors.first().map_or(DIM, Vec::len);
         runtime()
             .block_on(publish(
-                &self.dirs,
+                self.store(),
                 id,
                 &chunks(id, texts),
                 vectors,
                 dimension,
                 &provenance,
             ))
-            .unwrap();
+            .unwrap()
     }
 }
 
-/// Every store there is.
-fn stores() -> Vec<Box<dyn UnderTest>> {
-    vec![Box::new(Local::new())]
+/// Every store there is: the local one in a temporary directory, PostgreSQL in a database of
+/// its own on the test run's server.
+fn stores() -> Vec<UnderTest> {
+    let home = TempDir::new().unwrap();
+    let root = home.path().join("indexes");
+    std::fs::create_dir_all(&root).unwrap();
+    let local = UnderTest {
+        name: "local",
+        store: Box::new(LocalStore::new(IndexDirs::new(root), 2).unwrap()),
+        _home: Some(home),
+    };
+    let postgres = UnderTest {
+        name: "postgres",
+        store: Box::new(PgStore::connect(&test_database()).unwrap()),
+        _home: None,
+    };
+    vec![local, postgres]
 }
 
 /// One passage a page, with ids that sort in page order.
@@ -154,23 +146,23 @@ fn keyword_scores_are_bm25_over_the_whole_scope_whichever_document_holds_the_pas
             terms,
             ["zeppelin", "hangar"],
             "{}: analysed as the passages are",
-            under.name()
+            under.name
         );
 
         let docs = [scoped(a, "a.pdf"), scoped(b, "b.pdf")];
-        let mut scope = store.open(&docs, &wanted(&terms, None));
+        let mut scope = store.open(&docs, &wanted(&terms, None)).unwrap();
         let list = scope.keyword_list();
         assert!(scope.take_skipped().is_empty());
         let all: Vec<Vec<&str>> = texts_a.iter().chain(&texts_b).map(|t| t.split(' ').collect()).collect();
         let expected = |text: &str| bm25(&["zeppelin", "hangar"], &text.split(' ').collect::<Vec<_>>(), &all);
         let got: Vec<(usize, u32, f32)> = list.iter().map(|f| (f.doc, f.located.page, f.score)).collect();
-        assert_eq!(got.len(), 3, "{}: {got:?}", under.name());
+        assert_eq!(got.len(), 3, "{}: {got:?}", under.name);
         for f in &list {
             let text = [&texts_a, &texts_b][f.doc][f.located.page as usize - 1];
             assert!(
                 (f.score - expected(text)).abs() < 1e-4,
                 "{}: {text:?} scored {} against {}",
-                under.name(),
+                under.name,
                 f.score,
                 expected(text)
             );
@@ -192,15 +184,15 @@ fn keyword_scores_are_bm25_over_the_whole_scope_whichever_document_holds_the_pas
         assert!(
             (bound - most).abs() < 1e-4,
             "{}: bound {bound} against {most}",
-            under.name()
+            under.name
         );
 
         // The same passage in a scope of its document alone scores by that scope's statistics.
-        let alone = store.open(&docs[..1], &wanted(&terms, None)).keyword_list();
+        let alone = store.open(&docs[..1], &wanted(&terms, None)).unwrap().keyword_list();
         let own: Vec<Vec<&str>> = texts_a.iter().map(|t| t.split(' ').collect()).collect();
         let first = alone.iter().find(|f| f.located.page == 1).unwrap();
         let by_own = bm25(&["zeppelin", "hangar"], &["zeppelin", "hangar", "roof"], &own);
-        assert!((first.score - by_own).abs() < 1e-4, "{}", under.name());
+        assert!((first.score - by_own).abs() < 1e-4, "{}", under.name);
     }
 }
 
@@ -229,14 +221,14 @@ fn vector_lists_are_exact_cosine_over_the_questions_model_only_ties_by_chunk_id(
         under.publish(other, &["sixth"], &[unit(&[1.0, 0.0, 0.0, 0.0])], "another-model/2");
         let docs = [scoped(a, "a.pdf"), scoped(b, "b.pdf"), scoped(other, "other.pdf")];
         let question = unit(&[1.0, 0.1, 0.0, 0.0]);
-        let mut scope = under.store().open(&docs, &wanted(&[], Some(&question)));
+        let mut scope = under.store().open(&docs, &wanted(&[], Some(&question))).unwrap();
         let list = scope.vector_list();
         assert!(scope.take_skipped().is_empty());
         assert_eq!(
             scope.keyword_only().iter().copied().collect::<Vec<_>>(),
             [2],
             "{}",
-            under.name()
+            under.name
         );
         let got: Vec<(usize, u32)> = list.iter().map(|f| (f.doc, f.located.page)).collect();
         // Two passages at cosine 1 (one in each document): the lower chunk id first.
@@ -245,8 +237,8 @@ fn vector_lists_are_exact_cosine_over_the_questions_model_only_ties_by_chunk_id(
         } else {
             [(1, 1), (0, 2)]
         };
-        assert_eq!(got[..2], tie_first, "{}", under.name());
-        assert_eq!(got[2..], [(0, 1), (0, 3), (1, 2)], "{}", under.name());
+        assert_eq!(got[..2], tie_first, "{}", under.name);
+        assert_eq!(got[2..], [(0, 1), (0, 3), (1, 2)], "{}", under.name);
         for f in &list {
             let v = if f.doc == 0 {
                 [unit(&[1.0, 0.0, 0.0, 0.0]), near.clone(), unit(&[0.0, 0.0, 1.0, 0.0])][f.located.page as usize - 1]
@@ -258,7 +250,7 @@ fn vector_lists_are_exact_cosine_over_the_questions_model_only_ties_by_chunk_id(
             assert!(
                 (f.score - cosine).abs() < 1e-5,
                 "{}: {} against {cosine}",
-                under.name(),
+                under.name,
                 f.score
             );
         }
@@ -271,6 +263,7 @@ fn vector_lists_are_exact_cosine_over_the_questions_model_only_ties_by_chunk_id(
         let sixth = under
             .store()
             .open(&docs, &wanted(&under.store().terms("sixth"), Some(&question)))
+            .unwrap()
             .keyword_list();
         assert_eq!(sixth.len(), 1);
         assert_eq!(scope.vector_scores(2, std::slice::from_ref(&sixth[0].located)), [None]);
@@ -289,14 +282,14 @@ fn passages_are_read_back_by_their_key_or_their_chunk_id() {
         );
         let docs = [scoped(id, "a.pdf")];
         let terms = under.store().terms("gamma");
-        let mut scope = under.store().open(&docs, &wanted(&terms, None));
+        let mut scope = under.store().open(&docs, &wanted(&terms, None)).unwrap();
         let hit = scope.keyword_list().remove(0);
         let by_key = scope.passage(0, hit.key, &hit.located.chunk_id).unwrap();
         let by_id = scope.passage(0, None, &hit.located.chunk_id).unwrap();
-        assert_eq!(by_key, ("gamma delta".to_string(), String::new()), "{}", under.name());
-        assert_eq!(by_id, by_key, "{}", under.name());
+        assert_eq!(by_key, ("gamma delta".to_string(), String::new()), "{}", under.name);
+        assert_eq!(by_id, by_key, "{}", under.name);
         let missing = scope.passage(0, None, "no-such-chunk").unwrap_err();
-        assert!(missing.is_damage(), "{}: {missing}", under.name());
+        assert!(missing.is_damage(), "{}: {missing}", under.name);
         assert_eq!(under.store().warm(&docs), 1);
     }
 }
@@ -309,11 +302,11 @@ fn vectors_of_another_size_from_the_same_model_are_a_clear_error_not_a_silent_fa
         under.publish(odd, &["odd"], &[unit(&[1.0, 0.0, 0.0, 0.0, 0.0, 0.0])], MODEL);
         let docs = [scoped(good, "good.pdf"), scoped(odd, "odd.pdf")];
         let question = unit(&[1.0, 0.0, 0.0, 0.0]);
-        let mut scope = under.store().open(&docs, &wanted(&[], Some(&question)));
+        let mut scope = under.store().open(&docs, &wanted(&[], Some(&question))).unwrap();
         let list = scope.vector_list();
-        assert_eq!(list.iter().map(|f| f.doc).collect::<Vec<_>>(), [0], "{}", under.name());
+        assert_eq!(list.iter().map(|f| f.doc).collect::<Vec<_>>(), [0], "{}", under.name);
         let skipped = scope.take_skipped();
-        assert_eq!(skipped.len(), 1, "{}", under.name());
+        assert_eq!(skipped.len(), 1, "{}", under.name);
         let (pos, error) = &skipped[0];
         assert_eq!(*pos, 1);
         assert!(
@@ -326,8 +319,181 @@ fn vectors_of_another_size_from_the_same_model_are_a_clear_error_not_a_silent_fa
                 }
             ),
             "{}: {error}",
-            under.name()
+            under.name
         );
         assert!(error.to_string().contains("index the document again"), "{error}");
+    }
+}
+
+#[test]
+fn publishing_again_replaces_a_document_whole_and_deleting_is_idempotent() {
+    for under in stores() {
+        let id = DocumentId::new_random();
+        let store = under.store();
+        assert_eq!(runtime().block_on(store.published(id)).unwrap(), None, "{}", under.name);
+        let first = under.publish(
+            id,
+            &["orchard apples", "orchard pears"],
+            &vec![unit(&[1.0, 0.0, 0.0, 0.0]); 2],
+            MODEL,
+        );
+        let read = runtime().block_on(store.published(id)).unwrap();
+        assert_eq!(
+            read.as_ref().map(|m| &m.content_hash),
+            Some(&first.content_hash),
+            "{}",
+            under.name
+        );
+        assert_eq!(read.map(|m| m.chunk_count), Some(2));
+
+        // Published again with other passages: the old ones are gone, none is mixed in.
+        under.publish(id, &["harbour cranes"], &[unit(&[0.0, 1.0, 0.0, 0.0])], MODEL);
+        let docs = [scoped(id, "a.pdf")];
+        let terms = store.terms("orchard harbour");
+        let question = unit(&[1.0, 0.0, 0.0, 0.0]);
+        let mut scope = store.open(&docs, &wanted(&terms, Some(&question))).unwrap();
+        let words: Vec<String> = scope
+            .keyword_list()
+            .iter()
+            .map(|f| scope.passage(f.doc, f.key, &f.located.chunk_id).unwrap().0)
+            .collect();
+        assert_eq!(words, ["harbour cranes"], "{}", under.name);
+        assert_eq!(scope.vector_list().len(), 1, "{}", under.name);
+        assert!(scope.take_skipped().is_empty());
+
+        runtime().block_on(store.delete(id)).unwrap();
+        runtime().block_on(store.delete(id)).unwrap();
+        assert_eq!(runtime().block_on(store.published(id)).unwrap(), None, "{}", under.name);
+        let mut scope = store.open(&docs, &wanted(&terms, Some(&question))).unwrap();
+        assert!(scope.keyword_list().is_empty() && scope.vector_list().is_empty());
+        let skipped = scope.take_skipped();
+        assert_eq!(skipped.len(), 1, "{}", under.name);
+        assert!(skipped[0].1.is_damage(), "{}: {}", under.name, skipped[0].1);
+    }
+}
+
+#[test]
+fn a_document_without_vectors_is_searched_by_keyword_only_and_a_bad_publication_publishes_nothing() {
+    for under in stores() {
+        let (plain, embedded) = (DocumentId::new_random(), DocumentId::new_random());
+        let store = under.store();
+        let chunks_of_plain = chunks(plain, &["lighthouse keeper"]);
+        let mut manifest = under.publish(embedded, &["lighthouse lamp"], &[unit(&[1.0, 0.0, 0.0, 0.0])], MODEL);
+        manifest.embedder = None;
+        manifest.dimension = None;
+        runtime()
+            .block_on(store.publish(Publication {
+                id: plain,
+                manifest: &manifest,
+                chunks: &chunks_of_plain,
+                vectors: &[],
+            }))
+            .unwrap();
+        let docs = [scoped(plain, "plain.pdf"), scoped(embedded, "embedded.pdf")];
+        let terms = store.terms("lighthouse");
+        let question = unit(&[1.0, 0.0, 0.0, 0.0]);
+        let mut scope = store.open(&docs, &wanted(&terms, Some(&question))).unwrap();
+        assert_eq!(
+            scope.keyword_only().iter().copied().collect::<Vec<_>>(),
+            [0],
+            "{}",
+            under.name
+        );
+        assert_eq!(scope.keyword_list().len(), 2, "{}", under.name);
+        let vector: Vec<usize> = scope.vector_list().iter().map(|f| f.doc).collect();
+        assert_eq!(vector, [1], "{}", under.name);
+
+        // Vectors that do not match the passages: refused, and the document is as it was.
+        let other = DocumentId::new_random();
+        let two = chunks(other, &["one", "two"]);
+        let mut two_manifest = manifest.clone();
+        two_manifest.chunk_count = 2;
+        two_manifest.embedder = Some(MODEL.into());
+        two_manifest.dimension = Some(DIM);
+        let refused = runtime()
+            .block_on(store.publish(Publication {
+                id: other,
+                manifest: &two_manifest,
+                chunks: &two,
+                vectors: &[unit(&[1.0, 0.0, 0.0, 0.0])],
+            }))
+            .unwrap_err();
+        assert!(
+            matches!(refused, IndexError::Publication { .. }),
+            "{}: {refused}",
+            under.name
+        );
+        assert_eq!(
+            runtime().block_on(store.published(other)).unwrap(),
+            None,
+            "{}",
+            under.name
+        );
+    }
+}
+
+#[test]
+fn an_index_read_back_is_what_was_published_and_searches_the_same_in_another_store() {
+    let stores = stores();
+    let id = DocumentId::new_random();
+    let mut given = chunks(
+        id,
+        &["net sales rose in the third quarter", "cash used in investing", "notes"],
+    );
+    for (chunk, context) in given.iter_mut().zip(["Report / Results", "Report / Cash flows", ""]) {
+        chunk.context = context.to_string();
+    }
+    let vectors = vec![
+        unit(&[1.0, 0.2, 0.0, 0.0]),
+        unit(&[0.0, 1.0, 0.3, 0.0]),
+        unit(&[0.0, 0.0, 1.0, 1.0]),
+    ];
+    let manifest = stores[0].publish(id, &["x", "y", "z"], &vectors, MODEL);
+    runtime()
+        .block_on(stores[0].store().publish(Publication {
+            id,
+            manifest: &manifest,
+            chunks: &given,
+            vectors: &vectors,
+        }))
+        .unwrap();
+    let read = runtime().block_on(stores[0].store().read_back(id)).unwrap().unwrap();
+    assert_eq!(read.chunks, given);
+    assert_eq!(read.manifest, manifest);
+    for (a, b) in read.vectors.iter().zip(&vectors) {
+        assert!(a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6));
+    }
+    // Copied into each other store, and back: the same passages, and the same lists.
+    let docs = [scoped(id, "report.pdf")];
+    let terms = stores[0].store().terms("cash flows in the quarter");
+    let question = unit(&[0.5, 1.0, 0.0, 0.1]);
+    let lists = |under: &UnderTest| {
+        let mut scope = under.store().open(&docs, &wanted(&terms, Some(&question))).unwrap();
+        let keyword = scope.keyword_list();
+        let vector = scope.vector_list();
+        assert!(scope.take_skipped().is_empty(), "{}", under.name);
+        (keyword, vector)
+    };
+    let (keyword, vector) = lists(&stores[0]);
+    assert_eq!(keyword.len(), 2);
+    for under in &stores[1..] {
+        runtime().block_on(under.store().publish(read.publication(id))).unwrap();
+        let again = runtime().block_on(under.store().read_back(id)).unwrap().unwrap();
+        assert_eq!(again.chunks, read.chunks, "{}", under.name);
+        assert_eq!(again.manifest, read.manifest, "{}", under.name);
+        let (k, v) = lists(under);
+        for (ours, theirs) in [(&keyword, &k), (&vector, &v)] {
+            let place = |l: &[Found]| l.iter().map(|f| f.located.clone()).collect::<Vec<_>>();
+            assert_eq!(place(ours), place(theirs), "{}", under.name);
+            for (a, b) in ours.iter().zip(theirs.iter()) {
+                assert!(
+                    (a.score - b.score).abs() < 1e-4,
+                    "{}: {} against {}",
+                    under.name,
+                    a.score,
+                    b.score
+                );
+            }
+        }
     }
 }

@@ -1,0 +1,128 @@
+//! The PostgreSQL store: every document's passages, keyword postings and vectors (pgvector) in
+//! one database, so that any number of processes on any number of machines search the same
+//! indexes. The schema is versioned (`schema.rs`); a document is published in one transaction
+//! (`publish.rs`); a question reads one snapshot of its scope, keyword lists scored by BM25 with
+//! the scope's statistics summed in SQL and vector lists by exact cosine (`scope.rs`).
+//!
+//! The store owns a small runtime that drives its connections, so that its synchronous search
+//! side can be called from any thread, inside another runtime or not.
+
+mod pool;
+mod publish;
+mod schema;
+mod scope;
+mod vector;
+
+use std::future::Future;
+
+use futures::future::BoxFuture;
+use tokio_postgres::Config;
+
+use super::store::{DocumentIndex, IndexStore, Publication, ScopeSearch, Wanted};
+use super::{IndexError, Manifest};
+use crate::catalog::{DocumentId, ScopedDocument};
+use pool::Pool;
+
+/// The indexes of a library in a PostgreSQL database with pgvector.
+pub struct PgStore {
+    pool: Pool,
+    /// Drives the connections; `None` only while the store is dropped.
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl PgStore {
+    /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database`) and
+    /// brings its schema up to date.
+    pub fn connect(url: &str) -> Result<PgStore, IndexError> {
+        let config: Config = url
+            .parse()
+            .map_err(|e: tokio_postgres::Error| IndexError::DatabaseSetup {
+                server: redacted(url),
+                reason: format!("the URL cannot be read ({e}); write it as postgres://user@host:port/database"),
+            })?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("lectern-postgres")
+            .enable_all()
+            .build()
+            .map_err(|e| IndexError::DatabaseSetup {
+                server: redacted(url),
+                reason: format!("its connections cannot be started: {e}"),
+            })?;
+        let store = PgStore {
+            pool: Pool::new(config, runtime.handle().clone()),
+            runtime: Some(runtime),
+        };
+        store.run(async { schema::migrate(&mut *store.pool.get().await?, store.pool.server()).await })?;
+        Ok(store)
+    }
+
+    /// Where the database is, for messages: host, port and database, no password.
+    pub fn server(&self) -> &str {
+        self.pool.server()
+    }
+
+    /// Runs `future` to its end from synchronous code, on the store's runtime and on a thread of
+    /// its own, so that it never blocks inside another runtime's task.
+    pub fn run<T: Send>(&self, future: impl Future<Output = T> + Send) -> T {
+        let Some(runtime) = self.runtime.as_ref() else {
+            unreachable!("the runtime is taken only when the store is dropped")
+        };
+        std::thread::scope(|s| {
+            s.spawn(|| runtime.block_on(future))
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    }
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        // Dropping a runtime waits for its tasks, which an async caller may not do.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl IndexStore for PgStore {
+    fn publish<'a>(&'a self, publication: Publication<'a>) -> BoxFuture<'a, Result<(), IndexError>> {
+        Box::pin(publish::publish(&self.pool, publication))
+    }
+
+    fn delete(&self, id: DocumentId) -> BoxFuture<'_, Result<(), IndexError>> {
+        Box::pin(publish::delete(&self.pool, id))
+    }
+
+    fn published(&self, id: DocumentId) -> BoxFuture<'_, Result<Option<Manifest>, IndexError>> {
+        Box::pin(publish::published(&self.pool, id))
+    }
+
+    fn read_back(&self, id: DocumentId) -> BoxFuture<'_, Result<Option<DocumentIndex>, IndexError>> {
+        Box::pin(publish::read_back(&self.pool, id))
+    }
+
+    fn open<'s>(
+        &'s self,
+        docs: &[ScopedDocument],
+        wanted: &Wanted<'_>,
+    ) -> Result<Box<dyn ScopeSearch + 's>, IndexError> {
+        let scope = self.run(scope::PgScope::open(self, docs, wanted))?;
+        Ok(Box::new(scope))
+    }
+
+    fn warm(&self, docs: &[ScopedDocument]) -> usize {
+        // Nothing is opened per document; the database keeps what it reads in its own cache.
+        docs.len()
+    }
+
+    fn forget(&self, _id: DocumentId) {}
+}
+
+/// `url` without its password, for messages.
+fn redacted(url: &str) -> String {
+    match url.parse::<Config>() {
+        Ok(config) => pool::describe(&config),
+        Err(_) => "the database URL given".to_string(),
+    }
+}

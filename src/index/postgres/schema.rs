@@ -1,0 +1,122 @@
+//! The index database's schema, versioned as the catalog's is: each migration runs once, in
+//! order, in one transaction that holds a lock every process takes first, so that processes
+//! starting together migrate once. A database a newer Lectern migrated is refused, not changed.
+//!
+//! - `index_documents`: one row a published document (its manifest, its model, its totals for
+//!   BM25);
+//! - `passages`: a document's passages by ordinal, with their text, context, length as BM25 reads
+//!   it and, once embedded, vector;
+//! - `postings`: each word of each passage with its count, the passage's length beside it, read
+//!   by word for keyword search (an index on word then document covers the query).
+//!
+//! `index_documents.words` counts every word of the document's passages (the scope's average
+//! length is their sum over the scope's passages).
+
+use tokio_postgres::Client;
+
+use crate::index::IndexError;
+
+/// The lock migrations hold (an arbitrary key, the same in every process).
+const MIGRATION_LOCK: i64 = 0x6c65_6374_6572_6e01;
+
+/// Each version's SQL, version 1 first.
+const MIGRATIONS: &[&str] = &["
+    create extension if not exists vector;
+    create table index_documents (
+        doc_id uuid primary key,
+        content_hash text not null,
+        embedder text,
+        dimension integer,
+        passages bigint not null,
+        words bigint not null,
+        manifest jsonb not null
+    );
+    create table passages (
+        doc_id uuid not null references index_documents on delete cascade,
+        ordinal integer not null,
+        chunk_id text not null,
+        page integer not null,
+        char_start integer not null,
+        char_end integer not null,
+        text text not null,
+        context text not null,
+        length integer not null,
+        embedding vector,
+        primary key (doc_id, ordinal)
+    );
+    create index passages_chunk on passages (doc_id, chunk_id);
+    create table postings (
+        word text not null,
+        doc_id uuid not null references index_documents on delete cascade,
+        ordinal integer not null,
+        count integer not null,
+        length integer not null
+    );
+    create index postings_word on postings (word, doc_id) include (ordinal, count, length);
+    create index postings_doc on postings (doc_id);
+"];
+
+/// Brings the schema up to date.
+pub async fn migrate(client: &mut Client, server: &str) -> Result<(), IndexError> {
+    let failed = |what| {
+        move |source| IndexError::Database {
+            server: server.to_string(),
+            what,
+            source,
+        }
+    };
+    let tx = client.transaction().await.map_err(failed("begin a migration"))?;
+    tx.execute("select pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(failed("lock its schema"))?;
+    tx.batch_execute(
+        "create table if not exists lectern_migrations (
+            version integer primary key,
+            applied_at timestamptz not null default now()
+        )",
+    )
+    .await
+    .map_err(failed("create its table of migrations"))?;
+    let current: Option<i32> = tx
+        .query_one("select max(version) from lectern_migrations", &[])
+        .await
+        .map_err(failed("read its schema version"))?
+        .get(0);
+    let current = current.unwrap_or(0).max(0) as usize;
+    if current > MIGRATIONS.len() {
+        return Err(IndexError::DatabaseSetup {
+            server: server.to_string(),
+            reason: format!(
+                "its schema is version {current}, made by a newer Lectern than this one (which knows {}); \
+                 update Lectern",
+                MIGRATIONS.len()
+            ),
+        });
+    }
+    for (version, sql) in MIGRATIONS.iter().enumerate().skip(current) {
+        tx.batch_execute(sql).await.map_err(|e| match e.code() {
+            Some(code) if *code == tokio_postgres::error::SqlState::UNDEFINED_FILE => IndexError::DatabaseSetup {
+                server: server.to_string(),
+                reason: "the pgvector extension is not installed on the server; install it \
+                         (https://github.com/pgvector/pgvector) and run Lectern again"
+                    .into(),
+            },
+            Some(code) if *code == tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE => {
+                IndexError::DatabaseSetup {
+                    server: server.to_string(),
+                    reason: "the user may not create the pgvector extension: have the database's owner run \
+                             `create extension vector` in it once"
+                        .into(),
+                }
+            }
+            _ => failed("migrate its schema")(e),
+        })?;
+        tx.execute(
+            "insert into lectern_migrations (version) values ($1)",
+            &[&(version as i32 + 1)],
+        )
+        .await
+        .map_err(failed("record its schema version"))?;
+    }
+    tx.commit().await.map_err(failed("commit a migration"))
+}

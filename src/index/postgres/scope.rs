@@ -1,0 +1,343 @@
+//! One question over a scope in the database, read from one snapshot: which documents hold an
+//! index and vectors of the question's model, the scope's keyword statistics, the keyword list
+//! (BM25 summed in SQL from the postings), the vector list (exact cosine by pgvector) and the
+//! text and cosine of every passage either found, all in one read-only transaction.
+
+use std::collections::{HashMap, HashSet};
+
+use tokio_postgres::{IsolationLevel, Row, Transaction};
+use uuid::Uuid;
+
+use super::pool::Pool;
+use super::vector::PgVector;
+use super::PgStore;
+use crate::catalog::ScopedDocument;
+use crate::index::store::{best_first, Found, PassageKey, ScopeSearch, Wanted};
+use crate::index::{IndexError, Located};
+
+/// BM25's k1 and b, as tantivy's.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// What a passage a list found carries besides its place.
+struct Passage {
+    text: String,
+    context: String,
+    cosine: Option<f32>,
+}
+
+/// A scope read for one question.
+pub struct PgScope<'s> {
+    store: &'s PgStore,
+    ids: Vec<Uuid>,
+    positions: HashMap<Uuid, usize>,
+    keyword: Vec<Found>,
+    vector: Vec<Found>,
+    bound: f32,
+    keyword_only: HashSet<usize>,
+    skipped: Vec<(usize, IndexError)>,
+    /// The passages found, by document position and chunk id.
+    found: HashMap<(usize, String), Passage>,
+    /// The question's vector, for the cosine of a passage no list found.
+    question: Option<Vec<f32>>,
+}
+
+impl<'s> PgScope<'s> {
+    /// Reads everything `wanted` names of `docs`.
+    pub async fn open(
+        store: &'s PgStore,
+        docs: &[ScopedDocument],
+        wanted: &Wanted<'_>,
+    ) -> Result<PgScope<'s>, IndexError> {
+        let pool = &store.pool;
+        let mut client = pool.get().await?;
+        let tx = client
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await
+            .map_err(pool.failed("begin a search"))?;
+        let ids: Vec<Uuid> = docs.iter().map(|d| d.id.0).collect();
+        let mut scope = PgScope {
+            store,
+            positions: ids.iter().enumerate().map(|(pos, id)| (*id, pos)).collect(),
+            ids,
+            keyword: Vec::new(),
+            vector: Vec::new(),
+            bound: 0.0,
+            keyword_only: HashSet::new(),
+            skipped: Vec::new(),
+            found: HashMap::new(),
+            question: wanted.vector.map(|(v, _)| v.to_vec()),
+        };
+        let (searched, embedded) = scope.documents(&tx, pool, docs, wanted).await?;
+        let vector = wanted.vector.map(|(v, _)| PgVector(v.to_vec()));
+        // Candidates past the depth, so that ties at its edge are broken as the contract says.
+        let limit = (wanted.depth * 2 + 16) as i64;
+        if !wanted.terms.is_empty() && !searched.is_empty() {
+            scope
+                .keyword_list(&tx, pool, wanted, &searched, &embedded, vector.as_ref(), limit)
+                .await?;
+        }
+        if let (Some(vector), false) = (vector.as_ref(), embedded.is_empty()) {
+            let rows = tx
+                .query(
+                    "select doc_id, ordinal, chunk_id, page, char_start, char_end, text, context,
+                        -(embedding <#> $1) as cosine
+                     from passages where doc_id = any($2)
+                     order by embedding <#> $1 limit $3",
+                    &[vector, &embedded, &limit],
+                )
+                .await
+                .map_err(pool.failed("search by vector"))?;
+            let list: Vec<Found> = rows
+                .iter()
+                .map(|row| {
+                    let cosine = row.get::<_, f64>(8) as f32;
+                    scope.keep(row, cosine, Some(cosine))
+                })
+                .collect();
+            scope.vector = best_first(list, wanted.depth);
+        }
+        tx.commit().await.map_err(pool.failed("end a search"))?;
+        Ok(scope)
+    }
+
+    /// Sorts the scope's documents into searched (with an index), embedded by the question's
+    /// model, searched by keyword only, and skipped; returns the ids of the first two.
+    async fn documents(
+        &mut self,
+        tx: &Transaction<'_>,
+        pool: &Pool,
+        docs: &[ScopedDocument],
+        wanted: &Wanted<'_>,
+    ) -> Result<(Vec<Uuid>, Vec<Uuid>), IndexError> {
+        let rows = tx
+            .query(
+                "select doc_id, embedder, dimension from index_documents where doc_id = any($1)",
+                &[&self.ids],
+            )
+            .await
+            .map_err(pool.failed("read the scope's documents"))?;
+        let mut published: HashMap<Uuid, (Option<String>, Option<i32>)> = HashMap::new();
+        for row in rows {
+            published.insert(row.get(0), (row.get(1), row.get(2)));
+        }
+        let (mut searched, mut embedded) = (Vec::new(), Vec::new());
+        for (pos, doc) in docs.iter().enumerate() {
+            let Some((embedder, dimension)) = published.get(&doc.id.0) else {
+                self.skipped.push((
+                    pos,
+                    IndexError::Missing {
+                        store: format!("the index database at {}", pool.server()),
+                        what: format!("index of {}", doc.file_name),
+                    },
+                ));
+                continue;
+            };
+            if let Some((question, model)) = wanted.vector {
+                match (embedder.as_deref(), dimension) {
+                    (Some(e), Some(d)) if e == model && *d as usize == question.len() => embedded.push(doc.id.0),
+                    (Some(e), Some(d)) if e == model => {
+                        self.skipped.push((
+                            pos,
+                            IndexError::Dimension {
+                                at: format!("the index database at {} (document {})", pool.server(), doc.id),
+                                index: *d as usize,
+                                question: question.len(),
+                            },
+                        ));
+                        continue;
+                    }
+                    _ => {
+                        self.keyword_only.insert(pos);
+                    }
+                }
+            }
+            searched.push(doc.id.0);
+        }
+        Ok((searched, embedded))
+    }
+
+    /// Scores the scope's passages by BM25 with its statistics, summed in SQL.
+    #[allow(clippy::too_many_arguments)]
+    async fn keyword_list(
+        &mut self,
+        tx: &Transaction<'_>,
+        pool: &Pool,
+        wanted: &Wanted<'_>,
+        searched: &[Uuid],
+        embedded: &[Uuid],
+        vector: Option<&PgVector>,
+        limit: i64,
+    ) -> Result<(), IndexError> {
+        let totals = tx
+            .query_one(
+                "select coalesce(sum(passages), 0)::float8, coalesce(sum(words), 0)::float8
+                 from index_documents where doc_id = any($1)",
+                &[&searched],
+            )
+            .await
+            .map_err(pool.failed("read the scope's keyword statistics"))?;
+        let (passages, words): (f64, f64) = (totals.get(0), totals.get(1));
+        let rows = tx
+            .query(
+                "select word, count(*)::float8 from postings where word = any($1) and doc_id = any($2) group by word",
+                &[&wanted.terms, &searched],
+            )
+            .await
+            .map_err(pool.failed("read the scope's keyword statistics"))?;
+        let frequency: HashMap<String, f64> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+        let idf = |word: &String| {
+            let df = frequency.get(word).copied().unwrap_or(0.0);
+            (1.0 + (passages - df + 0.5) / (df + 0.5)).ln()
+        };
+        self.bound = wanted.terms.iter().map(|t| (idf(t) * (K1 + 1.0)) as f32).sum();
+        let (words_found, weights): (Vec<&String>, Vec<f64>) =
+            frequency.keys().map(|w| (w, idf(w) * (K1 + 1.0))).unzip();
+        if words_found.is_empty() {
+            return Ok(());
+        }
+        let average = if passages > 0.0 { words / passages } else { 1.0 };
+        let sql = format!(
+            "select p.doc_id, p.ordinal, p.chunk_id, p.page, p.char_start, p.char_end, p.text, p.context,
+                 s.score, case when p.doc_id = any($6) then -(p.embedding <#> $7) end
+             from (select doc_id, ordinal,
+                       sum(w.weight * count / (count + {K1} * ({} + {B} * length / $3::float8))) as score
+                   from postings join unnest($1::text[], $2::float8[]) as w(word, weight) using (word)
+                   where doc_id = any($4)
+                   group by doc_id, ordinal
+                   order by score desc limit $5) s
+             join passages p using (doc_id, ordinal)",
+            1.0 - B
+        );
+        let rows = tx
+            .query(
+                &sql,
+                &[&words_found, &weights, &average, &searched, &limit, &embedded, &vector],
+            )
+            .await
+            .map_err(pool.failed("search by keyword"))?;
+        let list: Vec<Found> = rows
+            .iter()
+            .map(|row| {
+                let score: f64 = row.get(8);
+                let cosine: Option<f64> = row.get(9);
+                self.keep(row, score as f32, cosine.map(|c| c as f32))
+            })
+            .collect();
+        self.keyword = best_first(list, wanted.depth);
+        Ok(())
+    }
+
+    /// Keeps the text and cosine of the passage of `row` (doc_id, ordinal, chunk_id, page,
+    /// char_start, char_end, text, context) and gives it as found with `score`.
+    fn keep(&mut self, row: &Row, score: f32, cosine: Option<f32>) -> Found {
+        let id: Uuid = row.get(0);
+        let doc = self.positions.get(&id).copied().unwrap_or(usize::MAX);
+        let ordinal: i32 = row.get(1);
+        let located = Located {
+            chunk_id: row.get(2),
+            page: row.get::<_, i32>(3) as u32,
+            char_start: row.get::<_, i32>(4) as u32,
+            char_end: row.get::<_, i32>(5) as u32,
+        };
+        self.found.insert(
+            (doc, located.chunk_id.clone()),
+            Passage {
+                text: row.get(6),
+                context: row.get(7),
+                cosine,
+            },
+        );
+        Found {
+            doc,
+            located,
+            key: Some(PassageKey(ordinal as u64)),
+            score,
+        }
+    }
+
+    /// Reads a passage no list found, outside the question's snapshot.
+    async fn read(&self, doc: usize, key: Option<PassageKey>, chunk_id: &str) -> Result<Passage, IndexError> {
+        let pool = &self.store.pool;
+        let missing = || IndexError::Missing {
+            store: format!("the index database at {}", pool.server()),
+            what: format!("passage {chunk_id}"),
+        };
+        let Some(id) = self.ids.get(doc) else {
+            return Err(missing());
+        };
+        let question = match &self.question {
+            Some(q) if !self.keyword_only.contains(&doc) => Some(PgVector(q.clone())),
+            _ => None,
+        };
+        let ordinal = key.map(|PassageKey(k)| k as i32);
+        let row = pool
+            .get()
+            .await?
+            .query_opt(
+                "select text, context, -(embedding <#> $4) from passages
+                 where doc_id = $1 and chunk_id = $2 and ($3::int4 is null or ordinal = $3)",
+                &[id, &chunk_id, &ordinal, &question],
+            )
+            .await
+            .map_err(pool.failed("read a passage"))?
+            .ok_or_else(missing)?;
+        Ok(Passage {
+            text: row.get(0),
+            context: row.get(1),
+            cosine: row.get::<_, Option<f64>>(2).map(|c| c as f32),
+        })
+    }
+}
+
+impl ScopeSearch for PgScope<'_> {
+    fn score_bound(&self) -> f32 {
+        self.bound
+    }
+
+    fn keyword_only(&self) -> &HashSet<usize> {
+        &self.keyword_only
+    }
+
+    fn keyword_list(&mut self) -> Vec<Found> {
+        std::mem::take(&mut self.keyword)
+    }
+
+    fn vector_list(&mut self) -> Vec<Found> {
+        std::mem::take(&mut self.vector)
+    }
+
+    fn vector_scores(&self, doc: usize, passages: &[Located]) -> Vec<Option<f32>> {
+        if self.question.is_none() || self.keyword_only.contains(&doc) {
+            return vec![None; passages.len()];
+        }
+        passages
+            .iter()
+            .map(|p| match self.found.get(&(doc, p.chunk_id.clone())) {
+                Some(found) => found.cosine,
+                None => self
+                    .store
+                    .run(self.read(doc, None, &p.chunk_id))
+                    .ok()
+                    .and_then(|p| p.cosine),
+            })
+            .collect()
+    }
+
+    fn passage(&self, doc: usize, key: Option<PassageKey>, chunk_id: &str) -> Result<(String, String), IndexError> {
+        match self.found.get(&(doc, chunk_id.to_string())) {
+            Some(found) => Ok((found.text.clone(), found.context.clone())),
+            None => {
+                let read = self.store.run(self.read(doc, key, chunk_id))?;
+                Ok((read.text, read.context))
+            }
+        }
+    }
+
+    fn take_skipped(&mut self) -> Vec<(usize, IndexError)> {
+        std::mem::take(&mut self.skipped)
+    }
+}
