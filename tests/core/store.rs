@@ -497,3 +497,123 @@ fn an_index_read_back_is_what_was_published_and_searches_the_same_in_another_sto
         }
     }
 }
+
+#[test]
+fn postgres_reads_a_large_scopes_vector_list_from_its_hnsw_index_and_a_thin_scope_whole() {
+    // Every scope counts as large here: the index answers, or, where it holds too few of the
+    // scope's passages, every passage is read.
+    let exact = PgStore::connect(&test_database()).unwrap();
+    let database = test_database();
+    let indexed = PgStore::connect(&database).unwrap().with_exact_limit(0);
+    let ids: Vec<DocumentId> = (0..3).map(|_| DocumentId::new_random()).collect();
+    let texts = ["one", "two", "three", "four", "five", "six", "seven", "eight"];
+    for (n, id) in ids.iter().enumerate() {
+        let vectors: Vec<Vec<f32>> = (0..texts.len())
+            .map(|i| unit(&[1.0, (i + n) as f32 * 0.3, (i * n) as f32 * 0.1, 0.5]))
+            .collect();
+        for store in [&exact as &dyn IndexStore, &indexed] {
+            let chunks = chunks(*id, &texts);
+            let meta = PdfMetadata::default();
+            let provenance = Provenance {
+                content_hash: "0",
+                embedder: MODEL,
+                chunker: ChunkerSettings::default(),
+                metadata: &meta,
+            };
+            runtime()
+                .block_on(publish(store, *id, &chunks, &vectors, DIM, &provenance))
+                .unwrap();
+        }
+    }
+    let question = unit(&[1.0, 0.4, 0.2, 0.5]);
+    let wanted = |depth| Wanted {
+        terms: &[],
+        vector: Some((&question, MODEL)),
+        depth,
+    };
+    let all: Vec<ScopedDocument> = ids.iter().map(|id| scoped(*id, "d.pdf")).collect();
+    for (docs, depth) in [(&all[..], 4), (&all[..1], 3)] {
+        let list = |store: &PgStore| {
+            let mut scope = store.open(docs, &wanted(depth)).unwrap();
+            assert!(scope.take_skipped().is_empty());
+            scope.vector_list()
+        };
+        let (by_index, by_reading) = (list(&indexed), list(&exact));
+        assert_eq!(by_index.len(), depth);
+        assert_eq!(by_index, by_reading, "{} documents", docs.len());
+    }
+    // The index is there, made by the first document that brought vectors of its size.
+    runtime().block_on(async {
+        let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        let found = client
+            .query_one(
+                "select count(*) from pg_indexes where indexname = 'passages_hnsw_4'",
+                &[],
+            )
+            .await
+            .unwrap();
+        assert_eq!(found.get::<_, i64>(0), 1);
+    });
+}
+
+#[test]
+fn a_question_of_rare_and_common_words_scores_every_passage_it_lists_by_bm25_exactly() {
+    for under in stores() {
+        let ids = [DocumentId::new_random(), DocumentId::new_random()];
+        let mut all: Vec<Vec<String>> = Vec::new();
+        for (d, id) in ids.iter().enumerate() {
+            let texts: Vec<String> = (0..250)
+                .map(|i| {
+                    let n = d * 250 + i;
+                    let mut words = vec!["common".to_string(), format!("w{}", i % 7)];
+                    words.extend((0..i % 5).map(|_| "pad".to_string()));
+                    if n % 20 == 0 {
+                        words.push("rare".into());
+                    }
+                    if n % 40 == 0 {
+                        words.push("common".into());
+                    }
+                    words.join(" ")
+                })
+                .collect();
+            all.extend(
+                texts
+                    .iter()
+                    .map(|t| t.split(' ').map(str::to_string).collect::<Vec<_>>()),
+            );
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            under.publish(*id, &refs, &vec![unit(&[1.0, 0.0, 0.0, 0.0]); refs.len()], MODEL);
+        }
+        let docs = [scoped(ids[0], "a.pdf"), scoped(ids[1], "b.pdf")];
+        let terms = under.store().terms("rare common");
+        let wanted = Wanted {
+            terms: &terms,
+            vector: None,
+            // Few enough that the passages holding the rare word fill the list (20 candidates
+            // are scored for 2 places): the database adds the common word's share to those only.
+            depth: 2,
+        };
+        let list = under.store().open(&docs, &wanted).unwrap().keyword_list();
+        assert_eq!(list.len(), 2, "{}", under.name);
+        let words: Vec<Vec<&str>> = all.iter().map(|p| p.iter().map(String::as_str).collect()).collect();
+        let mut expected: Vec<f32> = words.iter().map(|p| bm25(&["rare", "common"], p, &words)).collect();
+        expected.sort_by(|a, b| b.total_cmp(a));
+        for (found, want) in list.iter().zip(&expected) {
+            let passage = &words[found.doc * 250 + found.located.page as usize - 1];
+            let score = bm25(&["rare", "common"], passage, &words);
+            assert!(
+                (found.score - score).abs() < 1e-4,
+                "{}: {} against {score}",
+                under.name,
+                found.score
+            );
+            assert!(
+                (found.score - want).abs() < 1e-4,
+                "{}: {} where the best scores {want}",
+                under.name,
+                found.score
+            );
+        }
+    }
+}

@@ -7,6 +7,7 @@
 //! The store owns a small runtime that drives its connections, so that its synchronous search
 //! side can be called from any thread, inside another runtime or not.
 
+mod bm25;
 mod pool;
 mod publish;
 mod schema;
@@ -23,9 +24,16 @@ use super::{IndexError, Manifest};
 use crate::catalog::{DocumentId, ScopedDocument};
 use pool::Pool;
 
+/// The passages in scope past which a vector list is read from the HNSW index, by default.
+const EXACT_LIMIT: i64 = 50_000;
+
 /// The indexes of a library in a PostgreSQL database with pgvector.
 pub struct PgStore {
     pool: Pool,
+    /// Past this many passages in a question's scope, its vector list is read from the HNSW
+    /// index of their dimension (approximate, as the local store's int8 candidates are) rather
+    /// than by reading every one.
+    exact_limit: i64,
     /// Drives the connections; `None` only while the store is dropped.
     runtime: Option<tokio::runtime::Runtime>,
 }
@@ -51,10 +59,18 @@ impl PgStore {
             })?;
         let store = PgStore {
             pool: Pool::new(config, runtime.handle().clone()),
+            exact_limit: EXACT_LIMIT,
             runtime: Some(runtime),
         };
         store.run(async { schema::migrate(&mut *store.pool.get().await?, store.pool.server()).await })?;
         Ok(store)
+    }
+
+    /// This store, reading vector lists from the HNSW index past `passages` passages in scope
+    /// (50,000 by default).
+    pub fn with_exact_limit(mut self, passages: i64) -> PgStore {
+        self.exact_limit = passages;
+        self
     }
 
     /// Where the database is, for messages: host, port and database, no password.

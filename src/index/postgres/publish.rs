@@ -9,6 +9,7 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{ToSql, Type};
 
 use super::pool::Pool;
+use super::schema;
 use super::vector::PgVector;
 use crate::catalog::{ChunkId, DocumentId};
 use crate::chunk::Chunk;
@@ -127,6 +128,9 @@ pub async fn publish(pool: &Pool, publication: Publication<'_>) -> Result<(), In
         }
     }
     writer.finish().await.map_err(pool.failed("write keyword postings"))?;
+    if let Some(dimension) = manifest.dimension {
+        schema::ensure_vector_index(&tx, pool, dimension).await?;
+    }
     tx.commit().await.map_err(pool.failed("commit a document's index"))
 }
 

@@ -7,17 +7,25 @@
 //! - `passages`: a document's passages by ordinal, with their text, context, length as BM25 reads
 //!   it and, once embedded, vector;
 //! - `postings`: each word of each passage with its count, the passage's length beside it, read
-//!   by word for keyword search (an index on word then document covers the query).
+//!   by word for keyword search, and by word and passage for the words of a few passages (an
+//!   index on word, document and passage covers both).
+//!
+//! Vectors of each dimension get an HNSW index of their own (`passages_hnsw_<dimension>`, over
+//! the column cast to that dimension, for the rows of that dimension), made by the first
+//! document that brings them.
 //!
 //! `index_documents.words` counts every word of the document's passages (the scope's average
 //! length is their sum over the scope's passages).
 
-use tokio_postgres::Client;
+use tokio_postgres::{Client, Transaction};
 
+use super::pool::Pool;
 use crate::index::IndexError;
 
 /// The lock migrations hold (an arbitrary key, the same in every process).
 const MIGRATION_LOCK: i64 = 0x6c65_6374_6572_6e01;
+/// The locks under which a vector index is made: this key plus the vectors' dimension.
+const VECTOR_INDEX_LOCK: i64 = 0x6c65_6374_6572_0000;
 
 /// Each version's SQL, version 1 first.
 const MIGRATIONS: &[&str] = &["
@@ -44,6 +52,9 @@ const MIGRATIONS: &[&str] = &["
         embedding vector,
         primary key (doc_id, ordinal)
     );
+    -- Vectors stay in the row (the text goes out of it first): a vector search reads the rows of
+    -- its scope, not a second table of out-of-line values.
+    alter table passages alter column embedding set storage main;
     create index passages_chunk on passages (doc_id, chunk_id);
     create table postings (
         word text not null,
@@ -52,7 +63,7 @@ const MIGRATIONS: &[&str] = &["
         count integer not null,
         length integer not null
     );
-    create index postings_word on postings (word, doc_id) include (ordinal, count, length);
+    create index postings_word on postings (word, doc_id, ordinal) include (count, length);
     create index postings_doc on postings (doc_id);
 "];
 
@@ -119,4 +130,44 @@ pub async fn migrate(client: &mut Client, server: &str) -> Result<(), IndexError
         .map_err(failed("record its schema version"))?;
     }
     tx.commit().await.map_err(failed("commit a migration"))
+}
+
+/// Whether the HNSW index of the vectors of `dimension` dimensions exists.
+pub async fn vector_index_exists(tx: &Transaction<'_>, pool: &Pool, dimension: usize) -> Result<bool, IndexError> {
+    tx.query_opt(
+        "select 1 from pg_indexes where indexname = $1",
+        &[&vector_index(dimension)],
+    )
+    .await
+    .map(|row| row.is_some())
+    .map_err(pool.failed("look for a vector index"))
+}
+
+/// Makes the HNSW index of the vectors of `dimension` dimensions unless it exists: one process
+/// makes it, another waits for it and then finds it.
+pub async fn ensure_vector_index(tx: &Transaction<'_>, pool: &Pool, dimension: usize) -> Result<(), IndexError> {
+    if vector_index_exists(tx, pool, dimension).await? {
+        return Ok(());
+    }
+    tx.execute(
+        "select pg_advisory_xact_lock($1)",
+        &[&(VECTOR_INDEX_LOCK + dimension as i64)],
+    )
+    .await
+    .map_err(pool.failed("lock the vector index"))?;
+    if vector_index_exists(tx, pool, dimension).await? {
+        return Ok(());
+    }
+    tx.batch_execute(&format!(
+        "create index {} on passages using hnsw ((embedding::vector({dimension})) vector_ip_ops)
+         where vector_dims(embedding) = {dimension}",
+        vector_index(dimension)
+    ))
+    .await
+    .map_err(pool.failed("make a vector index"))
+}
+
+/// The name of the HNSW index of the vectors of `dimension` dimensions.
+fn vector_index(dimension: usize) -> String {
+    format!("passages_hnsw_{dimension}")
 }

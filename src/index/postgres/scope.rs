@@ -1,6 +1,6 @@
 //! One question over a scope in the database, read from one snapshot: which documents hold an
 //! index and vectors of the question's model, the scope's keyword statistics, the keyword list
-//! (BM25 summed in SQL from the postings), the vector list (exact cosine by pgvector) and the
+//! (BM25 summed in SQL from the postings, `bm25.rs`), the vector list (exact cosine by pgvector) and the
 //! text and cosine of every passage either found, all in one read-only transaction.
 
 use std::collections::{HashMap, HashSet};
@@ -8,16 +8,17 @@ use std::collections::{HashMap, HashSet};
 use tokio_postgres::{IsolationLevel, Row, Transaction};
 use uuid::Uuid;
 
+use super::bm25::{self, Weighted, K1};
 use super::pool::Pool;
+use super::schema;
 use super::vector::PgVector;
 use super::PgStore;
 use crate::catalog::ScopedDocument;
 use crate::index::store::{best_first, Found, PassageKey, ScopeSearch, Wanted};
 use crate::index::{IndexError, Located};
 
-/// BM25's k1 and b, as tantivy's.
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
+/// How many candidates the HNSW index gathers for a question (pgvector's `hnsw.ef_search`).
+const EF_SEARCH: i64 = 200;
 
 /// What a passage a list found carries besides its place.
 struct Passage {
@@ -71,7 +72,7 @@ impl<'s> PgScope<'s> {
             found: HashMap::new(),
             question: wanted.vector.map(|(v, _)| v.to_vec()),
         };
-        let (searched, embedded) = scope.documents(&tx, pool, docs, wanted).await?;
+        let (searched, embedded, embedded_passages) = scope.documents(&tx, pool, docs, wanted).await?;
         let vector = wanted.vector.map(|(v, _)| PgVector(v.to_vec()));
         // Candidates past the depth, so that ties at its edge are broken as the contract says.
         let limit = (wanted.depth * 2 + 16) as i64;
@@ -81,16 +82,8 @@ impl<'s> PgScope<'s> {
                 .await?;
         }
         if let (Some(vector), false) = (vector.as_ref(), embedded.is_empty()) {
-            let rows = tx
-                .query(
-                    "select doc_id, ordinal, chunk_id, page, char_start, char_end, text, context,
-                        -(embedding <#> $1) as cosine
-                     from passages where doc_id = any($2)
-                     order by embedding <#> $1 limit $3",
-                    &[vector, &embedded, &limit],
-                )
-                .await
-                .map_err(pool.failed("search by vector"))?;
+            let indexed = embedded_passages > store.exact_limit;
+            let rows = vector_rows(&tx, pool, vector, &embedded, indexed, limit).await?;
             let list: Vec<Found> = rows
                 .iter()
                 .map(|row| {
@@ -105,28 +98,29 @@ impl<'s> PgScope<'s> {
     }
 
     /// Sorts the scope's documents into searched (with an index), embedded by the question's
-    /// model, searched by keyword only, and skipped; returns the ids of the first two.
+    /// model, searched by keyword only, and skipped; returns the ids of the first two, and how
+    /// many passages the embedded ones hold.
     async fn documents(
         &mut self,
         tx: &Transaction<'_>,
         pool: &Pool,
         docs: &[ScopedDocument],
         wanted: &Wanted<'_>,
-    ) -> Result<(Vec<Uuid>, Vec<Uuid>), IndexError> {
+    ) -> Result<(Vec<Uuid>, Vec<Uuid>, i64), IndexError> {
         let rows = tx
             .query(
-                "select doc_id, embedder, dimension from index_documents where doc_id = any($1)",
+                "select doc_id, embedder, dimension, passages from index_documents where doc_id = any($1)",
                 &[&self.ids],
             )
             .await
             .map_err(pool.failed("read the scope's documents"))?;
-        let mut published: HashMap<Uuid, (Option<String>, Option<i32>)> = HashMap::new();
+        let mut published: HashMap<Uuid, (Option<String>, Option<i32>, i64)> = HashMap::new();
         for row in rows {
-            published.insert(row.get(0), (row.get(1), row.get(2)));
+            published.insert(row.get(0), (row.get(1), row.get(2), row.get(3)));
         }
-        let (mut searched, mut embedded) = (Vec::new(), Vec::new());
+        let (mut searched, mut embedded, mut embedded_passages) = (Vec::new(), Vec::new(), 0);
         for (pos, doc) in docs.iter().enumerate() {
-            let Some((embedder, dimension)) = published.get(&doc.id.0) else {
+            let Some((embedder, dimension, passages)) = published.get(&doc.id.0) else {
                 self.skipped.push((
                     pos,
                     IndexError::Missing {
@@ -138,7 +132,10 @@ impl<'s> PgScope<'s> {
             };
             if let Some((question, model)) = wanted.vector {
                 match (embedder.as_deref(), dimension) {
-                    (Some(e), Some(d)) if e == model && *d as usize == question.len() => embedded.push(doc.id.0),
+                    (Some(e), Some(d)) if e == model && *d as usize == question.len() => {
+                        embedded.push(doc.id.0);
+                        embedded_passages += passages;
+                    }
                     (Some(e), Some(d)) if e == model => {
                         self.skipped.push((
                             pos,
@@ -157,7 +154,7 @@ impl<'s> PgScope<'s> {
             }
             searched.push(doc.id.0);
         }
-        Ok((searched, embedded))
+        Ok((searched, embedded, embedded_passages))
     }
 
     /// Scores the scope's passages by BM25 with its statistics, summed in SQL.
@@ -194,31 +191,31 @@ impl<'s> PgScope<'s> {
             (1.0 + (passages - df + 0.5) / (df + 0.5)).ln()
         };
         self.bound = wanted.terms.iter().map(|t| (idf(t) * (K1 + 1.0)) as f32).sum();
-        let (words_found, weights): (Vec<&String>, Vec<f64>) =
-            frequency.keys().map(|w| (w, idf(w) * (K1 + 1.0))).unzip();
-        if words_found.is_empty() {
+        let weighted = Weighted {
+            words: frequency
+                .iter()
+                .map(|(word, df)| (word.clone(), idf(word) * (K1 + 1.0), *df))
+                .collect(),
+            passages,
+            average: if passages > 0.0 { words / passages } else { 1.0 },
+        };
+        if weighted.words.is_empty() {
             return Ok(());
         }
-        let average = if passages > 0.0 { words / passages } else { 1.0 };
-        let sql = format!(
-            "select p.doc_id, p.ordinal, p.chunk_id, p.page, p.char_start, p.char_end, p.text, p.context,
-                 s.score, case when p.doc_id = any($6) then -(p.embedding <#> $7) end
-             from (select doc_id, ordinal,
-                       sum(w.weight * count / (count + {K1} * ({} + {B} * length / $3::float8))) as score
-                   from postings join unnest($1::text[], $2::float8[]) as w(word, weight) using (word)
-                   where doc_id = any($4)
-                   group by doc_id, ordinal
-                   order by score desc limit $5) s
-             join passages p using (doc_id, ordinal)",
-            1.0 - B
-        );
+        let scored = bm25::best(tx, pool, &weighted, searched, limit).await?;
+        let docs: Vec<Uuid> = scored.iter().map(|s| s.0).collect();
+        let ordinals: Vec<i32> = scored.iter().map(|s| s.1).collect();
+        let scores: Vec<f64> = scored.iter().map(|s| s.2).collect();
         let rows = tx
             .query(
-                &sql,
-                &[&words_found, &weights, &average, &searched, &limit, &embedded, &vector],
+                "select p.doc_id, p.ordinal, p.chunk_id, p.page, p.char_start, p.char_end, p.text, p.context,
+                     s.score, case when p.doc_id = any($4) then -(p.embedding <#> $5) end
+                 from unnest($1::uuid[], $2::int4[], $3::float8[]) as s(doc_id, ordinal, score)
+                 join passages p using (doc_id, ordinal)",
+                &[&docs, &ordinals, &scores, &embedded, &vector],
             )
             .await
-            .map_err(pool.failed("search by keyword"))?;
+            .map_err(pool.failed("read the passages found by keyword"))?;
         let list: Vec<Found> = rows
             .iter()
             .map(|row| {
@@ -340,4 +337,48 @@ impl ScopeSearch for PgScope<'_> {
     fn take_skipped(&mut self) -> Vec<(usize, IndexError)> {
         std::mem::take(&mut self.skipped)
     }
+}
+
+/// The best `limit` passages of the `embedded` documents by cosine with `vector`: by their HNSW
+/// index when `indexed` (they are many) and it holds enough of them, else by reading every one.
+async fn vector_rows(
+    tx: &Transaction<'_>,
+    pool: &Pool,
+    vector: &PgVector,
+    embedded: &[Uuid],
+    indexed: bool,
+    limit: i64,
+) -> Result<Vec<Row>, IndexError> {
+    let dimension = vector.0.len();
+    let indexed = indexed && schema::vector_index_exists(tx, pool, dimension).await?;
+    if indexed {
+        tx.batch_execute(&format!("set local hnsw.ef_search = {}", EF_SEARCH.max(limit)))
+            .await
+            .map_err(pool.failed("set up a vector search"))?;
+        let rows = tx
+            .query(
+                &format!(
+                    "select doc_id, ordinal, chunk_id, page, char_start, char_end, text, context,
+                         -(embedding <#> $1) as cosine
+                     from passages where doc_id = any($2) and vector_dims(embedding) = {dimension}
+                     order by embedding::vector({dimension}) <#> $1::vector({dimension}) limit $3"
+                ),
+                &[vector, &embedded, &limit],
+            )
+            .await
+            .map_err(pool.failed("search by vector"))?;
+        // The index's candidates are the whole library's: a scope it covers too thinly is read whole.
+        if rows.len() as i64 >= limit {
+            return Ok(rows);
+        }
+    }
+    tx.query(
+        "select doc_id, ordinal, chunk_id, page, char_start, char_end, text, context,
+            -(embedding <#> $1) as cosine
+         from passages where doc_id = any($2)
+         order by embedding <#> $1 limit $3",
+        &[vector, &embedded, &limit],
+    )
+    .await
+    .map_err(pool.failed("search by vector"))
 }
