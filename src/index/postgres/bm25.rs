@@ -90,7 +90,9 @@ async fn split(
     scope: &[Uuid],
     limit: i64,
 ) -> Result<Option<Vec<Scored>>, IndexError> {
-    let pool_size = limit * 2;
+    // Generously many: the common words' share is read for each by key, which costs little, and
+    // the more there are the more often the list is provably whole.
+    let pool_size = (limit * 8).max(500);
     let candidates = sum(tx, pool, rare, weighted.average, scope, pool_size).await?;
     // The most a passage outside the candidates scored by its rare words.
     let outside_rare = match candidates.last() {
@@ -135,10 +137,10 @@ fn columns(words: &[&(String, f64, f64)]) -> (Vec<String>, Vec<f64>) {
 }
 
 /// The BM25 sum over postings of `count` and `length` columns, weights `w.weight` and the
-/// scope's average length `$3`.
+/// scope's average length `$3`, all in double precision (a literal alone would be numeric, and slow).
 fn score_of(count: &str, length: &str) -> String {
     format!(
-        "sum(w.weight * {count} / ({count} + {K1} * ({} + {B} * {length} / $3::float8)))",
+        "sum(w.weight * {count} / ({count} + {K1}::float8 * ({}::float8 + {B}::float8 * {length} / $3::float8)))",
         1.0 - B
     )
 }

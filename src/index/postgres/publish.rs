@@ -54,7 +54,7 @@ pub async fn publish(pool: &Pool, publication: Publication<'_>) -> Result<(), In
     )
     .await
     .map_err(pool.failed("publish a document"))?;
-    for table in ["postings", "passages"] {
+    for table in ["document_words", "postings", "passages"] {
         tx.execute(&format!("delete from {table} where doc_id = $1"), &[&id.0])
             .await
             .map_err(pool.failed("remove a document's old passages"))?;
@@ -128,6 +128,28 @@ pub async fn publish(pool: &Pool, publication: Publication<'_>) -> Result<(), In
         }
     }
     writer.finish().await.map_err(pool.failed("write keyword postings"))?;
+
+    let mut frequency: HashMap<&str, i32> = HashMap::new();
+    for words in &words {
+        for word in words.counts.keys() {
+            *frequency.entry(word).or_default() += 1;
+        }
+    }
+    let sink = tx
+        .copy_in("copy document_words (word, doc_id, passages) from stdin (format binary)")
+        .await
+        .map_err(pool.failed("write keyword statistics"))?;
+    let writer = BinaryCopyInWriter::new(sink, &[Type::TEXT, Type::UUID, Type::INT4]);
+    pin_mut!(writer);
+    for (word, passages) in &frequency {
+        let row: [&(dyn ToSql + Sync); 3] = [word, &id.0, passages];
+        writer
+            .as_mut()
+            .write(&row)
+            .await
+            .map_err(pool.failed("write keyword statistics"))?;
+    }
+    writer.finish().await.map_err(pool.failed("write keyword statistics"))?;
     if let Some(dimension) = manifest.dimension {
         schema::ensure_vector_index(&tx, pool, dimension).await?;
     }

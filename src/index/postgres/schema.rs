@@ -8,7 +8,9 @@
 //!   it and, once embedded, vector;
 //! - `postings`: each word of each passage with its count, the passage's length beside it, read
 //!   by word for keyword search, and by word and passage for the words of a few passages (an
-//!   index on word, document and passage covers both).
+//!   index on word, document and passage covers both);
+//! - `document_words`: each word of a document with how many of its passages hold it, summed
+//!   over a scope for the word's document frequency (a row a document, not a row a passage).
 //!
 //! Vectors of each dimension get an HNSW index of their own (`passages_hnsw_<dimension>`, over
 //! the column cast to that dimension, for the rows of that dimension), made by the first
@@ -65,6 +67,13 @@ const MIGRATIONS: &[&str] = &["
     );
     create index postings_word on postings (word, doc_id, ordinal) include (count, length);
     create index postings_doc on postings (doc_id);
+    create table document_words (
+        word text not null,
+        doc_id uuid not null references index_documents on delete cascade,
+        passages integer not null,
+        primary key (word, doc_id)
+    );
+    create index document_words_doc on document_words (doc_id);
 "];
 
 /// Brings the schema up to date.

@@ -180,7 +180,8 @@ impl<'s> PgScope<'s> {
         let (passages, words): (f64, f64) = (totals.get(0), totals.get(1));
         let rows = tx
             .query(
-                "select word, count(*)::float8 from postings where word = any($1) and doc_id = any($2) group by word",
+                "select word, sum(passages)::float8 from document_words
+                 where word = any($1) and doc_id = any($2) group by word",
                 &[&wanted.terms, &searched],
             )
             .await
