@@ -1,19 +1,21 @@
 //! The best passages of a scope by BM25, summed in SQL from the postings with weights the scope's
-//! statistics give. Summing every posting of a common word ("the", "year") costs as much as the
+//! statistics give (its passages and words, and each word's passages from `document_words`). Summing every posting of a common word ("the", "year") costs as much as the
 //! scope is large, so when a question has both rare and common words the sum is split, as
 //! MaxScore does: the passages holding a rare word are ranked first, the common words' share is
 //! added to the best of them only, and the result is kept when no passage left out could reach
 //! it (a passage without a rare word scores at most the common words' bound); otherwise every
 //! posting is summed. Either way the list is exact.
 
+use std::collections::HashMap;
+
+use tokio_postgres::Transaction;
 use uuid::Uuid;
 
 use super::pool::Pool;
 use crate::index::IndexError;
-use tokio_postgres::Transaction;
 
 /// BM25's k1 and b, as tantivy's.
-pub const K1: f64 = 1.2;
+const K1: f64 = 1.2;
 const B: f64 = 0.75;
 /// A word held by more than this share of a scope's passages is common: its postings are read
 /// only for the passages its rare words found.
@@ -24,8 +26,51 @@ pub struct Weighted {
     /// Each word found in the scope, with its IDF times `k1 + 1` and its document frequency.
     pub words: Vec<(String, f64, f64)>,
     /// The scope's passages and their average length in words.
-    pub passages: f64,
-    pub average: f64,
+    passages: f64,
+    average: f64,
+    /// The most a passage could score: every word's IDF times `k1 + 1`, found or not.
+    pub bound: f32,
+}
+
+impl Weighted {
+    /// Weighs `terms` with the statistics of the documents `scope`: their passages, words, and
+    /// how many passages hold each term.
+    pub async fn of(
+        tx: &Transaction<'_>,
+        pool: &Pool,
+        terms: &[String],
+        scope: &[Uuid],
+    ) -> Result<Weighted, IndexError> {
+        let failed = pool.failed("read the scope's keyword statistics");
+        let totals = tx
+            .query_one(
+                "select coalesce(sum(passages), 0)::float8, coalesce(sum(words), 0)::float8
+                 from index_documents where doc_id = any($1)",
+                &[&scope],
+            )
+            .await
+            .map_err(&failed)?;
+        let (passages, words): (f64, f64) = (totals.get(0), totals.get(1));
+        let rows = tx
+            .query(
+                "select word, sum(passages)::float8 from document_words
+                 where word = any($1) and doc_id = any($2) group by word",
+                &[&terms, &scope],
+            )
+            .await
+            .map_err(&failed)?;
+        let frequency: HashMap<String, f64> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+        let weight = |df: f64| (1.0 + (passages - df + 0.5) / (df + 0.5)).ln() * (K1 + 1.0);
+        Ok(Weighted {
+            bound: terms
+                .iter()
+                .map(|t| weight(frequency.get(t).copied().unwrap_or(0.0)) as f32)
+                .sum(),
+            words: frequency.into_iter().map(|(word, df)| (word, weight(df), df)).collect(),
+            passages,
+            average: if passages > 0.0 { words / passages } else { 1.0 },
+        })
+    }
 }
 
 /// A passage and its score.
@@ -116,8 +161,7 @@ async fn split(
         )
         .await
         .map_err(pool.failed("search by keyword"))?;
-    let mut added: std::collections::HashMap<(Uuid, i32), f64> =
-        rows.iter().map(|r| ((r.get(0), r.get(1)), r.get(2))).collect();
+    let mut added: HashMap<(Uuid, i32), f64> = rows.iter().map(|r| ((r.get(0), r.get(1)), r.get(2))).collect();
     let mut list: Vec<Scored> = candidates
         .into_iter()
         .map(|(doc, ordinal, partial)| (doc, ordinal, partial + added.remove(&(doc, ordinal)).unwrap_or(0.0)))

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use tokio_postgres::{IsolationLevel, Row, Transaction};
 use uuid::Uuid;
 
-use super::bm25::{self, Weighted, K1};
+use super::bm25::{self, Weighted};
 use super::pool::Pool;
 use super::schema;
 use super::vector::PgVector;
@@ -157,7 +157,8 @@ impl<'s> PgScope<'s> {
         Ok((searched, embedded, embedded_passages))
     }
 
-    /// Scores the scope's passages by BM25 with its statistics, summed in SQL.
+    /// The scope's best passages by BM25 with its statistics (`bm25.rs`), read with their text
+    /// and cosine.
     #[allow(clippy::too_many_arguments)]
     async fn keyword_list(
         &mut self,
@@ -169,37 +170,8 @@ impl<'s> PgScope<'s> {
         vector: Option<&PgVector>,
         limit: i64,
     ) -> Result<(), IndexError> {
-        let totals = tx
-            .query_one(
-                "select coalesce(sum(passages), 0)::float8, coalesce(sum(words), 0)::float8
-                 from index_documents where doc_id = any($1)",
-                &[&searched],
-            )
-            .await
-            .map_err(pool.failed("read the scope's keyword statistics"))?;
-        let (passages, words): (f64, f64) = (totals.get(0), totals.get(1));
-        let rows = tx
-            .query(
-                "select word, sum(passages)::float8 from document_words
-                 where word = any($1) and doc_id = any($2) group by word",
-                &[&wanted.terms, &searched],
-            )
-            .await
-            .map_err(pool.failed("read the scope's keyword statistics"))?;
-        let frequency: HashMap<String, f64> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-        let idf = |word: &String| {
-            let df = frequency.get(word).copied().unwrap_or(0.0);
-            (1.0 + (passages - df + 0.5) / (df + 0.5)).ln()
-        };
-        self.bound = wanted.terms.iter().map(|t| (idf(t) * (K1 + 1.0)) as f32).sum();
-        let weighted = Weighted {
-            words: frequency
-                .iter()
-                .map(|(word, df)| (word.clone(), idf(word) * (K1 + 1.0), *df))
-                .collect(),
-            passages,
-            average: if passages > 0.0 { words / passages } else { 1.0 },
-        };
+        let weighted = Weighted::of(tx, pool, wanted.terms, searched).await?;
+        self.bound = weighted.bound;
         if weighted.words.is_empty() {
             return Ok(());
         }
