@@ -11,7 +11,6 @@ use serde::Serialize;
 use crate::catalog::{DocumentId, DocumentStatus};
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::index::IndexStore;
 
 /// Partial copies younger than this are left alone: another process may be importing them.
 const FILE_GRACE: Duration = Duration::from_secs(600);
@@ -39,7 +38,8 @@ pub struct Reconciled {
 /// Brings catalog, `indexes/` and `files/` back in line with each other.
 pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
     let mut done = Reconciled::default();
-    let mut to_share = Vec::new();
+    // The indexes on disk, to compare with the database's, if the library shares them in one.
+    let mut on_disk = Vec::new();
     let catalog = engine.catalog();
     let interrupted = catalog.requeue_interrupted()?;
     (done.interrupted, done.set_aside) = (interrupted.requeued, interrupted.set_aside);
@@ -64,10 +64,8 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
             match engine.dirs().manifest(doc.id) {
                 Some(manifest) => {
                     catalog.correct_embedded_with(doc.id, manifest.embedder.as_deref())?;
-                    if let Some(shared) = engine.shared_store() {
-                        if shared.run(shared.published(doc.id))?.as_ref() != Some(&manifest) {
-                            to_share.push(doc.id);
-                        }
+                    if engine.shared_store().is_some() {
+                        on_disk.push((doc.id, manifest));
                     }
                 }
                 None => {
@@ -88,9 +86,15 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
         engine.files().sweep(&referenced, FILE_GRACE)
     })?;
     drop(catalog);
-    for id in to_share {
-        engine.share_index(id)?;
-        done.shared += 1;
+    if let Some(shared) = engine.shared_store() {
+        let ids: Vec<DocumentId> = on_disk.iter().map(|(id, _)| *id).collect();
+        let published = shared.run(shared.published_of(&ids))?;
+        for (id, manifest) in on_disk {
+            if published.get(&id) != Some(&manifest) {
+                engine.share_index(id)?;
+                done.shared += 1;
+            }
+        }
     }
     engine.forget_orphan_passwords()?;
     // A keyring that fails here leaves the passwords in the library, where they still work.

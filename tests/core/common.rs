@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
+use lectern::catalog::Scope;
 use lectern::jobs::RunMode;
+use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{Library, LibraryConfig};
 use serde::Deserialize;
 use tempfile::TempDir;
@@ -97,6 +99,18 @@ pub struct CorpusEntry {
 pub fn corpus_manifest() -> Vec<CorpusEntry> {
     let text = std::fs::read_to_string(corpus_dir().join("manifest.json")).unwrap();
     serde_json::from_str(&text).unwrap()
+}
+
+/// The best five passages of the whole library for `query` in `mode`.
+pub fn search(library: &Library, query: &str, mode: SearchMode) -> SearchResults {
+    let request = SearchRequest {
+        query: query.into(),
+        scope: Scope::default(),
+        k: 5,
+        mode,
+        second_stage: false,
+    };
+    runtime().block_on(library.search(&request)).unwrap()
 }
 
 /// Runs the indexer until the queue is empty.

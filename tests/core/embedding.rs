@@ -9,14 +9,14 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use lectern::catalog::{Scope, DEFAULT_FOLDER};
+use lectern::catalog::DEFAULT_FOLDER;
 use lectern::index::verify;
 use lectern::jobs::RunMode;
-use lectern::search::{SearchMode, SearchRequest, SearchResults};
+use lectern::search::SearchMode;
 use lectern::server::ServerApi;
 use lectern::{DocumentStatus, EmbedderConfig, Library};
 
-use crate::common::{config, corpus_pdf, index_all, index_small_corpus, read_request, runtime};
+use crate::common::{config, corpus_pdf, index_all, index_small_corpus, read_request, runtime, search};
 
 /// Width of the word-hashing server's vectors.
 const WIDTH: usize = 16;
@@ -60,17 +60,6 @@ fn word_vector(text: &str) -> Vec<f32> {
         v[slot % WIDTH] += 1.0;
     }
     v
-}
-
-fn search(library: &Library, query: &str, mode: SearchMode) -> SearchResults {
-    let request = SearchRequest {
-        query: query.into(),
-        scope: Scope::default(),
-        k: 5,
-        mode,
-        second_stage: false,
-    };
-    runtime().block_on(library.search(&request)).unwrap()
 }
 
 /// Names in `indexes/` that are not a document's index (temporary, trashed, scratch).

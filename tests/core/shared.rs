@@ -3,12 +3,11 @@
 //! and finds what the indexes on disk find, a deleted document leaves it, and a database that
 //! lacks some indexes (new, or behind) is brought up to date when the indexer starts.
 
-use lectern::catalog::Scope;
 use lectern::index::IndexStore;
-use lectern::search::{SearchMode, SearchRequest, SearchResults};
+use lectern::search::{SearchMode, SearchResults};
 use lectern::{Library, LibraryConfig};
 
-use crate::common::{config, index_all, index_small_corpus, runtime, test_database};
+use crate::common::{config, index_all, index_small_corpus, runtime, search, test_database};
 
 fn open(home: &std::path::Path, database: Option<&str>) -> Library {
     let config = LibraryConfig {
@@ -16,17 +15,6 @@ fn open(home: &std::path::Path, database: Option<&str>) -> Library {
         ..config(home)
     };
     Library::open(config).unwrap()
-}
-
-fn search(library: &Library, query: &str, mode: SearchMode) -> SearchResults {
-    let request = SearchRequest {
-        query: query.into(),
-        scope: Scope::default(),
-        k: 5,
-        mode,
-        second_stage: false,
-    };
-    runtime().block_on(library.search(&request)).unwrap()
 }
 
 /// Each hit's document, page, passage and score.

@@ -14,6 +14,7 @@ mod schema;
 mod scope;
 mod vector;
 
+use std::collections::HashMap;
 use std::future::Future;
 
 use futures::future::BoxFuture;
@@ -71,6 +72,12 @@ impl PgStore {
     pub fn with_exact_limit(mut self, passages: i64) -> PgStore {
         self.exact_limit = passages;
         self
+    }
+
+    /// The manifests of the published indexes of `ids`, read in one query (a library's start
+    /// compares them with its indexes on disk).
+    pub async fn published_of(&self, ids: &[DocumentId]) -> Result<HashMap<DocumentId, Manifest>, IndexError> {
+        publish::published_of(&self.pool, ids).await
     }
 
     /// Where the database is, for messages: host, port and database, no password.

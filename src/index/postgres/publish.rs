@@ -168,22 +168,33 @@ pub async fn delete(pool: &Pool, id: DocumentId) -> Result<(), IndexError> {
 
 /// The manifest of the index of `id`, if it has one.
 pub async fn published(pool: &Pool, id: DocumentId) -> Result<Option<Manifest>, IndexError> {
-    let row = pool
+    Ok(published_of(pool, &[id]).await?.remove(&id))
+}
+
+/// The manifests of the indexes of `ids` that have one, in one query.
+pub async fn published_of(pool: &Pool, ids: &[DocumentId]) -> Result<HashMap<DocumentId, Manifest>, IndexError> {
+    let ids: Vec<uuid::Uuid> = ids.iter().map(|id| id.0).collect();
+    let rows = pool
         .get()
         .await?
-        .query_opt("select manifest from index_documents where doc_id = $1", &[&id.0])
+        .query(
+            "select doc_id, manifest from index_documents where doc_id = any($1)",
+            &[&ids],
+        )
         .await
-        .map_err(pool.failed("read a document's manifest"))?;
-    let Some(row) = row else {
-        return Ok(None);
-    };
-    let manifest: serde_json::Value = row.get(0);
-    serde_json::from_value(manifest)
-        .map(Some)
-        .map_err(|e| IndexError::Damaged {
-            path: pool.server().into(),
-            reason: format!("the manifest of document {id} cannot be read: {e}"),
+        .map_err(pool.failed("read documents' manifests"))?;
+    rows.into_iter()
+        .map(|row| {
+            let id = DocumentId(row.get(0));
+            let manifest: serde_json::Value = row.get(1);
+            serde_json::from_value(manifest)
+                .map(|manifest| (id, manifest))
+                .map_err(|e| IndexError::Damaged {
+                    path: pool.server().into(),
+                    reason: format!("the manifest of document {id} cannot be read: {e}"),
+                })
         })
+        .collect()
 }
 
 /// The whole index of `id`, its passages in their order, if it has one.
