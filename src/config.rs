@@ -73,9 +73,14 @@ pub struct LibraryConfig {
     /// Pages of a document read by OCR at once, each by a worker on one core
     /// (`LECTERN_OCR_WORKERS`); the cores, at most four, by default.
     pub ocr_workers: usize,
-    /// A PostgreSQL database (with pgvector) the library's indexes are shared in and searched
-    /// from (`LECTERN_DATABASE_URL`, or `--database-url`): `postgres://user@host:port/database`.
+    /// A PostgreSQL database (with pgvector) the whole library lives in, so that processes on
+    /// any machine share it (`LECTERN_DATABASE_URL`, or `--database-url`):
+    /// `postgres://user@host:port/database`.
     pub database_url: Option<String>,
+    /// The key the secrets of a library in a database are sealed with, the same in every process
+    /// using it (`LECTERN_SECRET_KEY`: a long random string); without one they go to the keyring,
+    /// and never into the database in clear text.
+    pub secret_key: Option<String>,
 }
 
 impl LibraryConfig {
@@ -96,6 +101,7 @@ impl LibraryConfig {
             ocr: Some(DEFAULT_OCR_LANGUAGES.to_string()),
             ocr_workers: workers,
             database_url: None,
+            secret_key: None,
         }
     }
 
@@ -154,6 +160,7 @@ impl LibraryConfig {
             config.workers = parse_number("LECTERN_WORKERS", &workers)?.max(1) as usize;
         }
         config.database_url = var("LECTERN_DATABASE_URL");
+        config.secret_key = var("LECTERN_SECRET_KEY");
         if let Some(ocr_workers) = var("LECTERN_OCR_WORKERS") {
             config.ocr_workers = parse_number("LECTERN_OCR_WORKERS", &ocr_workers)?.max(1) as usize;
         }

@@ -48,6 +48,9 @@ pub enum Error {
     PartNotFound { document: String, part: String },
     #[error("another Lectern process is indexing this library; it picks up new documents by itself")]
     IndexerBusy,
+    /// A library cannot be copied where it was asked to go.
+    #[error("the library cannot be copied to {target}: {reason}")]
+    ExportTarget { target: String, reason: String },
     #[error("document {0} does not need a password")]
     NotLocked(String),
     #[error("invalid setting {name}: {reason}")]
@@ -148,10 +151,15 @@ impl Error {
                 | CatalogError::FolderNotEmpty { .. }
                 | CatalogError::AlreadyLinked { .. } => ErrorCode::Conflict,
                 CatalogError::MoveIntoItself { .. }
+                | CatalogError::SecretInClear { .. }
+                | CatalogError::SecretKey { .. }
                 | CatalogError::NoParent(_)
                 | CatalogError::InvalidName(_)
                 | CatalogError::UnknownStrategy(_) => ErrorCode::InvalidInput,
+                CatalogError::Database { .. } | CatalogError::DatabaseSetup { .. } => ErrorCode::Unavailable,
                 CatalogError::Sqlite(_)
+                | CatalogError::Column { .. }
+                | CatalogError::NoRow
                 | CatalogError::TooNew { .. }
                 | CatalogError::BadChatData { .. }
                 | CatalogError::BadContentHash(_) => ErrorCode::Internal,
@@ -169,7 +177,7 @@ impl Error {
             Error::Llm(LlmError::Model(e)) | Error::Model(e) => model_code(e),
             Error::Llm(_) => ErrorCode::Unavailable,
             Error::NotFound(_) | Error::PartNotFound { .. } => ErrorCode::NotFound,
-            Error::IndexerBusy | Error::Listen { .. } => ErrorCode::Conflict,
+            Error::IndexerBusy | Error::Listen { .. } | Error::ExportTarget { .. } => ErrorCode::Conflict,
             Error::NotLocked(_) | Error::Config { .. } => ErrorCode::InvalidInput,
             Error::Keyring { .. } => ErrorCode::Unavailable,
             Error::Remote(crate::remote::RemoteError::NoFolder { .. }) => ErrorCode::NotFound,

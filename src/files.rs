@@ -60,6 +60,21 @@ impl FileStore {
         }
     }
 
+    /// Puts `bytes`, the content of `content_hash` (from the library's database), in place;
+    /// returns where. A reader never sees part of it.
+    pub fn put(&self, content_hash: &str, bytes: &[u8]) -> Result<PathBuf, Error> {
+        let target = self.path(content_hash)?;
+        let temp = self
+            .root
+            .join(format!("{TEMP_PREFIX}{}-{}", std::process::id(), uuid::Uuid::new_v4()));
+        let written = fs::write(&temp, bytes).and_then(|()| fs::rename(&temp, &target));
+        if let Err(e) = written {
+            let _ = fs::remove_file(&temp);
+            return Err(Error::io(&target)(e));
+        }
+        Ok(target)
+    }
+
     /// Removes the stored file of this content.
     pub fn remove(&self, content_hash: &str) -> Result<(), Error> {
         let path = self.path(content_hash)?;

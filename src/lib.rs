@@ -8,6 +8,7 @@ pub mod answer;
 pub mod catalog;
 pub mod chunk;
 mod config;
+pub mod database;
 pub mod embed;
 mod engine;
 mod error;
@@ -33,8 +34,8 @@ pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
 pub use error::{Error, ErrorCode, ErrorPayload, Hint};
 pub use library::{
     Access, AddedRemote, Answered, AskChoices, AskOutcome, AskPlan, AskRequest, ContextPassage, ContextRequest,
-    ContextWindow, ImportFailure, ImportReport, JobLogPage, Library, LibraryStatus, ModelEntry, Question, Retrieval,
-    Settings, JOB_LOG_POLL, LISTED_JOBS, MAX_K, TOKEN_FILE,
+    ContextWindow, Exported, ImportFailure, ImportReport, JobLogPage, Library, LibraryStatus, ModelEntry, Question,
+    Retrieval, Settings, JOB_LOG_POLL, LISTED_JOBS, MAX_K, TOKEN_FILE,
 };
 pub use llm::BackendKind;
 pub use secrets::SecretPlace;

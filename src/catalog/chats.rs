@@ -1,7 +1,7 @@
 //! Chats: sessions of questions and answers, each with the scope it asks over, and messages that
 //! keep their answers' structured citations so that a reopened chat still opens the cited pages.
 
-use rusqlite::{params, OptionalExtension, Row};
+use super::sql::{args, Row};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -171,7 +171,7 @@ const CHAT_COLUMNS: &str = "c.id, c.title, c.scope, c.created_at, c.updated_at, 
 
 type ChatRow = (String, String, String, i64, i64, u64, Option<String>);
 
-fn chat_row(row: &Row<'_>) -> rusqlite::Result<ChatRow> {
+fn chat_row(row: &Row<'_>) -> Result<ChatRow, CatalogError> {
     Ok((
         row.get(0)?,
         row.get(1)?,
@@ -204,39 +204,39 @@ impl Catalog {
         let id = Uuid::new_v4();
         let now = now_millis();
         let scope_json = serde_json::to_string(scope).map_err(bad("scope"))?;
-        self.conn.execute(
+        self.db.execute(
             "INSERT INTO chats (id, title, scope, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
-            params![id.to_string(), clean_title(title)?, scope_json, now],
+            args![id.to_string(), clean_title(title)?, scope_json, now],
         )?;
         self.chat(id)
     }
 
     pub fn chat(&self, id: ChatId) -> Result<Chat, CatalogError> {
         let row = self
-            .conn
-            .query_row(
+            .db
+            .query_opt(
                 &format!("SELECT {CHAT_COLUMNS} FROM chats c WHERE c.id = ?1"),
-                [id.to_string()],
+                args![id.to_string()],
                 chat_row,
-            )
-            .optional()?
+            )?
             .ok_or_else(|| CatalogError::ChatNotFound(id.to_string()))?;
         to_chat(row)
     }
 
     /// Every chat, most recently active first.
     pub fn list_chats(&self) -> Result<Vec<Chat>, CatalogError> {
-        let mut statement = self.conn.prepare(&format!(
-            "SELECT {CHAT_COLUMNS} FROM chats c ORDER BY c.updated_at DESC, c.id"
-        ))?;
-        let rows = statement.query_map([], chat_row)?.collect::<Result<Vec<_>, _>>()?;
+        let rows = self.db.query(
+            &format!("SELECT {CHAT_COLUMNS} FROM chats c ORDER BY c.updated_at DESC, c.id"),
+            &[],
+            chat_row,
+        )?;
         rows.into_iter().map(to_chat).collect()
     }
 
     pub fn rename_chat(&self, id: ChatId, title: &str) -> Result<Chat, CatalogError> {
-        let changed = self.conn.execute(
+        let changed = self.db.execute(
             "UPDATE chats SET title = ?2 WHERE id = ?1",
-            params![id.to_string(), clean_title(title)?],
+            args![id.to_string(), clean_title(title)?],
         )?;
         if changed == 0 {
             return Err(CatalogError::ChatNotFound(id.to_string()));
@@ -247,9 +247,9 @@ impl Catalog {
     /// Sets the scope later questions of the chat ask over.
     pub fn set_chat_scope(&self, id: ChatId, scope: &Scope) -> Result<(), CatalogError> {
         let scope_json = serde_json::to_string(scope).map_err(bad("scope"))?;
-        let changed = self.conn.execute(
+        let changed = self.db.execute(
             "UPDATE chats SET scope = ?2 WHERE id = ?1",
-            params![id.to_string(), scope_json],
+            args![id.to_string(), scope_json],
         )?;
         if changed == 0 {
             return Err(CatalogError::ChatNotFound(id.to_string()));
@@ -259,9 +259,9 @@ impl Catalog {
 
     /// Sets the chat's own retrieval strategy (`None`: its folders' default from now on).
     pub fn set_chat_strategy(&self, id: ChatId, strategy: Option<Strategy>) -> Result<(), CatalogError> {
-        let changed = self.conn.execute(
+        let changed = self.db.execute(
             "UPDATE chats SET strategy = ?2 WHERE id = ?1",
-            params![id.to_string(), strategy.map(Strategy::as_str)],
+            args![id.to_string(), strategy.map(Strategy::as_str)],
         )?;
         if changed == 0 {
             return Err(CatalogError::ChatNotFound(id.to_string()));
@@ -271,7 +271,9 @@ impl Catalog {
 
     /// Deletes a chat and its messages.
     pub fn delete_chat(&self, id: ChatId) -> Result<(), CatalogError> {
-        let changed = self.conn.execute("DELETE FROM chats WHERE id = ?1", [id.to_string()])?;
+        let changed = self
+            .db
+            .execute("DELETE FROM chats WHERE id = ?1", args![id.to_string()])?;
         if changed == 0 {
             return Err(CatalogError::ChatNotFound(id.to_string()));
         }
@@ -279,26 +281,27 @@ impl Catalog {
     }
 
     /// Appends a message and marks the chat active now.
-    pub fn add_chat_message(&mut self, chat: ChatId, message: &NewMessage<'_>) -> Result<i64, CatalogError> {
+    pub fn add_chat_message(&self, chat: ChatId, message: &NewMessage<'_>) -> Result<i64, CatalogError> {
         let citations = serde_json::to_string(message.citations).map_err(bad("citations"))?;
         let kind = message
             .kind
             .map(|k| serde_json::to_value(k).map_err(bad("answer kind")))
             .transpose()?
             .and_then(|v| v.as_str().map(str::to_string));
-        self.transaction(|tx| {
+        let db = &self.db;
+        db.transaction(|| {
             let now = now_millis();
-            let changed = tx.execute(
+            let changed = db.execute(
                 "UPDATE chats SET updated_at = ?2 WHERE id = ?1",
-                params![chat.to_string(), now],
+                args![chat.to_string(), now],
             )?;
             if changed == 0 {
                 return Err(CatalogError::ChatNotFound(chat.to_string()));
             }
-            tx.execute(
+            db.query_one(
                 "INSERT INTO chat_messages (chat_id, role, content, citations, kind, backend, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
+                args![
                     chat.to_string(),
                     message.role.as_str(),
                     message.content,
@@ -307,31 +310,30 @@ impl Catalog {
                     message.backend,
                     now
                 ],
-            )?;
-            Ok(tx.last_insert_rowid())
+                |r| r.get(0),
+            )
         })
     }
 
     /// A chat's messages, oldest first.
     pub fn chat_messages(&self, chat: ChatId) -> Result<Vec<ChatMessage>, CatalogError> {
         self.chat(chat)?;
-        let mut statement = self.conn.prepare(
+        let rows = self.db.query(
             "SELECT id, role, content, citations, kind, backend, created_at
              FROM chat_messages WHERE chat_id = ?1 ORDER BY id",
-        )?;
-        let rows = statement
-            .query_map([chat.to_string()], |row| {
+            args![chat.to_string()],
+            |row| {
                 Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                    row.get::<_, String>(3)?,
-                    row.get::<_, Option<String>>(4)?,
-                    row.get::<_, Option<String>>(5)?,
-                    row.get::<_, i64>(6)?,
+                    row.get::<i64>(0)?,
+                    row.get::<String>(1)?,
+                    row.get::<String>(2)?,
+                    row.get::<String>(3)?,
+                    row.get::<Option<String>>(4)?,
+                    row.get::<Option<String>>(5)?,
+                    row.get::<i64>(6)?,
                 ))
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
+            },
+        )?;
         rows.into_iter()
             .map(|(id, role, content, citations, kind, backend, created_at)| {
                 Ok(ChatMessage {

@@ -1,7 +1,9 @@
 //! Document rows: insert on import, move/rename/delete, status and progress while indexing; each
 //! change a person would want to trace is written to the document's log (`log.rs`).
 
-use rusqlite::{params, OptionalExtension, Row};
+use super::sql::{args, Row};
+
+use std::collections::HashMap;
 
 use super::log::LogLevel;
 use super::{
@@ -71,11 +73,14 @@ pub struct PdfMetadata {
     pub page_count: u64,
 }
 
-fn read_document(r: &Row<'_>) -> rusqlite::Result<Document> {
-    let id: String = r.get(0)?;
-    let id = id
+fn read_document(r: &Row<'_>) -> Result<Document, CatalogError> {
+    let id = r
+        .get::<String>(0)?
         .parse::<DocumentId>()
-        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?;
+        .map_err(|e| CatalogError::Column {
+            index: 0,
+            reason: e.to_string(),
+        })?;
     Ok(Document {
         id,
         folder: FolderId(r.get(1)?),
@@ -89,7 +94,7 @@ fn read_document(r: &Row<'_>) -> rusqlite::Result<Document> {
         chunk_count: r.get(9)?,
         content_hash: r.get(10)?,
         added_at: r.get(11)?,
-        status: DocumentStatus::parse(&r.get::<_, String>(12)?),
+        status: DocumentStatus::parse(&r.get::<String>(12)?),
         reason: r.get(13)?,
         progress_done: r.get(14)?,
         progress_total: r.get(15)?,
@@ -113,11 +118,11 @@ impl Catalog {
         self.folder(new.folder)?;
         let id = DocumentId::new_random();
         let origin = new.origin.as_ref();
-        self.conn.execute(
+        self.db.execute(
             "INSERT INTO documents (id, folder_id, file_name, byte_size, content_hash, added_at, status,
                  source_path, mime_type, file_modified)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, ?9)",
-            params![
+            args![
                 id.to_string(),
                 new.folder.0,
                 new.file_name,
@@ -139,20 +144,23 @@ impl Catalog {
 
     /// The document with this id.
     pub fn document(&self, id: DocumentId) -> Result<Document, CatalogError> {
-        self.conn
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM documents WHERE id = ?1"))?
-            .query_row([id.to_string()], read_document)
-            .optional()?
+        self.db
+            .query_opt(
+                &format!("SELECT {COLUMNS} FROM documents WHERE id = ?1"),
+                args![id.to_string()],
+                read_document,
+            )?
             .ok_or_else(|| CatalogError::DocumentNotFound(id.to_string()))
     }
 
     /// The documents directly in the given folders, or in every folder when `folders` is `None`,
     /// oldest first.
     pub fn list_documents(&self, folders: Option<&[FolderId]>) -> Result<Vec<Document>, CatalogError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM documents ORDER BY added_at, id"))?;
-        let all = stmt.query_map([], read_document)?.collect::<Result<Vec<_>, _>>()?;
+        let all = self.db.query(
+            &format!("SELECT {COLUMNS} FROM documents ORDER BY added_at, id"),
+            &[],
+            read_document,
+        )?;
         Ok(match folders {
             None => all,
             Some(folders) => all.into_iter().filter(|d| folders.contains(&d.folder)).collect(),
@@ -161,32 +169,28 @@ impl Catalog {
 
     /// The documents with this status, oldest first.
     pub fn documents_with_status(&self, status: DocumentStatus) -> Result<Vec<Document>, CatalogError> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM documents WHERE status = ?1 ORDER BY added_at, id"
-        ))?;
-        let docs = stmt
-            .query_map([status.as_str()], read_document)?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(docs)
+        self.db.query(
+            &format!("SELECT {COLUMNS} FROM documents WHERE status = ?1 ORDER BY added_at, id"),
+            args![status.as_str()],
+            read_document,
+        )
     }
 
     /// The documents with this content, in any folder.
     pub fn documents_with_hash(&self, content_hash: &str) -> Result<Vec<Document>, CatalogError> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM documents WHERE content_hash = ?1 ORDER BY added_at, id"
-        ))?;
-        let docs = stmt
-            .query_map([content_hash], read_document)?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(docs)
+        self.db.query(
+            &format!("SELECT {COLUMNS} FROM documents WHERE content_hash = ?1 ORDER BY added_at, id"),
+            args![content_hash],
+            read_document,
+        )
     }
 
     /// Moves a document to another folder: one row changes, the index stays where it is.
     pub fn move_document(&self, id: DocumentId, folder: FolderId) -> Result<Document, CatalogError> {
         self.folder(folder)?;
-        let changed = self.conn.execute(
+        let changed = self.db.execute(
             "UPDATE documents SET folder_id = ?1 WHERE id = ?2",
-            params![folder.0, id.to_string()],
+            args![folder.0, id.to_string()],
         )?;
         if changed == 0 {
             return Err(CatalogError::DocumentNotFound(id.to_string()));
@@ -199,9 +203,9 @@ impl Catalog {
     /// Renames a document (its display file name); the stored file keeps its content address.
     pub fn rename_document(&self, id: DocumentId, name: &str) -> Result<Document, CatalogError> {
         let name = validate_name(name)?;
-        let changed = self.conn.execute(
+        let changed = self.db.execute(
             "UPDATE documents SET file_name = ?1 WHERE id = ?2",
-            params![name, id.to_string()],
+            args![name, id.to_string()],
         )?;
         if changed == 0 {
             return Err(CatalogError::DocumentNotFound(id.to_string()));
@@ -213,8 +217,8 @@ impl Catalog {
     /// Deletes a document's row; returns it so the caller can remove its file and index.
     pub fn delete_document(&self, id: DocumentId) -> Result<Document, CatalogError> {
         let doc = self.document(id)?;
-        self.conn
-            .execute("DELETE FROM documents WHERE id = ?1", [id.to_string()])?;
+        self.db
+            .execute("DELETE FROM documents WHERE id = ?1", args![id.to_string()])?;
         Ok(doc)
     }
 
@@ -222,12 +226,12 @@ impl Catalog {
     /// The count of interrupted indexers starts again: this is an outcome, or the user's choice.
     pub fn set_status(&self, id: DocumentId, status: DocumentStatus, reason: Option<&str>) -> Result<(), CatalogError> {
         let reset = matches!(status, DocumentStatus::Queued);
-        self.conn.execute(
+        self.db.execute(
             "UPDATE documents SET status = ?1, reason = ?2, interrupted = 0,
                  progress_done = CASE WHEN ?3 THEN 0 ELSE progress_done END,
                  progress_ocr_page = NULL
              WHERE id = ?4",
-            params![status.as_str(), reason, reset, id.to_string()],
+            args![status.as_str(), reason, reset, id.to_string()],
         )?;
         let (level, what) = match status {
             DocumentStatus::Queued => (LogLevel::Info, "Queued to be indexed"),
@@ -246,9 +250,9 @@ impl Catalog {
     /// Marks a queued document as being indexed, keeping the count of indexers that died
     /// indexing it; `false` if it no longer waits in the queue (cancelled or deleted meanwhile).
     pub fn start_indexing(&self, id: DocumentId) -> Result<bool, CatalogError> {
-        let changed = self.conn.execute(
+        let changed = self.db.execute(
             "UPDATE documents SET status = 'indexing', reason = NULL WHERE id = ?1 AND status = 'queued'",
-            [id.to_string()],
+            args![id.to_string()],
         )?;
         if changed == 1 {
             self.log(id, LogLevel::Info, "Reading started")?;
@@ -264,19 +268,19 @@ impl Catalog {
         total: u64,
         ocr_page: Option<u32>,
     ) -> Result<(), CatalogError> {
-        self.conn.execute(
+        self.db.execute(
             "UPDATE documents SET progress_done = ?1, progress_total = ?2, progress_ocr_page = ?3 WHERE id = ?4",
-            params![done, total, ocr_page, id.to_string()],
+            args![done, total, ocr_page, id.to_string()],
         )?;
         Ok(())
     }
 
     /// Records what extraction found out about the document.
     pub fn set_metadata(&self, id: DocumentId, meta: &PdfMetadata) -> Result<(), CatalogError> {
-        self.conn.execute(
+        self.db.execute(
             "UPDATE documents SET title = ?1, author = ?2, pdf_created = ?3, page_count = ?4,
                  progress_total = ?4, pdf_modified = ?6 WHERE id = ?5",
-            params![
+            args![
                 meta.title,
                 meta.author,
                 meta.created,
@@ -293,13 +297,13 @@ impl Catalog {
     /// exists.
     pub fn set_ready(&self, id: DocumentId, ready: &Readied<'_>) -> Result<bool, CatalogError> {
         let meta = ready.meta;
-        let changed = self.conn.execute(
+        let changed = self.db.execute(
             "UPDATE documents SET status = 'ready', reason = ?8, interrupted = 0, title = ?1, author = ?2, pdf_created = ?3,
                  page_count = ?4, progress_done = ?4, progress_total = ?4, char_count = ?5, chunk_count = ?6,
                  embedded_with = ?9, embed_done = 0, embed_total = 0, index_generation = index_generation + 1,
                  pdf_modified = ?10
              WHERE id = ?7",
-            params![
+            args![
                 meta.title,
                 meta.author,
                 meta.created,
@@ -325,11 +329,11 @@ impl Catalog {
     /// Records that the index of a ready document now holds the vectors of `embedder`; `false`
     /// if the document is no longer ready (deleted, or queued again meanwhile).
     pub fn set_embedded(&self, id: DocumentId, embedder: &str) -> Result<bool, CatalogError> {
-        let changed = self.conn.execute(
+        let changed = self.db.execute(
             "UPDATE documents SET embedded_with = ?1, embed_done = 0, embed_total = 0,
                  index_generation = index_generation + 1
              WHERE id = ?2 AND status = 'ready'",
-            params![embedder, id.to_string()],
+            args![embedder, id.to_string()],
         )?;
         if changed == 1 {
             self.log(
@@ -344,9 +348,9 @@ impl Catalog {
     /// Corrects the record of which model's vectors a ready document's index holds (start-up
     /// reads it from the index itself).
     pub fn correct_embedded_with(&self, id: DocumentId, embedder: Option<&str>) -> Result<(), CatalogError> {
-        self.conn.execute(
-            "UPDATE documents SET embedded_with = ?1 WHERE id = ?2 AND embedded_with IS NOT ?1",
-            params![embedder, id.to_string()],
+        self.db.execute(
+            "UPDATE documents SET embedded_with = ?1 WHERE id = ?2 AND embedded_with IS DISTINCT FROM ?1",
+            args![embedder, id.to_string()],
         )?;
         Ok(())
     }
@@ -354,77 +358,80 @@ impl Catalog {
     /// Ready documents whose index lacks the vectors of `embedder`, oldest first; each is
     /// marked as waiting for them (`embed_total` set to its chunk count).
     pub fn documents_to_embed(&self, embedder: &str) -> Result<Vec<Document>, CatalogError> {
-        self.conn.execute(
-            "UPDATE documents SET embed_done = 0, embed_total = MAX(chunk_count, 1)
-             WHERE status = 'ready' AND embedded_with IS NOT ?1 AND embed_total = 0",
-            [embedder],
+        self.db.execute(
+            "UPDATE documents SET embed_done = 0, embed_total = CASE WHEN chunk_count > 1 THEN chunk_count ELSE 1 END
+             WHERE status = 'ready' AND embedded_with IS DISTINCT FROM ?1 AND embed_total = 0",
+            args![embedder],
         )?;
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM documents WHERE status = 'ready' AND embedded_with IS NOT ?1
-             ORDER BY added_at, id"
-        ))?;
-        let rows = stmt.query_map([embedder], read_document)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.db.query(
+            &format!(
+                "SELECT {COLUMNS} FROM documents WHERE status = 'ready' AND embedded_with IS DISTINCT FROM ?1
+                 ORDER BY added_at, id"
+            ),
+            args![embedder],
+            read_document,
+        )
     }
 
     /// Records embedding progress in chunks.
     pub fn set_embed_progress(&self, id: DocumentId, done: u64, total: u64) -> Result<(), CatalogError> {
-        self.conn.execute(
+        self.db.execute(
             "UPDATE documents SET embed_done = ?1, embed_total = ?2 WHERE id = ?3 AND status = 'ready'",
-            params![done, total.max(1), id.to_string()],
+            args![done, total.max(1), id.to_string()],
         )?;
         Ok(())
     }
 
     /// The password a user gave for this content, if any: here, or (`None` inside) in the keyring.
     pub fn password_for(&self, content_hash: &str) -> Result<Option<Option<String>>, CatalogError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT password, in_keyring FROM document_passwords WHERE content_hash = ?1",
-                [content_hash],
-                |r| Ok((!r.get::<_, bool>(1)?).then_some(r.get(0)?)),
-            )
-            .optional()?)
+        let stored = self.db.query_opt(
+            "SELECT password, in_keyring FROM document_passwords WHERE content_hash = ?1",
+            args![content_hash],
+            |r| Ok((!r.get::<bool>(1)?).then_some(r.get::<String>(0)?)),
+        )?;
+        stored.map(|kept| kept.map(|p| self.unseal(p)).transpose()).transpose()
     }
 
     /// Remembers the password for this content (`None`: it is in the keyring), so that a
     /// restart can index it again.
     pub fn store_password(&self, content_hash: &str, password: Option<&str>) -> Result<(), CatalogError> {
-        self.conn.execute(
+        self.db.execute(
             "INSERT INTO document_passwords (content_hash, password, in_keyring) VALUES (?1, ?2, ?3)
              ON CONFLICT (content_hash) DO UPDATE SET password = excluded.password, in_keyring = excluded.in_keyring",
-            params![content_hash, password.unwrap_or_default(), password.is_none()],
+            args![
+                content_hash,
+                password
+                    .map(|p| self.seal(p, "a PDF's password"))
+                    .transpose()?
+                    .unwrap_or_default(),
+                password.is_none()
+            ],
         )?;
         Ok(())
     }
 
     /// The passwords kept here rather than in the keyring, with their content hashes.
     pub fn passwords_in_library(&self) -> Result<Vec<(String, String)>, CatalogError> {
-        let kept = self
-            .conn
-            .prepare("SELECT content_hash, password FROM document_passwords WHERE NOT in_keyring")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(kept)
+        self.db.query(
+            "SELECT content_hash, password FROM document_passwords WHERE NOT in_keyring",
+            &[],
+            |r| Ok((r.get(0)?, self.unseal(r.get(1)?)?)),
+        )
     }
 
     /// The content hashes of passwords kept in the keyring for content no document holds.
     pub fn orphan_passwords_in_keyring(&self) -> Result<Vec<String>, CatalogError> {
-        let hashes = self
-            .conn
-            .prepare(&format!(
-                "SELECT content_hash FROM document_passwords WHERE in_keyring AND {ORPHAN_PASSWORD}"
-            ))?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<Vec<String>, _>>()?;
-        Ok(hashes)
+        self.db.query(
+            &format!("SELECT content_hash FROM document_passwords WHERE in_keyring AND {ORPHAN_PASSWORD}"),
+            &[],
+            |r| r.get(0),
+        )
     }
 
     /// Forgets passwords (and keyring marks) for content no document holds any more.
     pub fn forget_orphan_passwords(&self) -> Result<(), CatalogError> {
-        self.conn
-            .execute(&format!("DELETE FROM document_passwords WHERE {ORPHAN_PASSWORD}"), [])?;
+        self.db
+            .execute(&format!("DELETE FROM document_passwords WHERE {ORPHAN_PASSWORD}"), &[])?;
         Ok(())
     }
 
@@ -453,31 +460,39 @@ impl Catalog {
 
     /// Per-folder totals of the documents directly in each folder.
     fn own_folder_stats(&self) -> Result<Vec<FolderStats>, CatalogError> {
-        let folders = self.list_folders()?;
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT COUNT(*), IFNULL(SUM(page_count), 0), IFNULL(SUM(chunk_count), 0),
-                    SUM(status = 'ready'), SUM(status IN ('queued', 'indexing')),
-                    SUM(status IN ('needs_ocr', 'needs_password', 'failed')), MAX(added_at)
-             FROM documents WHERE folder_id = ?1",
+        let counted = self.db.query(
+            "SELECT folder_id, COUNT(*), CAST(COALESCE(SUM(page_count), 0) AS BIGINT),
+                    CAST(COALESCE(SUM(chunk_count), 0) AS BIGINT),
+                    CAST(SUM(CASE WHEN status = 'ready' THEN 1 ELSE 0 END) AS BIGINT),
+                    CAST(SUM(CASE WHEN status IN ('queued', 'indexing') THEN 1 ELSE 0 END) AS BIGINT),
+                    CAST(SUM(CASE WHEN status IN ('needs_ocr', 'needs_password', 'failed') THEN 1 ELSE 0 END) AS BIGINT),
+                    MAX(added_at)
+             FROM documents GROUP BY folder_id",
+            &[],
+            |r| {
+                let counts: [u64; 6] = [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?];
+                Ok((FolderId(r.get(0)?), (counts, r.get::<Option<i64>>(7)?)))
+            },
         )?;
-        folders
+        let mut counted: HashMap<FolderId, ([u64; 6], Option<i64>)> = counted.into_iter().collect();
+        Ok(self
+            .list_folders()?
             .into_iter()
             .map(|folder: Folder| {
-                stmt.query_row([folder.id.0], |r| {
-                    Ok(FolderStats {
-                        documents: r.get(0)?,
-                        pages: r.get(1)?,
-                        chunks: r.get(2)?,
-                        ready: r.get::<_, Option<u64>>(3)?.unwrap_or(0),
-                        pending: r.get::<_, Option<u64>>(4)?.unwrap_or(0),
-                        needing_attention: r.get::<_, Option<u64>>(5)?.unwrap_or(0),
-                        latest_added: r.get(6)?,
-                        folder: folder.clone(),
-                    })
-                })
-                .map_err(CatalogError::from)
+                let ([documents, pages, chunks, ready, pending, needing_attention], latest_added) =
+                    counted.remove(&folder.id).unwrap_or_default();
+                FolderStats {
+                    folder,
+                    documents,
+                    pages,
+                    chunks,
+                    ready,
+                    pending,
+                    needing_attention,
+                    latest_added,
+                }
             })
-            .collect()
+            .collect())
     }
 
     /// At start-up: documents left `indexing` by a process that died go back to the queue, but
@@ -485,27 +500,27 @@ impl Catalog {
     /// aside (failed) until the user tries it again.
     pub fn requeue_interrupted(&self) -> Result<Interrupted, CatalogError> {
         // Logged first, while the rows still say which is which.
-        self.conn.execute(
+        self.db.execute(
             "INSERT INTO document_log (document_id, at, level, message)
-             SELECT id, ?1, CASE WHEN interrupted + 1 >= ?2 THEN 'error' ELSE 'warning' END,
-                    CASE WHEN interrupted + 1 >= ?2 THEN ?3 ELSE ?4 END
+             SELECT id, CAST(?1 AS BIGINT), CASE WHEN interrupted + 1 >= ?2 THEN 'error' ELSE 'warning' END,
+                    CASE WHEN interrupted + 1 >= ?2 THEN CAST(?3 AS TEXT) ELSE CAST(?4 AS TEXT) END
              FROM documents WHERE status = 'indexing'",
-            params![
+            args![
                 now_millis(),
                 MAX_INTERRUPTED,
                 format!("Failed: {SET_ASIDE}"),
                 "Lectern stopped while reading it; back in the queue"
             ],
         )?;
-        let set_aside = self.conn.execute(
+        let set_aside = self.db.execute(
             "UPDATE documents SET status = 'failed', reason = ?1, interrupted = 0, progress_done = 0
              WHERE status = 'indexing' AND interrupted + 1 >= ?2",
-            params![SET_ASIDE, MAX_INTERRUPTED],
+            args![SET_ASIDE, MAX_INTERRUPTED],
         )?;
-        let requeued = self.conn.execute(
+        let requeued = self.db.execute(
             "UPDATE documents SET status = 'queued', reason = NULL, interrupted = interrupted + 1, progress_done = 0
              WHERE status = 'indexing'",
-            [],
+            &[],
         )?;
         Ok(Interrupted { requeued, set_aside })
     }
@@ -514,9 +529,9 @@ impl Catalog {
     /// purpose: an interruption that does not count against them.
     pub fn requeue_unfinished(&self, ids: &[DocumentId]) -> Result<(), CatalogError> {
         for id in ids {
-            let changed = self.conn.execute(
+            let changed = self.db.execute(
                 "UPDATE documents SET status = 'queued', progress_done = 0 WHERE id = ?1 AND status = 'indexing'",
-                [id.to_string()],
+                args![id.to_string()],
             )?;
             if changed == 1 {
                 self.log(*id, LogLevel::Info, "Stopped part way; back in the queue")?;

@@ -2,11 +2,29 @@
 
 use thiserror::Error;
 
-/// An error from the SQLite catalog of folders and documents.
+use crate::database::Unreached;
+
+/// An error from the catalog of folders and documents (SQLite, or the library's database).
 #[derive(Debug, Error)]
 pub enum CatalogError {
     #[error("the library catalog could not be read or written: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[error("the library's database at {server} could not be read or written: {source}")]
+    Database {
+        server: String,
+        #[source]
+        source: tokio_postgres::Error,
+    },
+    #[error("the library's database at {server} cannot be used: {reason}")]
+    DatabaseSetup { server: String, reason: String },
+    #[error("the library catalog holds a value Lectern cannot read (column {index}: {reason}); it was changed outside Lectern")]
+    Column { index: usize, reason: String },
+    #[error("the library catalog returned no row where one is always expected")]
+    NoRow,
+    #[error("{what} would be kept in the library's database in clear text: set LECTERN_SECRET_KEY (the same long random string for every process using the database) to seal it, or use a system keyring")]
+    SecretInClear { what: &'static str },
+    #[error("the library's secret key: {reason}")]
+    SecretKey { reason: String },
     #[error("no folder named \"{0}\"")]
     FolderNotFound(String),
     #[error("no chat with id {0}")]
@@ -47,4 +65,13 @@ pub enum CatalogError {
     BadContentHash(String),
     #[error("the catalog has schema version {found}, newer than this Lectern ({supported}); update Lectern")]
     TooNew { found: i64, supported: i64 },
+}
+
+impl From<Unreached> for CatalogError {
+    fn from(unreached: Unreached) -> CatalogError {
+        match unreached {
+            Unreached::Setup { server, reason } => CatalogError::DatabaseSetup { server, reason },
+            Unreached::Refused { server, source } => CatalogError::Database { server, source },
+        }
+    }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{params, OptionalExtension, Transaction};
+use super::sql::args;
 
 use super::chats::stored_strategy;
 use super::{now_millis, validate_name, Catalog, CatalogError, DocumentId, Folder, FolderId, Scope, Strategy};
@@ -24,25 +24,26 @@ pub enum DeleteMode {
 impl Catalog {
     /// Every folder, with its path, ordered by path.
     pub fn list_folders(&self) -> Result<Vec<Folder>, CatalogError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT id, parent_id, name, created_at, strategy FROM folders")?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    Folder {
-                        id: FolderId(r.get(0)?),
-                        parent: r.get::<_, Option<i64>>(1)?.map(FolderId),
-                        name: r.get(2)?,
-                        path: String::new(),
-                        strategy: None,
-                        inherited_strategy: None,
-                        created_at: r.get(3)?,
-                    },
-                    r.get::<_, Option<String>>(4)?,
-                ))
-            })?
-            .collect::<Result<Vec<_>, _>>()?
+        let rows = self
+            .db
+            .query(
+                "SELECT id, parent_id, name, created_at, strategy FROM folders",
+                &[],
+                |r| {
+                    Ok((
+                        Folder {
+                            id: FolderId(r.get(0)?),
+                            parent: r.get::<Option<i64>>(1)?.map(FolderId),
+                            name: r.get(2)?,
+                            path: String::new(),
+                            strategy: None,
+                            inherited_strategy: None,
+                            created_at: r.get(3)?,
+                        },
+                        r.get::<Option<String>>(4)?,
+                    ))
+                },
+            )?
             .into_iter()
             .map(|(folder, strategy)| {
                 Ok(Folder {
@@ -83,9 +84,9 @@ impl Catalog {
 
     /// Sets the retrieval strategy of chats over folder `id` (`None`: its parent's).
     pub fn set_folder_strategy(&self, id: FolderId, strategy: Option<Strategy>) -> Result<Folder, CatalogError> {
-        let changed = self.conn.execute(
+        let changed = self.db.execute(
             "UPDATE folders SET strategy = ?2 WHERE id = ?1",
-            params![id.0, strategy.map(Strategy::as_str)],
+            args![id.0, strategy.map(Strategy::as_str)],
         )?;
         if changed == 0 {
             return Err(CatalogError::FolderNotFound(format!("#{id}")));
@@ -112,11 +113,12 @@ impl Catalog {
             self.folder(parent)?;
         }
         self.ensure_free_name(parent, &name, None)?;
-        self.conn.execute(
-            "INSERT INTO folders (parent_id, name, created_at) VALUES (?1, ?2, ?3)",
-            params![parent.map(|p| p.0), name, now_millis()],
+        let id = self.db.query_one(
+            "INSERT INTO folders (parent_id, name, created_at) VALUES (?1, ?2, ?3) RETURNING id",
+            args![parent.map(|p| p.0), name, now_millis()],
+            |r| r.get(0),
         )?;
-        self.folder(FolderId(self.conn.last_insert_rowid()))
+        self.folder(FolderId(id))
     }
 
     /// Renames a folder; its documents and subfolders stay where they are.
@@ -124,8 +126,8 @@ impl Catalog {
         let name = validate_name(name)?;
         let folder = self.folder(id)?;
         self.ensure_free_name(folder.parent, &name, Some(id))?;
-        self.conn
-            .execute("UPDATE folders SET name = ?1 WHERE id = ?2", params![name, id.0])?;
+        self.db
+            .execute("UPDATE folders SET name = ?1 WHERE id = ?2", args![name, id.0])?;
         self.folder(id)
     }
 
@@ -142,22 +144,25 @@ impl Catalog {
             }
         }
         self.ensure_free_name(new_parent, &folder.name, Some(id))?;
-        self.conn.execute(
+        self.db.execute(
             "UPDATE folders SET parent_id = ?1 WHERE id = ?2",
-            params![new_parent.map(|p| p.0), id.0],
+            args![new_parent.map(|p| p.0), id.0],
         )?;
         self.folder(id)
     }
 
     /// Deletes a folder as `mode` says; returns the documents deleted with it, whose files and
     /// indexes the caller then removes.
-    pub fn delete_folder(&mut self, id: FolderId, mode: DeleteMode) -> Result<Vec<DocumentId>, CatalogError> {
+    pub fn delete_folder(&self, id: FolderId, mode: DeleteMode) -> Result<Vec<DocumentId>, CatalogError> {
         let folder = self.folder(id)?;
         let subtree = self.subtree(id)?;
-        self.transaction(|tx| {
-            let documents: u64 = tx.query_row("SELECT COUNT(*) FROM documents WHERE folder_id = ?1", [id.0], |r| {
-                r.get(0)
-            })?;
+        let db = &self.db;
+        db.transaction(|| {
+            let documents: u64 = db.query_one(
+                "SELECT COUNT(*) FROM documents WHERE folder_id = ?1",
+                args![id.0],
+                |r| r.get(0),
+            )?;
             let subfolders = (subtree.len() - 1) as u64;
             match mode {
                 DeleteMode::OnlyIfEmpty if documents > 0 || subfolders > 0 => Err(CatalogError::FolderNotEmpty {
@@ -166,7 +171,7 @@ impl Catalog {
                     subfolders,
                 }),
                 DeleteMode::OnlyIfEmpty => {
-                    tx.execute("DELETE FROM folders WHERE id = ?1", [id.0])?;
+                    db.execute("DELETE FROM folders WHERE id = ?1", args![id.0])?;
                     Ok(Vec::new())
                 }
                 DeleteMode::MoveToParent => {
@@ -174,30 +179,31 @@ impl Catalog {
                         if documents > 0 || subfolders > 0 {
                             return Err(CatalogError::NoParent(folder.path.clone()));
                         }
-                        tx.execute("DELETE FROM folders WHERE id = ?1", [id.0])?;
+                        db.execute("DELETE FROM folders WHERE id = ?1", args![id.0])?;
                         return Ok(Vec::new());
                     };
-                    move_children_up(tx, id, parent)?;
-                    tx.execute(
+                    self.move_children_up(id, parent)?;
+                    db.execute(
                         "UPDATE documents SET folder_id = ?1 WHERE folder_id = ?2",
-                        params![parent.0, id.0],
+                        args![parent.0, id.0],
                     )?;
-                    tx.execute("DELETE FROM folders WHERE id = ?1", [id.0])?;
+                    db.execute("DELETE FROM folders WHERE id = ?1", args![id.0])?;
                     Ok(Vec::new())
                 }
                 DeleteMode::DeleteDocuments => {
                     let mut deleted = Vec::new();
                     for folder_id in &subtree {
-                        let mut stmt = tx.prepare_cached("SELECT id FROM documents WHERE folder_id = ?1")?;
-                        let ids = stmt
-                            .query_map([folder_id.0], |r| r.get::<_, String>(0))?
-                            .collect::<Result<Vec<_>, _>>()?;
+                        let ids = db.query(
+                            "SELECT id FROM documents WHERE folder_id = ?1",
+                            args![folder_id.0],
+                            |r| r.get::<String>(0),
+                        )?;
                         deleted.extend(ids.iter().filter_map(|s| s.parse::<DocumentId>().ok()));
-                        tx.execute("DELETE FROM documents WHERE folder_id = ?1", [folder_id.0])?;
+                        db.execute("DELETE FROM documents WHERE folder_id = ?1", args![folder_id.0])?;
                     }
                     // Children first, so that no row ever points at a deleted parent.
                     for folder_id in subtree.iter().rev() {
-                        tx.execute("DELETE FROM folders WHERE id = ?1", [folder_id.0])?;
+                        db.execute("DELETE FROM folders WHERE id = ?1", args![folder_id.0])?;
                     }
                     Ok(deleted)
                 }
@@ -207,17 +213,16 @@ impl Catalog {
 
     /// The folder and all its descendants, parents before children.
     pub fn subtree(&self, id: FolderId) -> Result<Vec<FolderId>, CatalogError> {
-        let mut stmt = self.conn.prepare_cached(
+        let ids = self.db.query(
             "WITH RECURSIVE sub(id, depth) AS (
                  SELECT id, 0 FROM folders WHERE id = ?1
                  UNION ALL
                  SELECT f.id, sub.depth + 1 FROM folders f JOIN sub ON f.parent_id = sub.id
              )
              SELECT id FROM sub ORDER BY depth, id",
+            args![id.0],
+            |r| r.get::<i64>(0).map(FolderId),
         )?;
-        let ids = stmt
-            .query_map([id.0], |r| r.get::<_, i64>(0).map(FolderId))?
-            .collect::<Result<Vec<_>, _>>()?;
         if ids.is_empty() {
             return Err(CatalogError::FolderNotFound(format!("#{id}")));
         }
@@ -231,18 +236,15 @@ impl Catalog {
         name: &str,
         except: Option<FolderId>,
     ) -> Result<(), CatalogError> {
-        let clash: Option<i64> = self
-            .conn
-            .query_row(
-                "SELECT id FROM folders WHERE IFNULL(parent_id, 0) = ?1 AND name = ?2 COLLATE NOCASE AND id != ?3",
-                params![
-                    parent.map(|p| p.0).unwrap_or(0),
-                    name,
-                    except.map(|e| e.0).unwrap_or(-1)
-                ],
-                |r| r.get(0),
-            )
-            .optional()?;
+        let clash: Option<i64> = self.db.query_opt(
+            "SELECT id FROM folders WHERE COALESCE(parent_id, 0) = ?1 AND lower(name) = lower(?2) AND id != ?3",
+            args![
+                parent.map(|p| p.0).unwrap_or(0),
+                name,
+                except.map(|e| e.0).unwrap_or(-1)
+            ],
+            |r| r.get(0),
+        )?;
         match clash {
             None => Ok(()),
             Some(_) => Err(CatalogError::NameClash {
@@ -254,29 +256,27 @@ impl Catalog {
             }),
         }
     }
-}
 
-/// Moves the subfolders of `id` under `parent`, refusing if a name would clash there.
-fn move_children_up(tx: &Transaction<'_>, id: FolderId, parent: FolderId) -> Result<(), CatalogError> {
-    let clash: Option<String> = tx
-        .query_row(
-            "SELECT c.name FROM folders c JOIN folders s ON s.parent_id = ?2 AND s.name = c.name COLLATE NOCASE AND s.id != ?1
+    /// Moves the subfolders of `id` under `parent`, refusing if a name would clash there.
+    fn move_children_up(&self, id: FolderId, parent: FolderId) -> Result<(), CatalogError> {
+        let clash: Option<String> = self.db.query_opt(
+            "SELECT c.name FROM folders c JOIN folders s ON s.parent_id = ?2 AND lower(s.name) = lower(c.name) AND s.id != ?1
              WHERE c.parent_id = ?1 LIMIT 1",
-            params![id.0, parent.0],
+            args![id.0, parent.0],
             |r| r.get(0),
-        )
-        .optional()?;
-    if let Some(name) = clash {
-        return Err(CatalogError::NameClash {
-            name,
-            parent: "the parent folder".to_string(),
-        });
+        )?;
+        if let Some(name) = clash {
+            return Err(CatalogError::NameClash {
+                name,
+                parent: "the parent folder".to_string(),
+            });
+        }
+        self.db.execute(
+            "UPDATE folders SET parent_id = ?1 WHERE parent_id = ?2",
+            args![parent.0, id.0],
+        )?;
+        Ok(())
     }
-    tx.execute(
-        "UPDATE folders SET parent_id = ?1 WHERE parent_id = ?2",
-        params![parent.0, id.0],
-    )?;
-    Ok(())
 }
 
 /// The slash-separated path of `folder`, walking up through `by_id` (cycles cannot occur: moves

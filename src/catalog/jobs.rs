@@ -5,7 +5,7 @@
 //! documents' log while the job runs (migration 14), so that no writer of a document's log can
 //! forget its jobs. Event ids only grow, so a client that saw event N asks for what came after N.
 
-use rusqlite::{params, OptionalExtension};
+use super::sql::args;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -110,41 +110,53 @@ pub struct JobEvent {
     pub message: String,
 }
 
+/// How long a job's files may take to be added before it is ended as if they were.
+const ADDING_GRACE_MILLIS: i64 = 60 * 60 * 1000;
+
 /// The counts of a job's documents, by where they stand.
 const COUNTS: &str = "SELECT COUNT(d.id),
-        IFNULL(SUM(d.status = 'ready' AND d.embedded_with IS NOT NULL), 0),
-        IFNULL(SUM(d.status IN ('failed', 'needs_ocr', 'needs_password')), 0),
-        IFNULL(SUM(d.status IN ('queued', 'indexing') OR (d.status = 'ready' AND d.embedded_with IS NULL)), 0),
-        IFNULL(SUM(d.status = 'ready' AND d.embedded_with IS NULL), 0),
-        IFNULL(SUM(CASE WHEN d.status = 'ready' THEN IFNULL(d.page_count, 0) ELSE 0 END), 0)
+        CAST(COALESCE(SUM(CASE WHEN d.status = 'ready' AND d.embedded_with IS NOT NULL THEN 1 ELSE 0 END), 0) AS BIGINT),
+        CAST(COALESCE(SUM(CASE WHEN d.status IN ('failed', 'needs_ocr', 'needs_password') THEN 1 ELSE 0 END), 0) AS BIGINT),
+        CAST(COALESCE(SUM(CASE WHEN d.status IN ('queued', 'indexing') OR (d.status = 'ready' AND d.embedded_with IS NULL)
+            THEN 1 ELSE 0 END), 0) AS BIGINT),
+        CAST(COALESCE(SUM(CASE WHEN d.status = 'ready' AND d.embedded_with IS NULL THEN 1 ELSE 0 END), 0) AS BIGINT),
+        CAST(COALESCE(SUM(CASE WHEN d.status = 'ready' THEN COALESCE(d.page_count, 0) ELSE 0 END), 0) AS BIGINT)
     FROM job_documents j JOIN documents d ON d.id = j.document_id WHERE j.job_id = ?1";
 
 impl Catalog {
-    /// Starts a job adding files to `folder` for `holder`.
+    /// Starts a job adding files to `folder` for `holder`; no indexer ends it for having nothing
+    /// left to do until its files are added ([`Catalog::job_added`]).
     pub fn create_job(&self, folder: &str, holder: &str) -> Result<JobId, CatalogError> {
         let id = JobId::new_random();
-        self.conn.execute(
-            "INSERT INTO jobs (id, folder, holder, created_at, state) VALUES (?1, ?2, ?3, ?4, 'running')",
-            params![id.0, folder, holder, now_millis()],
+        self.db.execute(
+            "INSERT INTO jobs (id, folder, holder, created_at, state, adding) VALUES (?1, ?2, ?3, ?4, 'running', ?5)",
+            args![id.0, folder, holder, now_millis(), true],
         )?;
         Ok(id)
     }
 
+    /// Every file of `job` was added: from now on it ends when nothing is left to do.
+    pub fn job_added(&self, job: &JobId) -> Result<(), CatalogError> {
+        self.db
+            .execute("UPDATE jobs SET adding = ?2 WHERE id = ?1", args![&job.0, false])?;
+        Ok(())
+    }
+
     /// Makes `document` one of `job`'s; from now on its log entries are the job's too.
     pub fn add_to_job(&self, job: &JobId, document: DocumentId) -> Result<(), CatalogError> {
-        self.conn.execute(
-            "INSERT OR IGNORE INTO job_documents (job_id, document_id) VALUES (?1, ?2)",
-            params![job.0, document.to_string()],
+        self.db.execute(
+            "INSERT INTO job_documents (job_id, document_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+            args![job.0, document.to_string()],
         )?;
         Ok(())
     }
 
     /// Copies `document`'s log so far into `job`'s (for a document added to it as it was made).
     pub fn copy_log_to_job(&self, job: &JobId, document: DocumentId) -> Result<(), CatalogError> {
-        self.conn.execute(
+        self.db.execute(
             "INSERT INTO job_events (job_id, at, level, document_id, message)
-             SELECT ?1, at, level, document_id, message FROM document_log WHERE document_id = ?2 ORDER BY id",
-            params![job.0, document.to_string()],
+             SELECT CAST(?1 AS TEXT), at, level, document_id, message FROM document_log WHERE document_id = ?2 ORDER BY id",
+            args![job.0, document.to_string()],
         )?;
         Ok(())
     }
@@ -157,9 +169,9 @@ impl Catalog {
         document: Option<DocumentId>,
         message: &str,
     ) -> Result<(), CatalogError> {
-        self.conn.execute(
+        self.db.execute(
             "INSERT INTO job_events (job_id, at, level, document_id, message) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![
+            args![
                 job.0,
                 now_millis(),
                 level.as_str(),
@@ -172,34 +184,31 @@ impl Catalog {
 
     /// Counts a file `job` could not import.
     pub fn job_rejected(&self, job: &JobId, reason: &str) -> Result<(), CatalogError> {
-        self.conn
-            .execute("UPDATE jobs SET rejected = rejected + 1 WHERE id = ?1", [&job.0])?;
+        self.db
+            .execute("UPDATE jobs SET rejected = rejected + 1 WHERE id = ?1", args![&job.0])?;
         self.job_event(job, LogLevel::Error, None, reason)
     }
 
     /// The job with this id.
     pub fn job(&self, id: &JobId) -> Result<Job, CatalogError> {
-        let row = self
-            .conn
-            .query_row(
-                "SELECT folder, holder, created_at, state, ended_at, rejected FROM jobs WHERE id = ?1",
-                [&id.0],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, i64>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, Option<i64>>(4)?,
-                        r.get::<_, i64>(5)?,
-                    ))
-                },
-            )
-            .optional()?;
+        let row = self.db.query_opt(
+            "SELECT folder, holder, created_at, state, ended_at, rejected FROM jobs WHERE id = ?1",
+            args![&id.0],
+            |r| {
+                Ok((
+                    r.get::<String>(0)?,
+                    r.get::<String>(1)?,
+                    r.get::<i64>(2)?,
+                    r.get::<String>(3)?,
+                    r.get::<Option<i64>>(4)?,
+                    r.get::<i64>(5)?,
+                ))
+            },
+        )?;
         let Some((folder, holder, created_at, state, ended_at, rejected)) = row else {
             return Err(CatalogError::JobNotFound(id.0.clone()));
         };
-        let counts: [i64; 6] = self.conn.query_row(COUNTS, [&id.0], |r| {
+        let counts: [i64; 6] = self.db.query_one(COUNTS, args![&id.0], |r| {
             Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?])
         })?;
         let [documents, done, failed, left, searchable, pages] = counts.map(|n| n.max(0) as u64);
@@ -224,11 +233,11 @@ impl Catalog {
     /// The job `id` names: its whole id, or the only one that starts with it.
     pub fn job_named(&self, id: &str) -> Result<Job, CatalogError> {
         let wanted = id.trim();
-        let ids: Vec<String> = self
-            .conn
-            .prepare_cached("SELECT id FROM jobs WHERE id = ?1 OR (?1 <> '' AND substr(id, 1, length(?1)) = ?1)")?
-            .query_map([wanted], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+        let ids: Vec<String> = self.db.query(
+            "SELECT id FROM jobs WHERE id = ?1 OR (?1 <> '' AND substr(id, 1, length(CAST(?1 AS TEXT))) = ?1)",
+            args![wanted],
+            |r| r.get(0),
+        )?;
         match <[String; 1]>::try_from(ids) {
             Ok([id]) => self.job(&JobId(id)),
             Err(ids) if ids.iter().any(|i| i == wanted) => self.job(&JobId(wanted.to_string())),
@@ -238,31 +247,31 @@ impl Catalog {
 
     /// The latest `limit` jobs, newest first.
     pub fn jobs(&self, limit: usize) -> Result<Vec<Job>, CatalogError> {
-        let ids: Vec<String> = self
-            .conn
-            .prepare_cached("SELECT id FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?1")?
-            .query_map([limit as i64], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+        let ids: Vec<String> = self.db.query(
+            "SELECT id FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?1",
+            args![limit],
+            |r| r.get(0),
+        )?;
         ids.into_iter().map(|id| self.job(&JobId(id))).collect()
     }
 
     /// The entries of `job`'s log after the entry `after` (0: from the start), oldest first, at
     /// most `limit` of them.
     pub fn job_events(&self, job: &JobId, after: i64, limit: usize) -> Result<Vec<JobEvent>, CatalogError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.db.query(
             "SELECT id, at, level, document_id, message FROM job_events
              WHERE job_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
-        )?;
-        let events = stmt.query_map(params![job.0, after, limit as i64], |r| {
-            Ok(JobEvent {
-                id: r.get(0)?,
-                at: r.get(1)?,
-                level: LogLevel::parse(&r.get::<_, String>(2)?),
-                document: r.get::<_, Option<String>>(3)?.and_then(|d| d.parse().ok()),
-                message: r.get(4)?,
-            })
-        })?;
-        Ok(events.collect::<Result<_, _>>()?)
+            args![&job.0, after, limit],
+            |r| {
+                Ok(JobEvent {
+                    id: r.get(0)?,
+                    at: r.get(1)?,
+                    level: LogLevel::parse(&r.get::<String>(2)?),
+                    document: r.get::<Option<String>>(3)?.and_then(|d| d.parse().ok()),
+                    message: r.get(4)?,
+                })
+            },
+        )
     }
 
     /// Pauses or resumes a job that has not ended; returns it as it is now.
@@ -272,9 +281,9 @@ impl Catalog {
         } else {
             (JobState::Paused, JobState::Running)
         };
-        let changed = self.conn.execute(
+        let changed = self.db.execute(
             "UPDATE jobs SET state = ?1 WHERE id = ?2 AND state = ?3",
-            params![to.as_str(), id.0, from.as_str()],
+            args![to.as_str(), id.0, from.as_str()],
         )?;
         if changed > 0 {
             let said = if paused { "Paused" } else { "Resumed" };
@@ -285,12 +294,13 @@ impl Catalog {
 
     /// The documents of `job` not yet read: waiting or being read.
     pub fn unread_job_documents(&self, job: &JobId) -> Result<Vec<DocumentId>, CatalogError> {
-        let mut stmt = self.conn.prepare_cached(
+        let ids = self.db.query(
             "SELECT d.id FROM job_documents j JOIN documents d ON d.id = j.document_id
              WHERE j.job_id = ?1 AND d.status IN ('queued', 'indexing') ORDER BY d.added_at, d.id",
+            args![&job.0],
+            |r| r.get::<String>(0),
         )?;
-        let ids = stmt.query_map([&job.0], |r| r.get::<_, String>(0))?;
-        Ok(ids.filter_map(|id| id.ok().and_then(|id| id.parse().ok())).collect())
+        Ok(ids.into_iter().filter_map(|id| id.parse().ok()).collect())
     }
 
     /// Ends a job that has not ended as `state` (done or cancelled), with `message` as its last
@@ -298,9 +308,9 @@ impl Catalog {
     /// The two are one transaction: a reader that sees the job ended sees its last entry.
     pub fn end_job(&self, id: &JobId, state: JobState, message: &str) -> Result<bool, CatalogError> {
         self.locked(|catalog| {
-            let ended = catalog.conn.execute(
+            let ended = catalog.db.execute(
                 "UPDATE jobs SET state = ?1, ended_at = ?2 WHERE id = ?3 AND ended_at IS NULL",
-                params![state.as_str(), now_millis(), id.0],
+                args![state.as_str(), now_millis(), id.0],
             )? > 0;
             if ended {
                 catalog.job_event(id, LogLevel::Info, None, message)?;
@@ -312,11 +322,13 @@ impl Catalog {
     /// Ends, as done, every job with nothing left to do, each with a last entry saying how it
     /// went. Called by the indexer after each step and when it starts, and when a job starts.
     pub fn settle_jobs(&self) -> Result<(), CatalogError> {
-        let open: Vec<String> = self
-            .conn
-            .prepare_cached("SELECT id FROM jobs WHERE ended_at IS NULL")?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+        // A job whose files are being added has nothing left to do only until they are; one
+        // whose adder died long ago is over.
+        let open: Vec<String> = self.db.query(
+            "SELECT id FROM jobs WHERE ended_at IS NULL AND (NOT adding OR created_at < ?1)",
+            args![now_millis() - ADDING_GRACE_MILLIS],
+            |r| r.get(0),
+        )?;
         for id in open.into_iter().map(JobId) {
             let job = self.job(&id)?;
             if job.left == 0 {
@@ -332,11 +344,11 @@ impl Catalog {
 
     /// Whether `document` belongs to a paused job (and so is not to be started).
     pub fn in_paused_job(&self, document: DocumentId) -> Result<bool, CatalogError> {
-        Ok(self.conn.query_row(
+        self.db.query_one(
             "SELECT EXISTS (SELECT 1 FROM job_documents j JOIN jobs ON jobs.id = j.job_id
              WHERE j.document_id = ?1 AND jobs.state = 'paused')",
-            [document.to_string()],
+            args![document.to_string()],
             |r| r.get(0),
-        )?)
+        )
     }
 }

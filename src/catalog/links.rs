@@ -2,7 +2,7 @@
 //! directory's PDFs the document it became, with the size, modification time and content hash
 //! last seen, so that a catch-up compares cheaply and tells a rename from a new file.
 
-use rusqlite::{params, OptionalExtension, Row};
+use super::sql::{args, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{now_millis, Catalog, CatalogError, DocumentId, FolderId};
@@ -50,7 +50,7 @@ pub struct LinkedFile {
 const LINK_COLUMNS: &str =
     "id, folder_id, path, keep_deleted, created_at, last_sync, available, pending, failed, device";
 
-fn read_link(r: &Row<'_>) -> rusqlite::Result<Link> {
+fn read_link(r: &Row<'_>) -> Result<Link, CatalogError> {
     let failed: String = r.get(8)?;
     Ok(Link {
         id: r.get(0)?,
@@ -60,22 +60,23 @@ fn read_link(r: &Row<'_>) -> rusqlite::Result<Link> {
         created_at: r.get(4)?,
         last_sync: r.get(5)?,
         available: r.get(6)?,
-        pending: r.get::<_, i64>(7)?.max(0) as u64,
+        pending: r.get::<i64>(7)?.max(0) as u64,
         failed: serde_json::from_str(&failed).unwrap_or_default(),
-        device: r.get::<_, Option<i64>>(9)?.map(|d| d as u64),
+        device: r.get::<Option<i64>>(9)?.map(|d| d as u64),
     })
 }
 
-fn read_file(r: &Row<'_>) -> rusqlite::Result<LinkedFile> {
+fn read_file(r: &Row<'_>) -> Result<LinkedFile, CatalogError> {
     let document: String = r.get(4)?;
     Ok(LinkedFile {
         rel_path: r.get(0)?,
-        size: r.get::<_, i64>(1)?.max(0) as u64,
+        size: r.get::<i64>(1)?.max(0) as u64,
         mtime: r.get(2)?,
         content_hash: r.get(3)?,
-        document: document
-            .parse()
-            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(4, rusqlite::types::Type::Text, Box::new(e)))?,
+        document: document.parse().map_err(|e: uuid::Error| CatalogError::Column {
+            index: 4,
+            reason: e.to_string(),
+        })?,
     })
 }
 
@@ -88,49 +89,52 @@ impl Catalog {
                 folder: self.folder(existing.folder)?.path,
             });
         }
-        self.conn.execute(
-            "INSERT INTO links (folder_id, path, keep_deleted, created_at) VALUES (?1, ?2, ?3, ?4)",
-            params![folder.0, path, keep_deleted, now_millis()],
+        let id = self.db.query_one(
+            "INSERT INTO links (folder_id, path, keep_deleted, created_at) VALUES (?1, ?2, ?3, ?4) RETURNING id",
+            args![folder.0, path, keep_deleted, now_millis()],
+            |r| r.get(0),
         )?;
-        self.link(self.conn.last_insert_rowid())
+        self.link(id)
     }
 
     pub fn link(&self, id: LinkId) -> Result<Link, CatalogError> {
-        self.conn
-            .prepare_cached(&format!("SELECT {LINK_COLUMNS} FROM links WHERE id = ?1"))?
-            .query_row([id], read_link)
-            .optional()?
+        self.db
+            .query_opt(
+                &format!("SELECT {LINK_COLUMNS} FROM links WHERE id = ?1"),
+                args![id],
+                read_link,
+            )?
             .ok_or_else(|| CatalogError::LinkNotFound(format!("#{id}")))
     }
 
     pub fn link_by_path(&self, path: &str) -> Result<Option<Link>, CatalogError> {
-        Ok(self
-            .conn
-            .prepare_cached(&format!("SELECT {LINK_COLUMNS} FROM links WHERE path = ?1"))?
-            .query_row([path], read_link)
-            .optional()?)
+        self.db.query_opt(
+            &format!("SELECT {LINK_COLUMNS} FROM links WHERE path = ?1"),
+            args![path],
+            read_link,
+        )
     }
 
     /// Every link, by path.
     pub fn links(&self) -> Result<Vec<Link>, CatalogError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!("SELECT {LINK_COLUMNS} FROM links ORDER BY path"))?;
-        let links = stmt.query_map([], read_link)?.collect::<Result<Vec<_>, _>>()?;
-        Ok(links)
+        self.db.query(
+            &format!("SELECT {LINK_COLUMNS} FROM links ORDER BY path"),
+            &[],
+            read_link,
+        )
     }
 
     /// Removes a link; its documents stay in the folder.
     pub fn delete_link(&self, id: LinkId) -> Result<Link, CatalogError> {
         let link = self.link(id)?;
-        self.conn.execute("DELETE FROM links WHERE id = ?1", [id])?;
+        self.db.execute("DELETE FROM links WHERE id = ?1", args![id])?;
         Ok(link)
     }
 
     /// Records the device a link's directory holds files on.
     pub fn set_link_device(&self, id: LinkId, device: u64) -> Result<(), CatalogError> {
-        self.conn
-            .execute("UPDATE links SET device = ?2 WHERE id = ?1", params![id, device as i64])?;
+        self.db
+            .execute("UPDATE links SET device = ?2 WHERE id = ?1", args![id, device as i64])?;
         Ok(())
     }
 
@@ -143,30 +147,30 @@ impl Catalog {
         failed: &[(String, String)],
     ) -> Result<(), CatalogError> {
         let failed = serde_json::to_string(failed).unwrap_or_else(|_| "[]".into());
-        self.conn.execute(
+        self.db.execute(
             "UPDATE links SET last_sync = ?2, available = ?3, pending = ?4, failed = ?5 WHERE id = ?1",
-            params![id, now_millis(), available, pending as i64, failed],
+            args![id, now_millis(), available, pending as i64, failed],
         )?;
         Ok(())
     }
 
     /// The files of a link whose documents still exist.
     pub fn linked_files(&self, link: LinkId) -> Result<Vec<LinkedFile>, CatalogError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.db.query(
             "SELECT rel_path, size, mtime, content_hash, document_id FROM linked_files WHERE link_id = ?1 ORDER BY rel_path",
-        )?;
-        let files = stmt.query_map([link], read_file)?.collect::<Result<Vec<_>, _>>()?;
-        Ok(files)
+            args![link],
+            read_file,
+        )
     }
 
     /// Records (or replaces) the file at `file.rel_path` of `link`.
     pub fn put_linked_file(&self, link: LinkId, file: &LinkedFile) -> Result<(), CatalogError> {
-        self.conn.execute(
+        self.db.execute(
             "INSERT INTO linked_files (link_id, rel_path, size, mtime, content_hash, document_id)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)
              ON CONFLICT (link_id, rel_path) DO UPDATE SET size = excluded.size, mtime = excluded.mtime,
                content_hash = excluded.content_hash, document_id = excluded.document_id",
-            params![
+            args![
                 link,
                 file.rel_path,
                 file.size as i64,
@@ -180,17 +184,17 @@ impl Catalog {
 
     /// Whether a file of any link has become document `id`.
     pub fn document_is_linked(&self, id: DocumentId) -> Result<bool, CatalogError> {
-        Ok(self.conn.query_row(
+        self.db.query_one(
             "SELECT EXISTS (SELECT 1 FROM linked_files WHERE document_id = ?1)",
-            [id.to_string()],
+            args![id.to_string()],
             |r| r.get(0),
-        )?)
+        )
     }
 
     pub fn delete_linked_file(&self, link: LinkId, rel_path: &str) -> Result<(), CatalogError> {
-        self.conn.execute(
+        self.db.execute(
             "DELETE FROM linked_files WHERE link_id = ?1 AND rel_path = ?2",
-            params![link, rel_path],
+            args![link, rel_path],
         )?;
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! failed and why), in words, for the app's info panel and `lectern doc log`. A document keeps
 //! its latest entries only.
 
-use rusqlite::params;
+use super::sql::args;
 use serde::{Deserialize, Serialize};
 
 use super::{now_millis, Catalog, CatalogError, DocumentId};
@@ -51,30 +51,30 @@ impl Catalog {
     /// Adds an entry to a document's log, dropping the oldest beyond the ones kept.
     pub fn log(&self, id: DocumentId, level: LogLevel, message: &str) -> Result<(), CatalogError> {
         let id = id.to_string();
-        self.conn.execute(
+        self.db.execute(
             "INSERT INTO document_log (document_id, at, level, message) VALUES (?1, ?2, ?3, ?4)",
-            params![id, now_millis(), level.as_str(), message],
+            args![id, now_millis(), level.as_str(), message],
         )?;
-        self.conn.execute(
+        self.db.execute(
             "DELETE FROM document_log WHERE document_id = ?1 AND id <= (
                  SELECT id FROM document_log WHERE document_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
-            params![id, KEPT],
+            args![id, KEPT],
         )?;
         Ok(())
     }
 
     /// A document's log, oldest first.
     pub fn document_log(&self, id: DocumentId) -> Result<Vec<LogEntry>, CatalogError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT at, level, message FROM document_log WHERE document_id = ?1 ORDER BY id")?;
-        let entries = stmt.query_map([id.to_string()], |r| {
-            Ok(LogEntry {
-                at: r.get(0)?,
-                level: LogLevel::parse(&r.get::<_, String>(1)?),
-                message: r.get(2)?,
-            })
-        })?;
-        Ok(entries.collect::<Result<_, _>>()?)
+        self.db.query(
+            "SELECT at, level, message FROM document_log WHERE document_id = ?1 ORDER BY id",
+            args![id.to_string()],
+            |r| {
+                Ok(LogEntry {
+                    at: r.get(0)?,
+                    level: LogLevel::parse(&r.get::<String>(1)?),
+                    message: r.get(2)?,
+                })
+            },
+        )
     }
 }

@@ -1,4 +1,5 @@
-//! The catalog: folders and documents in SQLite, the source of truth for what the library holds.
+//! The catalog: folders and documents, the source of truth for what the library holds, in
+//! SQLite on disk or in the library's PostgreSQL database (`sql.rs` speaks to either).
 //!
 //! Folders form a tree (`folders.rs`); documents belong to exactly one folder (`documents.rs`);
 //! chats keep their questions and cited answers (`chats.rs`); indexing jobs other programs
@@ -8,8 +9,10 @@
 
 mod api;
 mod chats;
+mod copy;
 mod documents;
 mod error;
+mod files;
 mod folders;
 mod ids;
 mod jobs;
@@ -18,7 +21,9 @@ mod log;
 pub mod migrations;
 mod remotes;
 mod scope;
+mod sealed;
 mod settings;
+mod sql;
 
 use std::path::Path;
 use std::time::Duration;
@@ -26,8 +31,11 @@ use std::time::Duration;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
+use sql::{Db, Pg};
+
 pub use api::{ApiRequest, ApiToken};
 pub use chats::{AnswerKind, Chat, ChatId, ChatMessage, Citation, NewMessage, Strategy};
+pub use copy::API_KEY_IN_KEYRING;
 pub use documents::{FileOrigin, Interrupted, NewDocument, PdfMetadata, Readied};
 pub use error::CatalogError;
 pub use folders::DeleteMode;
@@ -161,7 +169,9 @@ pub struct FolderStats {
 
 /// An open catalog. Not `Sync`: the library keeps it behind a mutex.
 pub struct Catalog {
-    conn: Connection,
+    db: Db,
+    /// What secrets are sealed with in a database (`LECTERN_SECRET_KEY`).
+    sealing: Option<sealed::SealingKey>,
 }
 
 impl Catalog {
@@ -170,14 +180,27 @@ impl Catalog {
     pub fn open(path: &Path) -> Result<Catalog, CatalogError> {
         let mut conn = Connection::open(path)?;
         conn.busy_timeout(Duration::from_secs(10))?;
-        // A transaction takes the write lock when it begins: one that read first and wrote
-        // later would fail with `SQLITE_BUSY` (not wait) if another process wrote in between.
-        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         migrations::apply(&mut conn)?;
-        let catalog = Catalog { conn };
+        Catalog::started(Db::sqlite(conn), None)
+    }
+
+    /// Connects to the catalog in the PostgreSQL database at `url`, migrates it, and makes sure
+    /// the library has at least its default folder. Secrets it keeps are sealed with
+    /// `secret_key`; without one, it refuses them.
+    pub fn connect(url: &str, secret_key: Option<&str>) -> Result<Catalog, CatalogError> {
+        let sealing = secret_key.map(sealed::SealingKey::new).transpose()?;
+        let (client, server, runtime) = crate::database::connect(url)?;
+        let pg = Pg::new(client, server, runtime);
+        migrations::apply_postgres(&pg)?;
+        Catalog::started(Db::postgres(pg), sealing)
+    }
+
+    /// `db`, with at least the default folder.
+    fn started(db: Db, sealing: Option<sealed::SealingKey>) -> Result<Catalog, CatalogError> {
+        let catalog = Catalog { db, sealing };
         catalog.locked(|catalog| {
             if catalog.list_folders()?.is_empty() {
                 catalog.create_folder(None, DEFAULT_FOLDER)?;
@@ -187,27 +210,11 @@ impl Catalog {
         Ok(catalog)
     }
 
-    /// Runs `f` inside one transaction, so that a multi-row change is all or nothing.
-    fn transaction<T>(
-        &mut self,
-        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, CatalogError>,
-    ) -> Result<T, CatalogError> {
-        let tx = self.conn.transaction()?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
-    }
-}
-
-impl Catalog {
-    /// Runs `f` holding the database's write lock (`BEGIN IMMEDIATE`), so that no other process
-    /// writes between what `f` reads and what it does, in the catalog or beside it: importing a
-    /// file and removing one no document needs are each done inside it. Rolled back if `f` fails.
+    /// Runs `f` holding the catalog's write lock, so that no other process writes between what
+    /// `f` reads and what it does, in the catalog or beside it: importing a file and removing one
+    /// no document needs are each done inside it. All or nothing: rolled back if `f` fails.
     pub fn locked<T, E: From<CatalogError>>(&self, f: impl FnOnce(&Catalog) -> Result<T, E>) -> Result<T, E> {
-        let tx = self.conn.unchecked_transaction().map_err(CatalogError::from)?;
-        let value = f(self)?;
-        tx.commit().map_err(CatalogError::from)?;
-        Ok(value)
+        self.db.transaction(|| f(self))
     }
 }
 

@@ -2,7 +2,7 @@
 //! allows) is asked beside this one's folders. A remote's token is a secret: in the keyring
 //! where one answers (the row keeps a mark), else in the row, in the `0700` library directory.
 
-use rusqlite::{params, OptionalExtension, Row};
+use super::sql::{args, Row};
 use serde::{Deserialize, Serialize};
 
 use super::{now_millis, validate_name, Catalog, CatalogError};
@@ -27,7 +27,7 @@ pub struct StoredRemote {
     pub token_in_keyring: bool,
 }
 
-fn stored(row: &Row<'_>) -> rusqlite::Result<StoredRemote> {
+fn stored(row: &Row<'_>) -> Result<StoredRemote, CatalogError> {
     Ok(StoredRemote {
         remote: Remote {
             name: row.get(0)?,
@@ -58,9 +58,15 @@ impl Catalog {
                 parent: "the remote libraries".into(),
             });
         }
-        self.conn.execute(
+        self.db.execute(
             &format!("INSERT INTO remotes ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5)"),
-            params![name.trim(), url, token, token_in_keyring, now_millis()],
+            args![
+                name.trim(),
+                url,
+                token.map(|t| self.seal(t, "a remote library's token")).transpose()?,
+                token_in_keyring,
+                now_millis()
+            ],
         )?;
         Ok(self
             .stored_remote(name)?
@@ -70,30 +76,36 @@ impl Catalog {
 
     /// Every remote, by name.
     pub fn remotes(&self) -> Result<Vec<Remote>, CatalogError> {
-        let mut statement = self
-            .conn
-            .prepare(&format!("SELECT {COLUMNS} FROM remotes ORDER BY name COLLATE NOCASE"))?;
-        let rows = statement.query_map([], stored)?.collect::<Result<Vec<_>, _>>()?;
+        let rows = self.db.query(
+            &format!("SELECT {COLUMNS} FROM remotes ORDER BY lower(name)"),
+            &[],
+            stored,
+        )?;
         Ok(rows.into_iter().map(|r| r.remote).collect())
     }
 
     /// The remote named `name` (case-insensitively), with its token or its mark.
     pub fn stored_remote(&self, name: &str) -> Result<Option<StoredRemote>, CatalogError> {
-        Ok(self
-            .conn
-            .query_row(
-                &format!("SELECT {COLUMNS} FROM remotes WHERE name = ?1 COLLATE NOCASE"),
-                [name.trim()],
-                stored,
-            )
-            .optional()?)
+        let found = self.db.query_opt(
+            &format!("SELECT {COLUMNS} FROM remotes WHERE lower(name) = lower(?1)"),
+            args![name.trim()],
+            stored,
+        )?;
+        found
+            .map(|remote| {
+                Ok(StoredRemote {
+                    token: remote.token.map(|t| self.unseal(t)).transpose()?,
+                    ..remote
+                })
+            })
+            .transpose()
     }
 
     /// Forgets the remote named `name`.
     pub fn remove_remote(&self, name: &str) -> Result<(), CatalogError> {
         let changed = self
-            .conn
-            .execute("DELETE FROM remotes WHERE name = ?1 COLLATE NOCASE", [name.trim()])?;
+            .db
+            .execute("DELETE FROM remotes WHERE lower(name) = lower(?1)", args![name.trim()])?;
         if changed == 0 {
             return Err(CatalogError::RemoteNotFound(name.to_string()));
         }

@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
-use rusqlite::types::Value;
 use serde::{Deserialize, Serialize};
 
+use super::sql::Value;
 use super::{Catalog, CatalogError, DocumentId, FolderId};
 
 /// The documents a search covers. Empty folders and documents mean the whole library, unless
@@ -102,7 +102,7 @@ impl Catalog {
         let mut selected = Vec::new();
         let mut cte = String::new();
         if !scope.folders.is_empty() {
-            let roots: Vec<String> = scope.folders.iter().map(|f| bind(Value::Integer(f.0))).collect();
+            let roots: Vec<String> = scope.folders.iter().map(|f| bind(Value::Int(f.0))).collect();
             cte = subtree_cte(&roots);
             selected.push("d.folder_id IN (SELECT id FROM sub)".to_string());
         }
@@ -125,12 +125,12 @@ impl Catalog {
         let f = &scope.filters;
         if let Some(author) = &f.author {
             let p = bind(Value::Text(like_pattern(author)));
-            conditions.push(format!("d.author LIKE {p} ESCAPE '\\'"));
+            conditions.push(format!("lower(d.author) LIKE lower({p}) ESCAPE '\\'"));
         }
         if let Some(name) = &f.name {
             let p = bind(Value::Text(like_pattern(name)));
             conditions.push(format!(
-                "(d.title LIKE {p} ESCAPE '\\' OR d.file_name LIKE {p} ESCAPE '\\')"
+                "(lower(d.title) LIKE lower({p}) ESCAPE '\\' OR lower(d.file_name) LIKE lower({p}) ESCAPE '\\')"
             ));
         }
         if let Some(from) = &f.created_from {
@@ -138,16 +138,16 @@ impl Catalog {
             conditions.push(format!("d.pdf_created >= {p}"));
         }
         if let Some(to) = &f.created_to {
-            // `2021` must include `2021-12-31T10:00`: compare against the prefix's successor.
-            let p = bind(Value::Text(format!("{to}\u{10FFFF}")));
-            conditions.push(format!("d.pdf_created < {p}"));
+            // `2021` must include `2021-12-31T10:00`: compare as long a start of the date.
+            let p = bind(Value::Text(to.clone()));
+            conditions.push(format!("substr(d.pdf_created, 1, length(CAST({p} AS TEXT))) <= {p}"));
         }
         if let Some(after) = f.added_after {
-            let p = bind(Value::Integer(after));
+            let p = bind(Value::Int(after));
             conditions.push(format!("d.added_at >= {p}"));
         }
         if let Some(before) = f.added_before {
-            let p = bind(Value::Integer(before));
+            let p = bind(Value::Int(before));
             conditions.push(format!("d.added_at < {p}"));
         }
         let sql = format!(
@@ -156,27 +156,24 @@ impl Catalog {
             conditions.join(" AND ")
         );
         let paths: HashMap<FolderId, String> = self.list_folders()?.into_iter().map(|f| (f.id, f.path)).collect();
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(rusqlite::params_from_iter(params.iter()), |r| {
-            let id: String = r.get(0)?;
-            let id = id
+        self.db.query(&sql, &params, |r| {
+            let id = r
+                .get::<String>(0)?
                 .parse::<DocumentId>()
-                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?;
-            Ok((id, FolderId(r.get(1)?), r.get(2)?, r.get(3)?, r.get(4)?))
-        })?;
-        let mut docs = Vec::new();
-        for row in rows {
-            let (id, folder, file_name, title, index_generation) = row?;
-            docs.push(ScopedDocument {
+                .map_err(|e| CatalogError::Column {
+                    index: 0,
+                    reason: e.to_string(),
+                })?;
+            let folder = FolderId(r.get(1)?);
+            Ok(ScopedDocument {
                 id,
                 folder,
                 folder_path: paths.get(&folder).cloned().unwrap_or_default(),
-                file_name,
-                title,
-                index_generation,
-            });
-        }
-        Ok(docs)
+                file_name: r.get(2)?,
+                title: r.get(3)?,
+                index_generation: r.get(4)?,
+            })
+        })
     }
 }
 

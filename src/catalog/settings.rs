@@ -1,6 +1,6 @@
 //! Settings: one JSON value per key, so that a setting added later needs no migration.
 
-use rusqlite::{params, OptionalExtension};
+use super::sql::args;
 
 use super::error::CatalogError;
 use super::Catalog;
@@ -8,20 +8,18 @@ use super::Catalog;
 impl Catalog {
     /// The stored value of `key`, if any.
     pub fn setting(&self, key: &str) -> Result<Option<String>, CatalogError> {
-        Ok(self
-            .conn
-            .query_row("SELECT value FROM settings WHERE key = ?1", params![key], |row| {
+        self.db
+            .query_opt("SELECT value FROM settings WHERE key = ?1", args![key], |row| {
                 row.get(0)
             })
-            .optional()?)
     }
 
     /// Stores `value` under `key`, replacing what was there.
     pub fn set_setting(&self, key: &str, value: &str) -> Result<(), CatalogError> {
-        self.conn.execute(
+        self.db.execute(
             "INSERT INTO settings (key, value) VALUES (?1, ?2)
              ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            params![key, value],
+            args![key, value],
         )?;
         Ok(())
     }

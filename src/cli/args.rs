@@ -67,6 +67,24 @@ pub enum Command {
     /// Serve the library to an MCP client over standard input and output (for a client that
     /// starts Lectern itself; `lectern serve` serves MCP over HTTP at /mcp).
     Mcp,
+    /// The library as a whole: copy it into a database, or out of one.
+    #[command(subcommand)]
+    Library(LibraryCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LibraryCommand {
+    /// Copy the whole library (folders, documents, chats, settings, tokens, PDFs and indexes,
+    /// without embedding again) into a new PostgreSQL database, or from one into an empty
+    /// directory: `--to postgres://user@host:port/database` or `--to DIR`.
+    Export {
+        /// A database URL (`postgres://…`) or a directory, holding no library yet.
+        #[arg(long)]
+        to: String,
+        /// Print what was copied as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]

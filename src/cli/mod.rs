@@ -133,6 +133,20 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
             serve::index_while_serving(&library);
             lectern::serve::serve_stdio(library).await?
         }
+        Command::Library(args::LibraryCommand::Export { to, json }) => {
+            let exported = library.export(&to).await?;
+            if json {
+                output::json(&exported);
+            } else {
+                println!(
+                    "copied {} document(s), {} PDF(s) and {} index(es) to {}",
+                    exported.documents,
+                    exported.files,
+                    exported.indexes,
+                    lectern::database::Server::parse(&to).map_or(to.clone(), |s| s.name)
+                );
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,7 +2,7 @@
 //! with its password, delete a document with what it leaves behind (or a folder with its
 //! documents), queue one for re-indexing, and cancel the indexing of one.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use super::{Engine, IndexEvent};
@@ -103,7 +103,13 @@ impl Engine {
                 origin: Some(origin),
             })?;
             record(catalog, &doc)?;
-            staged.keep()?;
+            let stored = staged.keep()?;
+            // A library in a database keeps the PDF there too, for every other process.
+            if catalog.keeps_files() && !catalog.has_file(&stored.content_hash)? {
+                let path = self.files().path(&stored.content_hash)?;
+                let bytes = std::fs::read(&path).map_err(Error::io(&path))?;
+                catalog.put_file(&stored.content_hash, &bytes)?;
+            }
             Ok((doc, true))
         })
     }
@@ -114,15 +120,14 @@ impl Engine {
         if doc.status != DocumentStatus::NeedsPassword {
             return Err(Error::NotLocked(id.to_string()));
         }
-        let path = self.files().path(&doc.content_hash)?;
+        let path = self.stored_file(&doc.content_hash)?;
         let mut probe = self.config().pdf_reader().extract(&path, Some(password.to_string()));
         match probe.next_step() {
             Some(Ok(_)) | None => {}
             Some(Err(e)) => return Err(e.into()),
         }
-        let in_keyring = self.secrets().put(&password_name(&doc.content_hash), password)?;
+        self.keep_password(&doc.content_hash, password)?;
         let catalog = self.catalog();
-        catalog.store_password(&doc.content_hash, (!in_keyring).then_some(password))?;
         catalog.set_status(id, DocumentStatus::Queued, None)?;
         drop(catalog);
         self.queued(id);
@@ -133,7 +138,7 @@ impl Engine {
     /// deleted along with it. Returns how many documents were deleted.
     pub fn delete_folder(&self, path: &str, mode: DeleteMode) -> Result<usize, Error> {
         let (deleted, hashes) = {
-            let mut catalog = self.catalog();
+            let catalog = self.catalog();
             let folder = catalog.folder_by_path(path)?;
             // Only a delete that takes documents with it can leave stored files unreferenced.
             let hashes: Vec<String> = if mode == DeleteMode::DeleteDocuments {
@@ -187,8 +192,9 @@ impl Engine {
         Ok(())
     }
 
-    /// Publishes the index on disk of `id`, as it is now, in the database the library shares its
-    /// indexes in (nothing without one): its passages, and its vectors once it has them.
+    /// Publishes the index on disk of `id`, as it is now, in the database the library lives in
+    /// (nothing without one): its passages, and its vectors once it has them. An index this
+    /// machine does not hold is left as the database has it: another process made it.
     pub fn share_index(&self, id: DocumentId) -> Result<(), Error> {
         let Some(shared) = self.shared_store() else {
             return Ok(());
@@ -197,10 +203,30 @@ impl Engine {
         shared.run(async {
             match local.read_back(id).await? {
                 Some(index) => shared.publish(index.publication(id)).await,
-                None => shared.delete(id).await,
+                None => Ok(()),
             }
         })?;
         Ok(())
+    }
+
+    /// Brings the index of `id` from the library's database onto this machine when another
+    /// process made it and this one is to work on it (to embed it); whether it is here now.
+    pub fn fetch_index(&self, id: DocumentId) -> Result<bool, Error> {
+        if self.dirs().manifest(id).is_some() {
+            return Ok(true);
+        }
+        let Some(shared) = self.shared_store() else {
+            return Ok(false);
+        };
+        let local = self.local_store();
+        shared
+            .run(async {
+                match shared.read_back(id).await? {
+                    Some(index) => local.publish(index.publication(id)).await.map(|()| true),
+                    None => Ok(false),
+                }
+            })
+            .map_err(Error::from)
     }
 
     /// Queues a document to be indexed again from its stored file; its old index is removed first.
@@ -261,11 +287,43 @@ impl Engine {
         Ok(true)
     }
 
+    /// Keeps the password of the PDF of `content_hash`: in the keyring (the catalog keeps a
+    /// mark), or in the catalog.
+    pub fn keep_password(&self, content_hash: &str, password: &str) -> Result<(), Error> {
+        let in_keyring = self.secrets().put(&password_name(content_hash), password)?;
+        self.catalog()
+            .store_password(content_hash, (!in_keyring).then_some(password))?;
+        Ok(())
+    }
+
+    /// The stored PDF of `content_hash` on this machine: in `files/`, where a library in a
+    /// database also copies it from the database the first time it is wanted here.
+    pub fn stored_file(&self, content_hash: &str) -> Result<PathBuf, Error> {
+        let path = self.files().path(content_hash)?;
+        if path.is_file() {
+            return Ok(path);
+        }
+        let catalog = self.catalog();
+        if !catalog.keeps_files() {
+            return Ok(path);
+        }
+        match catalog.file(content_hash)? {
+            Some(bytes) => {
+                drop(catalog);
+                self.files().put(content_hash, &bytes)
+            }
+            None => Ok(path),
+        }
+    }
+
     /// Removes the stored file of `content_hash` (and its password) once no document holds it.
     pub fn remove_file_if_unreferenced(&self, content_hash: &str) -> Result<(), Error> {
         self.catalog().locked(|catalog| {
             if catalog.documents_with_hash(content_hash)?.is_empty() {
                 self.files().remove(content_hash)?;
+                if catalog.keeps_files() {
+                    catalog.remove_file(content_hash)?;
+                }
             }
             Ok::<_, Error>(())
         })?;

@@ -75,7 +75,11 @@ impl Engine {
         // Copies of the user's PDFs, and the text of protected ones, are the user's alone. (A
         // file system without Unix permissions keeps its own rules.)
         let _ = std::fs::set_permissions(home, std::os::unix::fs::PermissionsExt::from_mode(0o700));
-        let catalog = Catalog::open(&home.join("library.sqlite"))?;
+        // With a database, the catalog is the database's: every process using it sees one library.
+        let catalog = match config.database_url.as_deref() {
+            Some(url) => Catalog::connect(url, config.secret_key.as_deref())?,
+            None => Catalog::open(&home.join("library.sqlite"))?,
+        };
         crate::config::one_thread_per_model();
         // A search keeps one descriptor open per document it has searched.
         crate::index::raise_open_file_limit();
@@ -101,9 +105,11 @@ impl Engine {
             judge: Mutex::new(None),
             second_stage: Mutex::new(None),
             chat_model: Mutex::new(None),
+            // A library in a database given a key keeps its secrets there, sealed, where every
+            // process reads them; a keyring is one machine's.
             secrets: Secrets::new(
                 &std::fs::canonicalize(home).unwrap_or_else(|_| home.clone()),
-                config.keyring,
+                config.keyring && !(config.database_url.is_some() && config.secret_key.is_some()),
             ),
             config,
         })

@@ -87,8 +87,8 @@ pub(crate) async fn run(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun,
 /// run started has ended, whatever ends the run: no other indexer may sweep a temporary index
 /// directory that a build of this one still writes.
 async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error> {
-    let lock_path = engine.config().home.join("indexer.lock");
-    let Some(_lock) = IndexerLock::try_acquire(&lock_path)? else {
+    let config = engine.config();
+    let Some(_lock) = IndexerLock::try_acquire(&config.home, config.database_url.as_deref())? else {
         return Err(Error::IndexerBusy);
     };
     let mut run = IndexRun {

@@ -3,7 +3,7 @@
 //! with a complete index (with or without vectors, as its record says) or queued to get one, and
 //! the database the library shares its indexes in (if any) holds the same version of each.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -48,11 +48,26 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
     let sweep = engine.dirs().sweep(&known)?;
     done.temporary_removed = sweep.temporary;
     done.orphans_removed = sweep.orphans;
+    // In a library in a database, a document another machine indexed has neither its file nor
+    // its index here: both are the database's.
+    let published = match engine.shared_store() {
+        Some(shared) => {
+            let ready: Vec<DocumentId> = documents
+                .iter()
+                .filter(|d| d.status == DocumentStatus::Ready)
+                .map(|d| d.id)
+                .collect();
+            shared.run(shared.published_of(&ready))?
+        }
+        None => HashMap::new(),
+    };
     for doc in &documents {
         let missing = match engine.files().path(&doc.content_hash) {
-            Ok(path) => (!path.is_file()).then(|| {
-                "the library's copy of this PDF is missing; delete the document and add the file again".into()
-            }),
+            Ok(path) if path.is_file() => None,
+            Ok(_) if catalog.keeps_files() && catalog.has_file(&doc.content_hash)? => None,
+            Ok(_) => {
+                Some("the library's copy of this PDF is missing; delete the document and add the file again".into())
+            }
             Err(e) => Some(e.to_string()),
         };
         if let Some(reason) = missing {
@@ -68,6 +83,9 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
                         on_disk.push((doc.id, manifest));
                     }
                 }
+                None if published
+                    .get(&doc.id)
+                    .is_some_and(|m| m.content_hash == doc.content_hash) => {}
                 None => {
                     catalog.set_status(doc.id, DocumentStatus::Queued, None)?;
                     done.requeued_missing += 1;
@@ -83,12 +101,13 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
             .into_iter()
             .map(|d| d.content_hash)
             .collect();
+        if catalog.keeps_files() {
+            catalog.remove_unreferenced_files()?;
+        }
         engine.files().sweep(&referenced, FILE_GRACE)
     })?;
     drop(catalog);
-    if let Some(shared) = engine.shared_store() {
-        let ids: Vec<DocumentId> = on_disk.iter().map(|(id, _)| *id).collect();
-        let published = shared.run(shared.published_of(&ids))?;
+    if engine.shared_store().is_some() {
         for (id, manifest) in on_disk {
             if published.get(&id) != Some(&manifest) {
                 engine.share_index(id)?;

@@ -78,7 +78,7 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
         Err(e @ Error::Keyring { .. }) => return settle(engine, doc.id, DocumentStatus::NeedsPassword, &e.to_string()),
         Err(e) => return Err(e),
     };
-    let pdf = engine.files().path(&doc.content_hash)?;
+    let pdf = engine.stored_file(&doc.content_hash)?;
     let chunker = engine.chunker()?;
     let reader = engine.config().pdf_reader();
     let ocr = engine.ocr_settings()?;
@@ -132,6 +132,8 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
 /// Gives the index of the ready document `doc` the vectors of the library's model. A failure
 /// leaves the document as it was: ready, searchable by keyword.
 fn embed(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) -> Result<(), Error> {
+    // In a library in a database, another process may have read it.
+    engine.fetch_index(doc.id)?;
     let embedder = engine.embedder()?;
     let id = embedder.id();
     let twin = twin_with_vectors(engine, doc, &id)?;

@@ -111,7 +111,7 @@ impl Library {
     /// Makes a token named `name` that sees only the folders at `folders` (each with its
     /// subfolders); returns it with its secret, which is shown this once and kept only hashed.
     pub fn create_api_token(&self, name: &str, folders: &[String]) -> Result<(ApiToken, String), Error> {
-        let mut catalog = self.engine.catalog();
+        let catalog = self.engine.catalog();
         let ids = folders
             .iter()
             .map(|path| Ok(catalog.folder_by_path(path)?.id))

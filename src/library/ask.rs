@@ -233,7 +233,7 @@ impl Library {
             .retrieve_and_answer(request, &scope, history, strategy, model, cancel, events)
             .await?;
 
-        let mut catalog = self.engine.catalog();
+        let catalog = self.engine.catalog();
         let chat = match request.chat {
             Some(id) => {
                 if request.scope.is_some() {

@@ -60,7 +60,7 @@ impl Library {
     /// The stored copy of a document's PDF (what a viewer opens).
     pub fn document_file(&self, id: DocumentId) -> Result<PathBuf, Error> {
         let doc = self.engine.catalog().document(id)?;
-        let path = self.stored_file_path(&doc.content_hash)?;
+        let path = self.engine.stored_file(&doc.content_hash)?;
         if !path.is_file() {
             return Err(Error::NotFound(path));
         }

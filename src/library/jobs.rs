@@ -42,7 +42,15 @@ impl Library {
             let job = catalog.create_job(&folder, holder)?;
             (folder, job)
         };
-        let report = self.engine.import_for_job(paths, &folder, &job)?;
+        let report = match self.engine.import_for_job(paths, &folder, &job) {
+            Ok(report) => report,
+            Err(e) => {
+                let catalog = self.engine.catalog();
+                catalog.job_added(&job)?;
+                catalog.settle_jobs()?;
+                return Err(e);
+            }
+        };
         let catalog = self.engine.catalog();
         for doc in &report.already_present {
             catalog.add_to_job(&job, doc.id)?;
@@ -57,6 +65,7 @@ impl Library {
             let message = format!("Passed over {} file(s) that are not PDFs", report.ignored);
             catalog.job_event(&job, LogLevel::Info, None, &message)?;
         }
+        catalog.job_added(&job)?;
         catalog.settle_jobs()?;
         Ok(catalog.job(&job)?)
     }

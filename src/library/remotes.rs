@@ -18,10 +18,10 @@ pub struct AddedRemote {
 }
 
 /// Where a remote library is, and its token.
-struct Address {
-    name: String,
-    url: String,
-    token: String,
+pub(super) struct Address {
+    pub(super) name: String,
+    pub(super) url: String,
+    pub(super) token: String,
 }
 
 /// Runs `work` with a client of the remote at `address`, on a blocking thread: the blocking
@@ -50,6 +50,14 @@ impl Library {
             token: token.into(),
         };
         let folders = on_remote(address, |client| client.folders()).await??;
+        Ok(AddedRemote {
+            remote: self.keep_remote(name, url, token)?,
+            folders,
+        })
+    }
+
+    /// Records the remote `name` at `url`, its token kept like the library's other secrets.
+    pub(super) fn keep_remote(&self, name: &str, url: &str, token: &str) -> Result<Remote, Error> {
         let secrets = self.engine.secrets();
         let in_keyring = secrets.put(&token_name(name), token)?;
         let kept = (!in_keyring).then_some(token);
@@ -57,10 +65,7 @@ impl Library {
         if added.is_err() && in_keyring {
             secrets.delete(&token_name(name))?;
         }
-        Ok(AddedRemote {
-            remote: added?,
-            folders,
-        })
+        Ok(added?)
     }
 
     pub fn remotes(&self) -> Result<Vec<Remote>, Error> {
@@ -85,7 +90,7 @@ impl Library {
     }
 
     /// Where the remote `name` is, with its token.
-    fn remote_address(&self, name: &str) -> Result<Address, Error> {
+    pub(super) fn remote_address(&self, name: &str) -> Result<Address, Error> {
         let stored = self
             .engine
             .catalog()

@@ -52,7 +52,7 @@ impl Default for Settings {
 
 const KEY: &str = "answers";
 /// "true" when the API key of [`KEY`]'s settings is in the keyring, under [`KEYRING_NAME`].
-const KEY_IN_KEYRING: &str = "api_key_in_keyring";
+const KEY_IN_KEYRING: &str = crate::catalog::API_KEY_IN_KEYRING;
 const KEYRING_NAME: &str = "api-key";
 
 /// Checks a number of passages to retrieve: 1 to [`MAX_K`].
@@ -145,8 +145,10 @@ impl Library {
         };
         if in_keyring {
             settings.api_key = self.engine.secrets().get(KEYRING_NAME)?;
-        } else if let Some(key) = &settings.api_key {
-            self.move_key_to_keyring(&json, &settings, key)?;
+        } else if let Some(stored) = settings.api_key.take() {
+            let key = self.engine.catalog().unseal(stored)?;
+            self.move_key_to_keyring(&json, &settings, &key)?;
+            settings.api_key = Some(key);
         }
         Ok(Some(settings))
     }
@@ -187,14 +189,18 @@ impl Library {
                 false
             }
         };
+        let catalog = self.engine.catalog();
         if !in_keyring {
-            stored.api_key = key;
+            stored.api_key = key
+                .map(|key| catalog.seal(&key, "the model server's API key"))
+                .transpose()?;
         }
         let json = serde_json::to_string(&stored).map_err(Error::stopped("saving the settings"))?;
-        self.engine.catalog().locked(|catalog| {
+        catalog.locked(|catalog| {
             catalog.set_setting(KEY, &json)?;
             catalog.set_setting(KEY_IN_KEYRING, if in_keyring { "true" } else { "false" })
         })?;
+        drop(catalog);
         self.engine.switch_ocr(settings.ocr)
     }
 

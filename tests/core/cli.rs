@@ -3,12 +3,13 @@
 
 use std::process::{Command, Output};
 
-use crate::common::models_dir;
+use crate::common::{database_env, models_dir};
 
 fn lectern(home: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_lectern"))
         .arg("--home")
         .arg(home)
+        .envs(database_env(home))
         .args(args)
         .env("LECTERN_MODELS", models_dir())
         .output()
@@ -143,6 +144,7 @@ fn indexing_is_paused_resumed_and_cancelled_from_another_process() {
     let mut indexer = Command::new(env!("CARGO_BIN_EXE_lectern"))
         .arg("--home")
         .arg(home.path())
+        .envs(database_env(home.path()))
         .args(["index", "--watch"])
         .env("LECTERN_MODELS", models_dir())
         .stdout(std::process::Stdio::null())

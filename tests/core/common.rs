@@ -65,7 +65,64 @@ pub fn config(home: &std::path::Path) -> LibraryConfig {
     config.reader.program = PathBuf::from(env!("CARGO_BIN_EXE_lectern"));
     // The user's keyring is not the tests' to write in (`tests/core/secrets.rs` brings its own).
     config.keyring = false;
+    // The suite runs a second time with each library in a database of its own (scripts/test.sh):
+    // one database a home, so that a library opened again is the same library.
+    if std::env::var_os("LECTERN_TEST_LIBRARY_IN_DATABASE").is_some() {
+        static DATABASES: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+        let mut databases = DATABASES.lock().unwrap();
+        let url = match databases.iter().find(|(h, _)| h == home) {
+            Some((_, url)) => url.clone(),
+            None => {
+                let url = test_database();
+                databases.push((home.to_path_buf(), url.clone()));
+                url
+            }
+        };
+        config.database_url = Some(url);
+        // Its secrets sealed in it, as no keyring answers.
+        config.secret_key = Some("the test library's key".into());
+    }
     config
+}
+
+/// The environment a `lectern` process over the library in `home` needs beside `--home`: its
+/// database, when the suite runs with libraries in databases.
+pub fn database_env(home: &std::path::Path) -> impl Iterator<Item = (&'static str, String)> {
+    let config = config(home);
+    let key = config.secret_key.map(|key| ("LECTERN_SECRET_KEY", key));
+    config
+        .database_url
+        .map(|url| ("LECTERN_DATABASE_URL", url))
+        .into_iter()
+        .chain(key)
+}
+
+/// A `lectern serve` process over `home` (with `args` before the command) on a free loopback
+/// port, and its base URL.
+pub fn serve(home: &std::path::Path, args: &[&str]) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lectern"))
+        .arg("--home")
+        .arg(home)
+        .envs(database_env(home))
+        .args(args)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("LECTERN_MODELS", models_dir())
+        .env("LECTERN_KEYRING", "off")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let base = loop {
+        let line = lines.next().expect("the server said where it listens").unwrap();
+        if let Some(rest) = line.split("serving the library at ").nth(1) {
+            break rest.split_whitespace().next().unwrap().to_string();
+        }
+    };
+    // The rest of its standard error is read so that it never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    (child, base)
 }
 
 pub fn library() -> TestLibrary {

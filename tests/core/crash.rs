@@ -13,7 +13,7 @@ use lectern::index::verify;
 use lectern::jobs::{IndexEvent, RunMode};
 use lectern::{DocumentId, DocumentStatus, Library};
 
-use crate::common::{config, corpus_pdf, models_dir, runtime};
+use crate::common::{config, corpus_pdf, database_env, models_dir, runtime};
 
 const FILES: &[&str] = &[
     "text-kb-pdf-risks-56p-objstm.pdf",
@@ -54,6 +54,7 @@ fn indexer(home: &Path) -> Command {
     command
         .arg("--home")
         .arg(home)
+        .envs(database_env(home))
         .arg("index")
         .env("LECTERN_MODELS", models_dir())
         .env("LECTERN_WORKERS", "2")
@@ -338,6 +339,7 @@ fn killed_after(home: &Path, args: &[String], delay: Duration) -> bool {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lectern"))
         .arg("--home")
         .arg(home)
+        .envs(database_env(home))
         .args(args)
         .env("LECTERN_MODELS", models_dir())
         .env("LECTERN_WORKERS", "1")
@@ -356,6 +358,7 @@ fn run_to_end(home: &Path, args: &[String]) {
     let output = Command::new(env!("CARGO_BIN_EXE_lectern"))
         .arg("--home")
         .arg(home)
+        .envs(database_env(home))
         .args(args)
         .env("LECTERN_MODELS", models_dir())
         .env("LECTERN_WORKERS", "1")

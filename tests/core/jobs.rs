@@ -4,14 +4,14 @@
 //! after the server was killed and started again, with the last event id it saw, loses nothing.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+
 use std::time::{Duration, Instant};
 
 use lectern::{JobState, Library};
 use reqwest::blocking::Client;
 use serde_json::{json, Value};
 
-use crate::common::{index_all, library, models_dir, write_text_pdf};
+use crate::common::{index_all, library, serve, write_text_pdf};
 
 /// Writes `n` one-page PDFs, each about its own subject, into `dir`.
 fn write_pdfs(dir: &std::path::Path, n: usize) {
@@ -148,30 +148,6 @@ fn a_paused_job_starts_nothing_until_resumed_and_a_cancelled_one_reads_no_more()
     assert_eq!(t.cancel_job(&first.id).unwrap().state, JobState::Done);
 }
 
-/// A `lectern serve` process over `home` on a free loopback port, and its base URL.
-fn serve(home: &std::path::Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lectern"))
-        .arg("--home")
-        .arg(home)
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("LECTERN_MODELS", models_dir())
-        .env("LECTERN_KEYRING", "off")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let base = loop {
-        let line = lines.next().expect("the server said where it listens").unwrap();
-        if let Some(rest) = line.split("serving the library at ").nth(1) {
-            break rest.split_whitespace().next().unwrap().to_string();
-        }
-    };
-    // The rest of its standard error is read so that it never blocks on a full pipe.
-    std::thread::spawn(move || lines.for_each(drop));
-    (child, base)
-}
-
 /// Reads a job's log as server-sent events, from after `last` (sent as `Last-Event-ID`), until
 /// `stop` says so or the stream ends: the ids of the `log` events, and the `end` event's job.
 fn follow(
@@ -224,7 +200,7 @@ fn a_job_over_http_is_followed_across_a_restart_of_the_server_and_loses_no_event
     let home = t.home.path().to_path_buf();
     let http = Client::builder().timeout(Duration::from_secs(300)).build().unwrap();
 
-    let (mut server, base) = serve(&home);
+    let (mut server, base) = serve(&home, &[]);
     let started: Value = http
         .post(format!("{base}/jobs"))
         .bearer_auth(&token)
@@ -249,7 +225,7 @@ fn a_job_over_http_is_followed_across_a_restart_of_the_server_and_loses_no_event
         "the server was killed part way: {killed:?}"
     );
 
-    let (mut server, base) = serve(&home);
+    let (mut server, base) = serve(&home, &[]);
     let (rest, ended) = follow(&http, &base, &token, &job, first.last().copied(), |_| false);
     let ended = ended.expect("the log ends with the job");
     assert_eq!(ended["state"], "done", "{ended}");

@@ -10,7 +10,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
-use crate::common::models_dir;
+use crate::common::{database_env, models_dir};
 use crate::serve::{answer_extractively, Served};
 
 type Client = RunningService<RoleClient, ()>;
@@ -41,6 +41,7 @@ fn an_mcp_client_over_standard_input_calls_each_tool_and_reads_what_to_cite() {
         command
             .arg("--home")
             .arg(t.home.path())
+            .envs(database_env(t.home.path()))
             .arg("mcp")
             .env("LECTERN_MODELS", models_dir())
             .env("LECTERN_KEYRING", "off");

@@ -12,7 +12,7 @@ use lectern::catalog::DEFAULT_FOLDER;
 use lectern::llm::BackendKind;
 use lectern::{DocumentStatus, Library, SecretPlace, Settings};
 
-use crate::common::{config, corpus_manifest, corpus_pdf, index_all, library, models_dir};
+use crate::common::{config, corpus_manifest, corpus_pdf, database_env, index_all, library, models_dir};
 
 /// A D-Bus session bus and gnome-keyring's Secret Service on it, in a directory of their own,
 /// stopped when dropped.
@@ -132,6 +132,7 @@ fn a_password_and_an_api_key_live_in_the_keyring_and_only_a_mark_in_the_library(
     let output = Command::new(env!("CARGO_BIN_EXE_lectern"))
         .arg("--home")
         .arg(home.path())
+        .envs(database_env(home.path()))
         .arg("index")
         .env("LECTERN_MODELS", models_dir())
         .env_remove("LECTERN_KEYRING")

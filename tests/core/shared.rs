@@ -1,13 +1,23 @@
-//! A library whose indexes are shared in PostgreSQL (`LECTERN_DATABASE_URL`): the indexer
-//! publishes each document's index there as it is read and embedded, search reads it from there
-//! and finds what the indexes on disk find, a deleted document leaves it, and a database that
-//! lacks some indexes (new, or behind) is brought up to date when the indexer starts.
+//! A library in PostgreSQL (`LECTERN_DATABASE_URL`): its catalog, PDFs and indexes are the
+//! database's. Search there finds what the indexes on disk find, a deleted document leaves it,
+//! an index the database lacks is published again when the indexer starts; and processes with
+//! homes of their own share the library: one adds, the other finds and opens; the indexer's role
+//! passes to another when its holder dies; a file added twice is one document; secrets are
+//! sealed with the library's key; a library moves into a database and back whole; and two
+//! servers on one database answer every request of eight clients while one of them dies.
 
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use lectern::catalog::DEFAULT_FOLDER;
 use lectern::index::IndexStore;
 use lectern::search::{SearchMode, SearchResults};
-use lectern::{Library, LibraryConfig};
+use lectern::{DocumentStatus, Library, LibraryConfig};
 
-use crate::common::{config, index_all, index_small_corpus, runtime, search, test_database};
+use crate::common::{
+    config, corpus_manifest, corpus_pdf, index_all, index_small_corpus, models_dir, runtime, search, serve,
+    test_database, write_text_pdf,
+};
 
 fn open(home: &std::path::Path, database: Option<&str>) -> Library {
     let config = LibraryConfig {
@@ -42,15 +52,18 @@ const QUESTIONS: [&str; 3] = [
 ];
 
 #[test]
-fn a_library_shared_in_postgres_searches_as_it_does_on_disk_and_keeps_the_database_in_step() {
-    let home = tempfile::tempdir().unwrap();
+fn a_library_in_postgres_searches_as_one_on_disk_and_keeps_its_indexes_in_step() {
     let database = test_database();
+    let home = tempfile::tempdir().unwrap();
     let shared = open(home.path(), Some(&database));
     index_small_corpus(&shared);
     let documents = shared.documents(None, true).unwrap();
     assert_eq!(documents.len(), 3);
 
-    let on_disk = open(home.path(), None);
+    // The same PDFs in a library on disk: the same passages (their ids come from the content).
+    let local = tempfile::tempdir().unwrap();
+    let on_disk = open(local.path(), None);
+    index_small_corpus(&on_disk);
     for mode in SearchMode::ALL {
         for question in QUESTIONS {
             let there = search(&shared, question, mode);
@@ -66,36 +79,383 @@ fn a_library_shared_in_postgres_searches_as_it_does_on_disk_and_keeps_the_databa
             assert_eq!(there.keyword_only, 0);
         }
     }
-    drop(on_disk);
+    // The catalog is the database's, not a file of the home's.
+    assert!(!home.path().join("library.sqlite").exists());
 
-    // A deleted document leaves the database too.
+    // A deleted document leaves the database's indexes and PDFs too.
     let gone = &documents[0];
     shared.delete_document(gone.id).unwrap();
     let store = lectern::index::PgStore::connect(&database).unwrap();
     assert_eq!(runtime().block_on(store.published(gone.id)).unwrap(), None);
     assert!(runtime().block_on(store.published(documents[1].id)).unwrap().is_some());
-    drop(shared);
 
-    // The same library opened on an empty database: the indexer's start publishes every index.
-    let fresh = test_database();
-    let again = open(home.path(), Some(&fresh));
-    let run = index_all(&again);
-    assert_eq!(run.reconciled.shared, 2, "{run:?}");
-    let store = lectern::index::PgStore::connect(&fresh).unwrap();
-    for doc in &documents[1..] {
-        let manifest = runtime().block_on(store.published(doc.id)).unwrap().unwrap();
-        assert_eq!(manifest.content_hash, doc.content_hash);
-        assert!(manifest.embedder.is_some());
-    }
-    let on_disk = open(home.path(), None);
+    // An index the database lost (or holds an older version of) is published again when the
+    // indexer starts; then there is nothing more to publish.
+    runtime().block_on(store.delete(documents[1].id)).unwrap();
+    let run = index_all(&shared);
+    assert_eq!(run.reconciled.shared, 1, "{run:?}");
+    let manifest = runtime().block_on(store.published(documents[1].id)).unwrap().unwrap();
+    assert_eq!(manifest.content_hash, documents[1].content_hash);
+    assert!(manifest.embedder.is_some());
     for question in QUESTIONS {
-        let there = search(&again, question, SearchMode::Hybrid);
+        let there = search(&shared, question, SearchMode::Hybrid);
+        assert!(there.hits.iter().all(|h| h.document != gone.id), "{question}");
+    }
+    assert_eq!(index_all(&shared).reconciled.shared, 0);
+}
+
+/// Files that take a while to index, the longest first.
+const FILES: &[&str] = &[
+    "text-kb-pdf-risks-56p-objstm.pdf",
+    "multicol-acl-paper-naacl06.pdf",
+    "text-pdflatex-4-pages.pdf",
+    "text-xelatex-4p.pdf",
+    "text-word-mac-lorem-ipsum-2p.pdf",
+];
+
+#[test]
+fn two_processes_with_homes_of_their_own_share_one_library_and_one_takes_over_when_the_other_dies() {
+    let database = test_database();
+    let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let paths: Vec<_> = FILES.iter().map(|f| corpus_pdf(f)).collect();
+
+    // The first adds the files; its indexer dies once it has read one of them.
+    let added = open(first.path(), Some(&database))
+        .add(&paths, DEFAULT_FOLDER)
+        .unwrap()
+        .added;
+    assert_eq!(added.len(), FILES.len());
+    let other = open(second.path(), Some(&database));
+    let mut indexer = Command::new(env!("CARGO_BIN_EXE_lectern"))
+        .arg("--home")
+        .arg(first.path())
+        .args(["--database-url", &database, "index"])
+        .env("LECTERN_MODELS", models_dir())
+        .env("LECTERN_WORKERS", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let ready = |library: &Library| {
+        let docs = library.documents(None, true).unwrap();
+        docs.iter().filter(|d| d.status == DocumentStatus::Ready).count()
+    };
+    let started = Instant::now();
+    while ready(&other) == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the first indexer read nothing"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(indexer.id() as i32, libc::SIGKILL) };
+    assert!(indexer.wait().unwrap().code().is_none(), "the indexer was killed");
+    let at_kill = ready(&other);
+    assert!(at_kill < FILES.len(), "the first indexer finished before it was killed");
+
+    // The second, with nothing of the library on its disk, takes the indexer's role over (the
+    // database let go of the dead one's lock) and finishes every document: none lost, none twice.
+    let run = index_all(&other);
+    let docs = other.documents(None, true).unwrap();
+    assert_eq!(docs.len(), FILES.len(), "{run:?}");
+    assert!(
+        docs.iter().all(|d| d.status == DocumentStatus::Ready),
+        "{:?}",
+        docs.iter()
+            .map(|d| (&d.file_name, d.status, &d.reason))
+            .collect::<Vec<_>>()
+    );
+
+    // What one added, the other finds, and opens: the PDF comes from the database.
+    for library in [&other, &open(first.path(), Some(&database))] {
+        let found = search(library, "Lorem ipsum dolor sit amet", SearchMode::Hybrid);
+        assert!(
+            found
+                .hits
+                .first()
+                .is_some_and(|h| h.document_name == "text-word-mac-lorem-ipsum-2p.pdf"),
+            "{:?}",
+            hits(&found)
+        );
+        let pdf = library.document_file(found.hits[0].document).unwrap();
+        assert!(std::fs::read(pdf).unwrap().starts_with(b"%PDF"));
+    }
+
+    // The same file added again, from either side, is the document there is.
+    for home in [first.path(), second.path()] {
+        let again = open(home, Some(&database)).add(&paths[4..], DEFAULT_FOLDER).unwrap();
+        assert!(again.added.is_empty() && again.already_present.len() == 1, "{again:?}");
+    }
+    assert_eq!(other.documents(None, true).unwrap().len(), FILES.len());
+}
+
+#[test]
+fn a_library_in_postgres_seals_its_secrets_with_its_key_and_never_keeps_them_in_clear() {
+    let database = test_database();
+    let file = "enc-libreoffice-user-openpassword.pdf";
+    let password = corpus_manifest()
+        .into_iter()
+        .find(|e| e.file == file)
+        .and_then(|e| e.user_password)
+        .unwrap();
+    let keyed = |home: &std::path::Path, key: &str| {
+        Library::open(LibraryConfig {
+            database_url: Some(database.clone()),
+            secret_key: Some(key.to_string()),
+            ..config(home)
+        })
+        .unwrap()
+    };
+
+    // Without a keyring or a key, the password is refused, not written in clear text.
+    let home = tempfile::tempdir().unwrap();
+    let bare = open(home.path(), Some(&database));
+    let doc = bare.add(&[corpus_pdf(file)], DEFAULT_FOLDER).unwrap().added.remove(0);
+    index_all(&bare);
+    let refused = bare.unlock(doc.id, &password).unwrap_err();
+    assert!(refused.to_string().contains("LECTERN_SECRET_KEY"), "{refused}");
+    assert_eq!(
+        bare.document(&doc.id.to_string()).unwrap().status,
+        DocumentStatus::NeedsPassword
+    );
+    drop(bare);
+
+    // With a key it is sealed there, and a process elsewhere given the same key reads it.
+    keyed(home.path(), "the library's key")
+        .unlock(doc.id, &password)
+        .unwrap();
+    let stored: String = runtime().block_on(async {
+        let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client
+            .query_one("select password from document_passwords", &[])
+            .await
+            .unwrap()
+            .get(0)
+    });
+    assert!(
+        stored.starts_with("sealed:v1:") && !stored.contains(&password),
+        "{stored}"
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    let other = keyed(elsewhere.path(), "the library's key");
+    index_all(&other);
+    assert_eq!(
+        other.document(&doc.id.to_string()).unwrap().status,
+        DocumentStatus::Ready
+    );
+
+    // A process given another key is told which key it needs.
+    let wrong = lectern::catalog::Catalog::connect(&database, Some("another key")).unwrap();
+    let err = wrong.password_for(&doc.content_hash).unwrap_err();
+    assert!(err.to_string().contains("LECTERN_SECRET_KEY"), "{err}");
+}
+
+#[test]
+fn a_library_moves_into_a_database_and_back_whole_without_embedding_again() {
+    let home = tempfile::tempdir().unwrap();
+    let on_disk = open(home.path(), None);
+    index_small_corpus(&on_disk);
+    on_disk.create_folder("Corpus/Later").unwrap();
+    on_disk
+        .create_api_token("colleague", &["Corpus/Later".to_string()])
+        .unwrap();
+    let documents = on_disk.documents(None, true).unwrap();
+
+    // Into a database: the same folders, documents (their ids too), chats and search results.
+    let database = test_database();
+    let exported = runtime().block_on(on_disk.export(&database)).unwrap();
+    assert_eq!((exported.documents, exported.files, exported.indexes), (3, 3, 3));
+    let elsewhere = tempfile::tempdir().unwrap();
+    let in_database = open(elsewhere.path(), Some(&database));
+    let ids = |library: &Library| -> Vec<_> {
+        library
+            .documents(None, true)
+            .unwrap()
+            .into_iter()
+            .map(|d| (d.id, d.file_name, d.status))
+            .collect()
+    };
+    assert_eq!(ids(&in_database), ids(&on_disk));
+    let paths = |library: &Library| -> Vec<String> { library.folders().unwrap().into_iter().map(|f| f.path).collect() };
+    assert_eq!(paths(&in_database), paths(&on_disk));
+    assert_eq!(in_database.api_tokens().unwrap(), on_disk.api_tokens().unwrap());
+    for question in QUESTIONS {
+        let there = search(&in_database, question, SearchMode::Hybrid);
+        assert!(!there.hits.is_empty() && there.keyword_only == 0, "{question}");
         assert!(
             same(&there, &search(&on_disk, question, SearchMode::Hybrid)),
             "{question}"
         );
-        assert!(there.hits.iter().all(|h| h.document != gone.id));
     }
-    // Nothing more to publish at the next start.
-    assert_eq!(index_all(&again).reconciled.shared, 0);
+    // Its indexer finds nothing to do: no document is read or embedded again.
+    let run = index_all(&in_database);
+    assert_eq!(
+        (run.reconciled.requeued_missing, run.reconciled.files_missing),
+        (0, 0),
+        "{run:?}"
+    );
+    assert!(in_database
+        .documents(None, true)
+        .unwrap()
+        .iter()
+        .all(|d| d.status == DocumentStatus::Ready));
+    let pdf = in_database.document_file(documents[0].id).unwrap();
+    assert!(std::fs::read(pdf).unwrap().starts_with(b"%PDF"));
+
+    // A library that is not new is not copied into.
+    let again = runtime().block_on(on_disk.export(&database)).unwrap_err();
+    assert!(again.to_string().contains("holds a library already"), "{again}");
+
+    // And back out of the database into a directory.
+    let back = tempfile::tempdir().unwrap();
+    let target = back.path().join("library");
+    let exported = runtime()
+        .block_on(in_database.export(target.to_str().unwrap()))
+        .unwrap();
+    assert_eq!((exported.documents, exported.indexes), (3, 3));
+    let returned = open(&target, None);
+    assert_eq!(ids(&returned), ids(&on_disk));
+    for question in QUESTIONS {
+        let here = search(&returned, question, SearchMode::Hybrid);
+        assert!(
+            same(&here, &search(&on_disk, question, SearchMode::Hybrid)),
+            "{question}"
+        );
+    }
+}
+
+#[test]
+fn two_servers_on_one_database_serve_eight_clients_while_one_dies_and_lose_nothing() {
+    const CLIENTS: usize = 8;
+    const REQUESTS: usize = 25;
+    let database = test_database();
+    let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let library = open(first.path(), Some(&database));
+    index_small_corpus(&library);
+    let (_, token) = library.create_api_token("team", &["Corpus".to_string()]).unwrap();
+    // Files on a server's machine are added with the whole library's token of its home.
+    let whole = library.api_token().unwrap();
+    drop(library);
+    let url = ["--database-url", database.as_str()];
+    let (mut dying, dying_base) = serve(first.path(), &url);
+    let (mut living, living_base) = serve(second.path(), &url);
+    let http = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .unwrap();
+
+    // Files added through the server that dies, as a job (a folder's token follows it).
+    let files = tempfile::tempdir().unwrap();
+    for i in 0..6 {
+        let line = format!("Harbour report {i}: the tide tables and the keeper's log");
+        write_text_pdf(&files.path().join(format!("harbour-{i}.pdf")), &[&line]);
+    }
+    let job: serde_json::Value = http
+        .post(format!("{dying_base}/jobs"))
+        .bearer_auth(&whole)
+        .json(&serde_json::json!({ "folder": "Corpus", "paths": [files.path()] }))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let job = job["id"].as_str().unwrap().to_string();
+
+    // Eight clients take turns between the two servers, as a load balancer would, and send a
+    // request whose connection fails to the other server; the first server is killed part way.
+    let answered = std::sync::atomic::AtomicUsize::new(0);
+    let (mut refused, mut failed_over, mut lost) = (0, 0, Vec::new());
+    std::thread::scope(|s| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|client| {
+                let (http, token, answered) = (&http, &token, &answered);
+                let bases = [dying_base.as_str(), living_base.as_str()];
+                s.spawn(move || {
+                    let (mut refused, mut failed_over, mut lost) = (0, 0, Vec::new());
+                    for i in 0..REQUESTS {
+                        let order = [bases[(client + i) % 2], bases[(client + i + 1) % 2]];
+                        let mut outcome = None;
+                        for (attempt, base) in order.iter().enumerate() {
+                            let sent = http
+                                .post(format!("{base}/search"))
+                                .bearer_auth(token)
+                                .json(&serde_json::json!({ "query": "Lorem ipsum dolor sit amet", "k": 5 }))
+                                .send();
+                            match sent {
+                                Ok(reply) if reply.status().is_success() => {
+                                    let found: serde_json::Value = reply.json().unwrap();
+                                    assert!(!found["hits"].as_array().unwrap().is_empty(), "{found}");
+                                    answered.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                                    failed_over += attempt;
+                                    outcome = Some(());
+                                    break;
+                                }
+                                Ok(reply) => {
+                                    // Refused cleanly: a status and a message that says why.
+                                    let status = reply.status();
+                                    let body: serde_json::Value = reply.json().unwrap();
+                                    assert!(body["error"]["message"].is_string(), "{status}: {body}");
+                                    refused += 1;
+                                    outcome = Some(());
+                                    break;
+                                }
+                                Err(_) => continue,
+                            }
+                        }
+                        if outcome.is_none() {
+                            lost.push((client, i));
+                        }
+                    }
+                    (refused, failed_over, lost)
+                })
+            })
+            .collect();
+        while answered.load(std::sync::atomic::Ordering::SeqCst) < CLIENTS * REQUESTS / 4
+            && !clients.iter().all(|c| c.is_finished())
+        {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        dying.kill().unwrap();
+        dying.wait().unwrap();
+        for client in clients {
+            let (r, f, l) = client.join().unwrap();
+            (refused, failed_over) = (refused + r, failed_over + f);
+            lost.extend(l);
+        }
+    });
+    let answered = answered.into_inner();
+    eprintln!(
+        "{} requests from {CLIENTS} clients: {answered} answered ({failed_over} by the other server after the \
+         first died), {refused} refused, {} lost",
+        CLIENTS * REQUESTS,
+        lost.len()
+    );
+    assert!(lost.is_empty(), "requests neither answered nor refused: {lost:?}");
+    assert_eq!(answered + refused, CLIENTS * REQUESTS);
+    assert!(failed_over > 0, "no request met the dead server");
+
+    // The job the dead server took is finished by the living one: nothing lost.
+    let started = Instant::now();
+    let job = loop {
+        let job: serde_json::Value = http
+            .get(format!("{living_base}/jobs/{job}"))
+            .bearer_auth(&token)
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        if job["state"] == "done" {
+            break job;
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "{job}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        (job["documents"].as_u64(), job["done"].as_u64()),
+        (Some(6), Some(6)),
+        "{job}"
+    );
+    living.kill().unwrap();
+    living.wait().unwrap();
 }

@@ -18,11 +18,11 @@ use std::collections::HashMap;
 use std::future::Future;
 
 use futures::future::BoxFuture;
-use tokio_postgres::Config;
 
 use super::store::{DocumentIndex, IndexStore, Publication, ScopeSearch, Wanted};
 use super::{IndexError, Manifest};
 use crate::catalog::{DocumentId, ScopedDocument};
+use crate::database::{Runtime, Unreached};
 use pool::Pool;
 
 /// The passages in scope past which a vector list is read from the HNSW index, by default.
@@ -35,33 +35,26 @@ pub struct PgStore {
     /// index of their dimension (approximate, as the local store's int8 candidates are) rather
     /// than by reading every one.
     exact_limit: i64,
-    /// Drives the connections; `None` only while the store is dropped.
-    runtime: Option<tokio::runtime::Runtime>,
+    /// Drives the connections.
+    runtime: Runtime,
 }
 
 impl PgStore {
     /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database`) and
     /// brings its schema up to date.
     pub fn connect(url: &str) -> Result<PgStore, IndexError> {
-        let config: Config = url
-            .parse()
-            .map_err(|e: tokio_postgres::Error| IndexError::DatabaseSetup {
-                server: redacted(url),
-                reason: format!("the URL cannot be read ({e}); write it as postgres://user@host:port/database"),
-            })?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("lectern-postgres")
-            .enable_all()
-            .build()
-            .map_err(|e| IndexError::DatabaseSetup {
-                server: redacted(url),
-                reason: format!("its connections cannot be started: {e}"),
-            })?;
+        let (server, runtime) = crate::database::start(url).map_err(|unreached| match unreached {
+            Unreached::Setup { server, reason } => IndexError::DatabaseSetup { server, reason },
+            Unreached::Refused { server, source } => IndexError::Database {
+                server,
+                what: "connect",
+                source,
+            },
+        })?;
         let store = PgStore {
-            pool: Pool::new(config, runtime.handle().clone()),
+            pool: Pool::new(server, runtime.handle().clone()),
             exact_limit: EXACT_LIMIT,
-            runtime: Some(runtime),
+            runtime,
         };
         store.run(async { schema::migrate(&mut *store.pool.get().await?, store.pool.server()).await })?;
         Ok(store)
@@ -85,26 +78,9 @@ impl PgStore {
         self.pool.server()
     }
 
-    /// Runs `future` to its end from synchronous code, on the store's runtime and on a thread of
-    /// its own, so that it never blocks inside another runtime's task.
+    /// Runs `future` to its end from synchronous code, on the store's runtime.
     pub fn run<T: Send>(&self, future: impl Future<Output = T> + Send) -> T {
-        let Some(runtime) = self.runtime.as_ref() else {
-            unreachable!("the runtime is taken only when the store is dropped")
-        };
-        std::thread::scope(|s| {
-            s.spawn(|| runtime.block_on(future))
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-    }
-}
-
-impl Drop for PgStore {
-    fn drop(&mut self) {
-        // Dropping a runtime waits for its tasks, which an async caller may not do.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
+        self.runtime.run(future)
     }
 }
 
@@ -140,12 +116,4 @@ impl IndexStore for PgStore {
     }
 
     fn forget(&self, _id: DocumentId) {}
-}
-
-/// `url` without its password, for messages.
-fn redacted(url: &str) -> String {
-    match url.parse::<Config>() {
-        Ok(config) => pool::describe(&config),
-        Err(_) => "the database URL given".to_string(),
-    }
 }

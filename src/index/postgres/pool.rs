@@ -5,9 +5,9 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Mutex;
 
 use tokio::runtime::Handle;
-use tokio_postgres::config::Host;
-use tokio_postgres::{Client, Config, NoTls};
+use tokio_postgres::Client;
 
+use crate::database::{ConnectError, Server};
 use crate::index::IndexError;
 
 /// How many idle connections are kept.
@@ -15,17 +15,15 @@ const IDLE: usize = 8;
 
 /// Connections to one database.
 pub struct Pool {
-    config: Config,
-    server: String,
+    server: Server,
     runtime: Handle,
     idle: Mutex<Vec<Client>>,
 }
 
 impl Pool {
-    pub fn new(config: Config, runtime: Handle) -> Pool {
+    pub fn new(server: Server, runtime: Handle) -> Pool {
         Pool {
-            server: describe(&config),
-            config,
+            server,
             runtime,
             idle: Mutex::new(Vec::new()),
         }
@@ -33,7 +31,7 @@ impl Pool {
 
     /// Host, port and database, for messages.
     pub fn server(&self) -> &str {
-        &self.server
+        &self.server.name
     }
 
     /// A connection: an idle one, or a new one.
@@ -46,22 +44,16 @@ impl Pool {
                 });
             }
         }
-        let config = self.config.clone();
-        let runtime = self.runtime.clone();
-        // Connected on the store's runtime, which then drives the connection.
-        let connected = self
-            .runtime
-            .spawn(async move {
-                let (client, connection) = config.connect(NoTls).await?;
-                runtime.spawn(connection);
-                Ok::<_, tokio_postgres::Error>(client)
-            })
-            .await
-            .map_err(|e| IndexError::DatabaseSetup {
-                server: self.server.clone(),
-                reason: format!("connecting stopped: {e}"),
-            })?;
-        let client = connected.map_err(self.failed("connect"))?;
+        let client = match self.server.connect(&self.runtime).await {
+            Ok(client) => client,
+            Err(ConnectError::Refused(e)) => return Err(self.failed("connect")(e)),
+            Err(ConnectError::Stopped(reason)) => {
+                return Err(IndexError::DatabaseSetup {
+                    server: self.server.name.clone(),
+                    reason: format!("connecting stopped: {reason}"),
+                })
+            }
+        };
         Ok(Pooled {
             pool: self,
             client: Some(client),
@@ -71,7 +63,7 @@ impl Pool {
     /// Wraps a database error with what was being done.
     pub fn failed(&self, what: &'static str) -> impl Fn(tokio_postgres::Error) -> IndexError + '_ {
         move |source| IndexError::Database {
-            server: self.server.clone(),
+            server: self.server.name.clone(),
             what,
             source,
         }
@@ -117,15 +109,4 @@ impl Drop for Pooled<'_> {
             }
         }
     }
-}
-
-/// `host:port/database` of `config`, without user or password.
-pub fn describe(config: &Config) -> String {
-    let host = match config.get_hosts().first() {
-        Some(Host::Tcp(name)) => name.clone(),
-        Some(Host::Unix(path)) => path.display().to_string(),
-        None => "localhost".to_string(),
-    };
-    let port = config.get_ports().first().copied().unwrap_or(5432);
-    format!("{host}:{port}/{}", config.get_dbname().unwrap_or("postgres"))
 }

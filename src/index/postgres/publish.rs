@@ -35,6 +35,17 @@ pub async fn publish(pool: &Pool, publication: Publication<'_>) -> Result<(), In
     let dimension = manifest.vectors().map(|(_, d)| d as i32);
 
     let mut client = pool.get().await?;
+    if let Some(dimension) = manifest.dimension {
+        // In a transaction of its own, before this one writes a row: making the index waits for
+        // the publications under way, and none of them waits for it (made inside, it would wait
+        // for another publication while that one waited for the index's lock).
+        let tx = client
+            .transaction()
+            .await
+            .map_err(pool.failed("begin making a vector index"))?;
+        schema::ensure_vector_index(&tx, pool, dimension).await?;
+        tx.commit().await.map_err(pool.failed("commit a vector index"))?;
+    }
     let tx = client.transaction().await.map_err(pool.failed("begin publishing"))?;
     tx.execute(
         "insert into index_documents (doc_id, content_hash, embedder, dimension, passages, words, manifest)
@@ -150,9 +161,6 @@ pub async fn publish(pool: &Pool, publication: Publication<'_>) -> Result<(), In
             .map_err(pool.failed("write keyword statistics"))?;
     }
     writer.finish().await.map_err(pool.failed("write keyword statistics"))?;
-    if let Some(dimension) = manifest.dimension {
-        schema::ensure_vector_index(&tx, pool, dimension).await?;
-    }
     tx.commit().await.map_err(pool.failed("commit a document's index"))
 }
 

@@ -1,0 +1,117 @@
+//! A library copied whole to another place: from its data directory into a PostgreSQL database
+//! (`lectern library export --to postgres://…`), or from a database into a directory (`--to
+//! DIR`). The catalog goes row by row with its ids (`Catalog::copy_into`), each PDF once, each
+//! index as it is (read back from one store and published into the other, never embedded again),
+//! and the secrets as the target keeps secrets. The target must be new: nothing is merged.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::Library;
+use crate::catalog::DocumentStatus;
+use crate::config::LibraryConfig;
+use crate::error::Error;
+
+/// What a copy copied.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Exported {
+    pub documents: usize,
+    /// PDFs (each content once).
+    pub files: usize,
+    /// Indexes published in the target.
+    pub indexes: usize,
+}
+
+/// A database URL rather than a directory.
+fn is_database(to: &str) -> bool {
+    to.starts_with("postgres://") || to.starts_with("postgresql://")
+}
+
+impl Library {
+    /// Copies this library to `to`: a database URL or a directory, holding no library yet.
+    pub async fn export(&self, to: &str) -> Result<Exported, Error> {
+        let refused = |reason: &str| Error::ExportTarget {
+            target: if is_database(to) {
+                crate::database::Server::parse(to).map_or_else(|_| "the database given".into(), |s| s.name)
+            } else {
+                to.to_string()
+            },
+            reason: reason.to_string(),
+        };
+        // A library in a database still needs a directory of its own here, for the copy only.
+        let scratch =
+            is_database(to).then(|| std::env::temp_dir().join(format!("lectern-export-{}", uuid::Uuid::new_v4())));
+        let home = scratch.clone().unwrap_or_else(|| PathBuf::from(to));
+        if self.config().database_url.as_deref() == Some(to) || home == self.config().home {
+            return Err(refused("it is this library"));
+        }
+        let copied = async {
+            let target = Library::open(LibraryConfig {
+                home,
+                database_url: is_database(to).then(|| to.to_string()),
+                ..self.config().clone()
+            })?;
+            if !target.engine.catalog().is_new()? {
+                return Err(refused(
+                    "it holds a library already; copy into a new database or an empty directory",
+                ));
+            }
+            self.copy_to(&target).await
+        }
+        .await;
+        if let Some(scratch) = scratch {
+            let _ = std::fs::remove_dir_all(scratch);
+        }
+        copied
+    }
+
+    async fn copy_to(&self, target: &Library) -> Result<Exported, Error> {
+        self.engine.catalog().copy_into(&target.engine.catalog())?;
+        let documents = self.engine.catalog().list_documents(None)?;
+        let mut done = Exported {
+            documents: documents.len(),
+            ..Exported::default()
+        };
+
+        // Secrets, kept as the target keeps them.
+        if let Some(settings) = self.saved_settings()? {
+            target.save_settings(&settings)?;
+        }
+        for remote in self.remotes()? {
+            let address = self.remote_address(&remote.name)?;
+            target.keep_remote(&address.name, &address.url, &address.token)?;
+        }
+        let contents: BTreeSet<&str> = documents.iter().map(|d| d.content_hash.as_str()).collect();
+        for hash in &contents {
+            if let Some(password) = self.engine.password_for(hash)? {
+                target.engine.keep_password(hash, &password)?;
+            }
+        }
+
+        // Each PDF once.
+        for hash in contents {
+            let path = self.engine.stored_file(hash)?;
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue; // the target's indexer marks its documents as their file is missing
+            };
+            let catalog = target.engine.catalog();
+            if catalog.keeps_files() {
+                catalog.put_file(hash, &bytes)?;
+            } else {
+                target.engine.files().put(hash, &bytes)?;
+            }
+            done.files += 1;
+        }
+
+        // Each ready document's index, as it is.
+        for doc in documents.iter().filter(|d| d.status == DocumentStatus::Ready) {
+            if let Some(index) = self.engine.store().read_back(doc.id).await? {
+                target.engine.store().publish(index.publication(doc.id)).await?;
+                done.indexes += 1;
+            }
+        }
+        Ok(done)
+    }
+}
