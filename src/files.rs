@@ -137,6 +137,10 @@ pub struct Staged {
 }
 
 impl Staged {
+    /// Where the copy is until it is kept.
+    pub fn path(&self) -> &Path {
+        &self.temp
+    }
     /// Puts the copy in place (or drops it if that content is already stored). Done under the
     /// catalog's write lock together with recording the document, so that a removal of the same
     /// content in another process cannot come between the two.

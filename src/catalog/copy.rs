@@ -30,7 +30,7 @@ const TABLES: &[(&str, &str)] = &[
     ("settings", "key, value"),
     (
         "links",
-        "id, folder_id, path, keep_deleted, created_at, last_sync, available, pending, failed, device",
+        "id, folder_id, path, keep_deleted, created_at, last_sync, available, pending, failed, device, machine",
     ),
     (
         "linked_files",

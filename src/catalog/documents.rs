@@ -499,6 +499,10 @@ impl Catalog {
     /// the second time in a row a document was being indexed when its indexer died, it is set
     /// aside (failed) until the user tries it again.
     pub fn requeue_interrupted(&self) -> Result<Interrupted, CatalogError> {
+        self.db.transaction(|| self.requeue_interrupted_now())
+    }
+
+    fn requeue_interrupted_now(&self) -> Result<Interrupted, CatalogError> {
         // Logged first, while the rows still say which is which.
         self.db.execute(
             "INSERT INTO document_log (document_id, at, level, message)

@@ -153,11 +153,13 @@ impl Catalog {
 
     /// Copies `document`'s log so far into `job`'s (for a document added to it as it was made).
     pub fn copy_log_to_job(&self, job: &JobId, document: DocumentId) -> Result<(), CatalogError> {
-        self.db.execute(
-            "INSERT INTO job_events (job_id, at, level, document_id, message)
-             SELECT CAST(?1 AS TEXT), at, level, document_id, message FROM document_log WHERE document_id = ?2 ORDER BY id",
-            args![job.0, document.to_string()],
-        )?;
+        self.db.transaction(|| {
+            self.db.execute(
+                "INSERT INTO job_events (job_id, at, level, document_id, message)
+                 SELECT CAST(?1 AS TEXT), at, level, document_id, message FROM document_log WHERE document_id = ?2 ORDER BY id",
+                args![job.0, document.to_string()],
+            )
+        })?;
         Ok(())
     }
 
@@ -169,16 +171,19 @@ impl Catalog {
         document: Option<DocumentId>,
         message: &str,
     ) -> Result<(), CatalogError> {
-        self.db.execute(
-            "INSERT INTO job_events (job_id, at, level, document_id, message) VALUES (?1, ?2, ?3, ?4, ?5)",
-            args![
-                job.0,
-                now_millis(),
-                level.as_str(),
-                document.map(|d| d.to_string()),
-                message
-            ],
-        )?;
+        // Under the write lock, as the documents' log is (`log.rs`).
+        self.db.transaction(|| {
+            self.db.execute(
+                "INSERT INTO job_events (job_id, at, level, document_id, message) VALUES (?1, ?2, ?3, ?4, ?5)",
+                args![
+                    job.0,
+                    now_millis(),
+                    level.as_str(),
+                    document.map(|d| d.to_string()),
+                    message
+                ],
+            )
+        })?;
         Ok(())
     }
 

@@ -90,8 +90,9 @@ impl Catalog {
             });
         }
         let id = self.db.query_one(
-            "INSERT INTO links (folder_id, path, keep_deleted, created_at) VALUES (?1, ?2, ?3, ?4) RETURNING id",
-            args![folder.0, path, keep_deleted, now_millis()],
+            "INSERT INTO links (folder_id, path, keep_deleted, created_at, machine) VALUES (?1, ?2, ?3, ?4, ?5)
+             RETURNING id",
+            args![folder.0, path, keep_deleted, now_millis(), this_machine()],
             |r| r.get(0),
         )?;
         self.link(id)
@@ -120,6 +121,16 @@ impl Catalog {
         self.db.query(
             &format!("SELECT {LINK_COLUMNS} FROM links ORDER BY path"),
             &[],
+            read_link,
+        )
+    }
+
+    /// The links of directories on this machine (and those made before links knew theirs): the
+    /// ones this process syncs. Another machine's path is another directory.
+    pub fn links_here(&self) -> Result<Vec<Link>, CatalogError> {
+        self.db.query(
+            &format!("SELECT {LINK_COLUMNS} FROM links WHERE machine IS NULL OR machine = ?1 ORDER BY path"),
+            args![this_machine()],
             read_link,
         )
     }
@@ -198,4 +209,13 @@ impl Catalog {
         )?;
         Ok(())
     }
+}
+
+/// This machine's name (its host name), which a link records.
+fn this_machine() -> Option<String> {
+    let mut name = [0u8; 256];
+    // SAFETY: the buffer is ours and its length is passed; the name is NUL-terminated in it.
+    let found = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } == 0;
+    let end = name.iter().position(|&b| b == 0)?;
+    found.then(|| String::from_utf8_lossy(&name[..end]).into_owned())
 }

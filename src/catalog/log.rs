@@ -49,18 +49,23 @@ pub struct LogEntry {
 
 impl Catalog {
     /// Adds an entry to a document's log, dropping the oldest beyond the ones kept.
+    /// Under the write lock, as every writer of a log is: entries are numbered in the order they
+    /// are committed, so that a reader that saw entry N misses none before it (a job's log
+    /// copies these by a trigger, and is read from after the last entry a client saw).
     pub fn log(&self, id: DocumentId, level: LogLevel, message: &str) -> Result<(), CatalogError> {
         let id = id.to_string();
-        self.db.execute(
-            "INSERT INTO document_log (document_id, at, level, message) VALUES (?1, ?2, ?3, ?4)",
-            args![id, now_millis(), level.as_str(), message],
-        )?;
-        self.db.execute(
-            "DELETE FROM document_log WHERE document_id = ?1 AND id <= (
-                 SELECT id FROM document_log WHERE document_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
-            args![id, KEPT],
-        )?;
-        Ok(())
+        self.db.transaction(|| {
+            self.db.execute(
+                "INSERT INTO document_log (document_id, at, level, message) VALUES (?1, ?2, ?3, ?4)",
+                args![id, now_millis(), level.as_str(), message],
+            )?;
+            self.db.execute(
+                "DELETE FROM document_log WHERE document_id = ?1 AND id <= (
+                     SELECT id FROM document_log WHERE document_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)",
+                args![id, KEPT],
+            )?;
+            Ok(())
+        })
     }
 
     /// A document's log, oldest first.

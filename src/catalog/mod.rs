@@ -218,6 +218,15 @@ impl Catalog {
     }
 }
 
+/// How many documents the catalog file at `path` holds, if there is one that can be read.
+pub fn documents_in_file(path: &Path) -> Option<u64> {
+    if !path.is_file() {
+        return None;
+    }
+    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+    conn.query_row("SELECT COUNT(*) FROM documents", [], |r| r.get(0)).ok()
+}
+
 /// Milliseconds since the Unix epoch, now.
 pub fn now_millis() -> i64 {
     std::time::SystemTime::now()

@@ -336,6 +336,24 @@ impl Pg {
     }
 }
 
+/// A transaction under way: when dropped, its depth is given back and, unless it is to be
+/// committed, it is rolled back.
+struct Open<'a> {
+    db: &'a Db,
+    depth: u32,
+    rollback: Option<String>,
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        self.db.depth.set(self.depth);
+        if let Some(rollback) = self.rollback.take() {
+            // The transaction's own error (or panic) is the one to report.
+            let _ = self.db.batch(&rollback);
+        }
+    }
+}
+
 /// `sql` with each `?N` written `$N`, as PostgreSQL numbers its parameters.
 fn dollar_placeholders(sql: &str) -> String {
     let mut out = String::with_capacity(sql.len());
@@ -459,24 +477,31 @@ impl Db {
                 format!("ROLLBACK TO SAVEPOINT s{n}; RELEASE SAVEPOINT s{n}"),
             ),
         };
-        self.batch(&begin)?;
-        self.depth.set(depth + 1);
-        let outcome = f();
-        self.depth.set(depth);
-        match outcome {
-            Ok(value) => {
-                if let Err(e) = self.batch(&commit) {
-                    let _ = self.batch(&rollback);
-                    return Err(e.into());
-                }
-                Ok(value)
-            }
-            Err(e) => {
-                // The transaction's own error is the one to report.
+        if let Err(e) = self.batch(&begin) {
+            // A begin that failed part way (the lock's wait cancelled) leaves nothing open.
+            if depth == 0 {
                 let _ = self.batch(&rollback);
-                Err(e)
             }
+            return Err(e.into());
         }
+        // Rolled back and closed however `f` ends, a panic included (a caught one must not leave
+        // the connection inside a transaction that holds the write lock).
+        let mut open = Open {
+            db: self,
+            depth,
+            rollback: Some(rollback),
+        };
+        self.depth.set(depth + 1);
+        let value = f()?;
+        open.rollback = None;
+        drop(open);
+        if let Err(e) = self.batch(&commit) {
+            if depth == 0 {
+                let _ = self.batch("ROLLBACK");
+            }
+            return Err(e.into());
+        }
+        Ok(value)
     }
 
     /// After rows were written with their ids: `tables`' next ids follow the largest (SQLite's

@@ -83,6 +83,17 @@ impl Engine {
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| "document.pdf".to_string());
         let origin = file_origin(path);
+        // A library in a database keeps the PDF there too, for every other process: sent before
+        // the catalog's write lock is taken, which every process waits for (kept once whatever
+        // happens next; a PDF no document holds is removed at the indexer's start).
+        {
+            let catalog = self.catalog();
+            let hash = &staged.stored.content_hash;
+            if catalog.keeps_files() && !catalog.has_file(hash)? {
+                let bytes = std::fs::read(staged.path()).map_err(Error::io(staged.path()))?;
+                catalog.put_file(hash, &bytes)?;
+            }
+        }
         self.catalog().locked(|catalog| {
             let folder = catalog.folder_by_path(folder_path)?;
             let hash = &staged.stored.content_hash;
@@ -103,13 +114,12 @@ impl Engine {
                 origin: Some(origin),
             })?;
             record(catalog, &doc)?;
-            let stored = staged.keep()?;
-            // A library in a database keeps the PDF there too, for every other process.
-            if catalog.keeps_files() && !catalog.has_file(&stored.content_hash)? {
-                let path = self.files().path(&stored.content_hash)?;
-                let bytes = std::fs::read(&path).map_err(Error::io(&path))?;
-                catalog.put_file(&stored.content_hash, &bytes)?;
+            // Removed meanwhile by another process (its last document deleted): sent again.
+            if catalog.keeps_files() && !catalog.has_file(&staged.stored.content_hash)? {
+                let bytes = std::fs::read(staged.path()).map_err(Error::io(staged.path()))?;
+                catalog.put_file(&staged.stored.content_hash, &bytes)?;
             }
+            staged.keep()?;
             Ok((doc, true))
         })
     }

@@ -76,6 +76,20 @@ impl Engine {
         // file system without Unix permissions keeps its own rules.)
         let _ = std::fs::set_permissions(home, std::os::unix::fs::PermissionsExt::from_mode(0o700));
         // With a database, the catalog is the database's: every process using it sees one library.
+        // A data directory holding a library on disk is not taken for a cache of one in a
+        // database (whose start would sweep its PDFs and indexes as no document's).
+        let on_disk = crate::catalog::documents_in_file(&home.join("library.sqlite")).unwrap_or(0);
+        if config.database_url.is_some() && on_disk > 0 {
+            return Err(Error::Config {
+                name: "LECTERN_DATABASE_URL".into(),
+                reason: format!(
+                    "the data directory {} holds a library on disk ({on_disk} document(s)), which a library in a \
+                     database does not take over: copy it in with `lectern library export --to URL`, then give the URL \
+                     with another data directory, or open this one without the URL",
+                    home.display()
+                ),
+            });
+        }
         let catalog = match config.database_url.as_deref() {
             Some(url) => Catalog::connect(url, config.secret_key.as_deref())?,
             None => Catalog::open(&home.join("library.sqlite"))?,

@@ -59,8 +59,19 @@ fn in_file(path: &Path) -> Result<Option<IndexerLock>, Error> {
 
 fn in_database(url: &str) -> Result<Option<IndexerLock>, Error> {
     let (client, server, runtime) = crate::database::connect(url).map_err(CatalogError::from)?;
+    // The server lets the lock go when it finds the connection dead: a machine that stopped
+    // answering is found out within half a minute, not the system's two hours.
     let taken: bool = runtime
-        .run(client.query_one("select pg_try_advisory_lock($1)", &[&INDEXER_LOCK]))
+        .run(async {
+            client
+                .batch_execute(
+                    "set tcp_keepalives_idle = 15; set tcp_keepalives_interval = 5; set tcp_keepalives_count = 3",
+                )
+                .await?;
+            client
+                .query_one("select pg_try_advisory_lock($1)", &[&INDEXER_LOCK])
+                .await
+        })
         .map_err(|source| CatalogError::Database { server, source })?
         .get(0);
     Ok(taken.then(|| IndexerLock {

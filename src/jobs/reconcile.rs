@@ -30,16 +30,15 @@ pub struct Reconciled {
     pub requeued_missing: usize,
     /// Documents whose stored file is gone.
     pub files_missing: usize,
-    /// Indexes published again in the database the library shares them in, which held another
-    /// version of them or none.
+    /// Indexes on this machine published in the library's database, which lacked them.
     pub shared: usize,
 }
 
 /// Brings catalog, `indexes/` and `files/` back in line with each other.
 pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
     let mut done = Reconciled::default();
-    // The indexes on disk, to compare with the database's, if the library shares them in one.
-    let mut on_disk = Vec::new();
+    // Indexes on disk the library's database lacks.
+    let mut to_share = Vec::new();
     let catalog = engine.catalog();
     let interrupted = catalog.requeue_interrupted()?;
     (done.interrupted, done.set_aside) = (interrupted.requeued, interrupted.set_aside);
@@ -75,18 +74,19 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
             done.files_missing += 1;
         } else if doc.status == DocumentStatus::Ready {
             // The index says which model's vectors it holds: the record follows it (an indexer
-            // may have died between publishing the vectors and recording them).
-            match engine.dirs().manifest(doc.id) {
-                Some(manifest) => {
+            // may have died between publishing the vectors and recording them). In a database
+            // the database's index is the library's, whatever this machine's copy says; the
+            // copy is published only where the database has none.
+            let in_database = published.get(&doc.id).filter(|m| m.content_hash == doc.content_hash);
+            match (in_database, engine.dirs().manifest(doc.id)) {
+                (Some(manifest), _) => catalog.correct_embedded_with(doc.id, manifest.embedder.as_deref())?,
+                (None, Some(manifest)) => {
                     catalog.correct_embedded_with(doc.id, manifest.embedder.as_deref())?;
                     if engine.shared_store().is_some() {
-                        on_disk.push((doc.id, manifest));
+                        to_share.push(doc.id);
                     }
                 }
-                None if published
-                    .get(&doc.id)
-                    .is_some_and(|m| m.content_hash == doc.content_hash) => {}
-                None => {
+                (None, None) => {
                     catalog.set_status(doc.id, DocumentStatus::Queued, None)?;
                     done.requeued_missing += 1;
                 }
@@ -107,13 +107,9 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
         engine.files().sweep(&referenced, FILE_GRACE)
     })?;
     drop(catalog);
-    if engine.shared_store().is_some() {
-        for (id, manifest) in on_disk {
-            if published.get(&id) != Some(&manifest) {
-                engine.share_index(id)?;
-                done.shared += 1;
-            }
-        }
+    for id in to_share {
+        engine.share_index(id)?;
+        done.shared += 1;
     }
     engine.forget_orphan_passwords()?;
     // A keyring that fails here leaves the passwords in the library, where they still work.

@@ -76,7 +76,7 @@ impl Library {
         if let Some(words) = index::page_words(&self.engine.dirs().dir(id), page) {
             return Ok(words);
         }
-        let path = self.stored_file_path(&doc.content_hash)?;
+        let path = self.engine.stored_file(&doc.content_hash)?;
         let password = self.engine.password_for(&doc.content_hash)?;
         match self.engine.config().pdf_reader().page_words(&path, password, page) {
             Err(PdfError::Parse(_) | PdfError::NoPages) => Ok(Vec::new()),

@@ -51,6 +51,9 @@ impl Library {
             let target = Library::open(LibraryConfig {
                 home,
                 database_url: is_database(to).then(|| to.to_string()),
+                // Secrets go into the database sealed, not into a keyring under the name of a
+                // directory that is about to go.
+                keyring: self.config().keyring && !is_database(to),
                 ..self.config().clone()
             })?;
             if !target.engine.catalog().is_new()? {
@@ -68,26 +71,41 @@ impl Library {
     }
 
     async fn copy_to(&self, target: &Library) -> Result<Exported, Error> {
-        self.engine.catalog().copy_into(&target.engine.catalog())?;
         let documents = self.engine.catalog().list_documents(None)?;
+        let contents: BTreeSet<&str> = documents.iter().map(|d| d.content_hash.as_str()).collect();
+        // The secrets first, so that a target that cannot keep them is refused before anything
+        // is copied.
+        let settings = self.saved_settings()?;
+        let remotes = self
+            .remotes()?
+            .iter()
+            .map(|remote| self.remote_address(&remote.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut passwords = Vec::new();
+        for hash in &contents {
+            if let Some(password) = self.engine.password_for(hash)? {
+                passwords.push((*hash, password));
+            }
+        }
+        let has_secrets =
+            !remotes.is_empty() || !passwords.is_empty() || settings.as_ref().is_some_and(|s| s.api_key.is_some());
+        if has_secrets && target.secret_place() == crate::SecretPlace::Library {
+            target.engine.catalog().seal("", "this library's secrets")?;
+        }
+
+        self.engine.catalog().copy_into(&target.engine.catalog())?;
         let mut done = Exported {
             documents: documents.len(),
             ..Exported::default()
         };
-
-        // Secrets, kept as the target keeps them.
-        if let Some(settings) = self.saved_settings()? {
+        if let Some(settings) = settings {
             target.save_settings(&settings)?;
         }
-        for remote in self.remotes()? {
-            let address = self.remote_address(&remote.name)?;
+        for address in remotes {
             target.keep_remote(&address.name, &address.url, &address.token)?;
         }
-        let contents: BTreeSet<&str> = documents.iter().map(|d| d.content_hash.as_str()).collect();
-        for hash in &contents {
-            if let Some(password) = self.engine.password_for(hash)? {
-                target.engine.keep_password(hash, &password)?;
-            }
+        for (hash, password) in passwords {
+            target.engine.keep_password(hash, &password)?;
         }
 
         // Each PDF once.

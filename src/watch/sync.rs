@@ -143,9 +143,9 @@ pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
     Ok(report)
 }
 
-/// Syncs every link, carrying on past one that fails.
+/// Syncs every link of this machine, carrying on past one that fails.
 pub fn sync_links(engine: &Engine) -> Vec<(Link, Result<SyncReport, Error>)> {
-    let links = engine.catalog().links().unwrap_or_default();
+    let links = engine.catalog().links_here().unwrap_or_default();
     links
         .into_iter()
         .map(|link| {

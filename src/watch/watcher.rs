@@ -95,7 +95,7 @@ fn run(engine: &Engine, stop: &AtomicBool) {
     let mut watched: HashMap<LinkId, PathBuf> = HashMap::new();
     let mut dirty: HashSet<LinkId> = engine
         .catalog()
-        .links()
+        .links_here()
         .unwrap_or_default()
         .iter()
         .map(|l| l.id)
@@ -118,7 +118,7 @@ fn run(engine: &Engine, stop: &AtomicBool) {
         }
         if last_check.elapsed() >= RECHECK {
             last_check = Instant::now();
-            let links = engine.catalog().links().unwrap_or_default();
+            let links = engine.catalog().links_here().unwrap_or_default();
             let ids: HashSet<LinkId> = links.iter().map(|l| l.id).collect();
             for (id, root) in watched.clone() {
                 if !ids.contains(&id) {

@@ -89,8 +89,8 @@ fn a_library_in_postgres_searches_as_one_on_disk_and_keeps_its_indexes_in_step()
     assert_eq!(runtime().block_on(store.published(gone.id)).unwrap(), None);
     assert!(runtime().block_on(store.published(documents[1].id)).unwrap().is_some());
 
-    // An index the database lost (or holds an older version of) is published again when the
-    // indexer starts; then there is nothing more to publish.
+    // An index the database lost is published again from this machine's copy when the indexer
+    // starts; then there is nothing more to publish.
     runtime().block_on(store.delete(documents[1].id)).unwrap();
     let run = index_all(&shared);
     assert_eq!(run.reconciled.shared, 1, "{run:?}");
@@ -458,4 +458,45 @@ fn two_servers_on_one_database_serve_eight_clients_while_one_dies_and_lose_nothi
     );
     living.kill().unwrap();
     living.wait().unwrap();
+}
+
+#[test]
+fn a_directory_linked_on_one_machine_is_synced_by_that_machine_only() {
+    let database = test_database();
+    let (home, dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let memo = dir.path().join("memo.pdf");
+    write_text_pdf(&memo, &["The harbour's tide tables"]);
+    // Written a while ago: a file still being written waits for the next sync.
+    let written = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&memo)
+        .unwrap()
+        .set_modified(written)
+        .unwrap();
+    let library = open(home.path(), Some(&database));
+    let (link, report) = library.link_directory(dir.path(), DEFAULT_FOLDER, false).unwrap();
+    assert_eq!(report.added, 1);
+    assert_eq!(library.sync_links().len(), 1, "this machine syncs its own link");
+
+    // The same link seen from another machine: its path there is another directory (here, one
+    // that is empty), whose sync would remove the document.
+    runtime().block_on(async {
+        let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client
+            .execute(
+                "update links set machine = 'another-machine' where id = $1",
+                &[&link.id],
+            )
+            .await
+            .unwrap();
+    });
+    std::fs::remove_file(dir.path().join("memo.pdf")).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not a PDF").unwrap();
+    assert!(
+        library.sync_links().is_empty(),
+        "a link of another machine is not synced here"
+    );
+    assert_eq!(library.documents(None, true).unwrap().len(), 1);
 }
