@@ -1,6 +1,8 @@
 //! The app's own configuration file, beside the library rather than in it: which data directory
-//! to open (`LECTERN_HOME` still wins when set) and whether to serve the library to other
-//! programs while the app runs (`app.json` in the app's config directory).
+//! to open (`LECTERN_HOME` still wins when set), which database the library lives in, if any
+//! (`LECTERN_DATABASE_URL` still wins), and whether to serve the library to other programs while
+//! the app runs (`app.json` in the app's config directory, which only the user may read: a
+//! database URL may hold a password).
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +13,7 @@ use serde::{Deserialize, Serialize};
 #[serde(default)]
 struct AppConfig {
     data_dir: Option<PathBuf>,
+    database_url: Option<String>,
     serve: bool,
 }
 
@@ -30,7 +33,8 @@ fn write(config_dir: &Path, config: &AppConfig) -> Result<(), Error> {
     std::fs::create_dir_all(config_dir).map_err(Error::io(config_dir))?;
     let json = serde_json::to_string_pretty(config).map_err(Error::stopped("saving the app's configuration"))?;
     let path = file(config_dir);
-    std::fs::write(&path, json).map_err(Error::io(&path))
+    std::fs::write(&path, json).map_err(Error::io(&path))?;
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).map_err(Error::io(&path))
 }
 
 /// The data directory the config file names, if any.
@@ -55,6 +59,29 @@ pub fn set_data_dir(config_dir: &Path, dir: &Path) -> Result<(), Error> {
     )
 }
 
+/// The database the config file names for the library, if any.
+pub fn database_url(config_dir: &Path) -> Option<String> {
+    read(config_dir).database_url
+}
+
+/// Names the database the library lives in from the next start (`None`: the data directory).
+pub fn set_database_url(config_dir: &Path, url: Option<&str>) -> Result<(), Error> {
+    let url = url.map(str::trim).filter(|url| !url.is_empty());
+    if let Some(url) = url {
+        lectern::database::Server::parse(url).map_err(|reason| Error::Config {
+            name: "library database".into(),
+            reason,
+        })?;
+    }
+    write(
+        config_dir,
+        &AppConfig {
+            database_url: url.map(str::to_string),
+            ..read(config_dir)
+        },
+    )
+}
+
 /// Whether the app serves the library to other programs while it runs.
 pub fn serves(config_dir: &Path) -> bool {
     read(config_dir).serve
@@ -71,8 +98,40 @@ pub fn set_serves(config_dir: &Path, serve: bool) -> Result<(), Error> {
     )
 }
 
-/// The library configuration: the environment's, with the data directory of the config file
-/// unless `LECTERN_HOME` is set ([`LibraryConfig::from_env`]).
+/// The library configuration: the environment's, with the data directory and the database of
+/// the config file unless `LECTERN_HOME` and `LECTERN_DATABASE_URL` are set
+/// ([`LibraryConfig::from_env`]).
 pub fn library_config(config_dir: &Path) -> Result<LibraryConfig, Error> {
-    LibraryConfig::from_env(None, data_dir(config_dir))
+    let mut config = LibraryConfig::from_env(None, data_dir(config_dir))?;
+    if config.database_url.is_none() {
+        config.database_url = database_url(config_dir);
+    }
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn a_database_is_named_for_the_next_start_checked_and_kept_from_other_users() {
+        let dir = tempfile::tempdir().unwrap();
+        let refused = set_database_url(dir.path(), Some("postgres://me@db.example:5432/team?sslmode=sometimes"));
+        assert!(refused.unwrap_err().to_string().contains("library database"));
+        assert_eq!(database_url(dir.path()), None);
+
+        let url = "postgres://me:secret@db.example:5432/team";
+        set_database_url(dir.path(), Some(url)).unwrap();
+        assert_eq!(database_url(dir.path()).as_deref(), Some(url));
+        let mode = std::fs::metadata(file(dir.path())).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the URL may hold a password");
+        if std::env::var_os("LECTERN_DATABASE_URL").is_none() {
+            assert_eq!(library_config(dir.path()).unwrap().database_url.as_deref(), Some(url));
+        }
+
+        set_database_url(dir.path(), Some("  ")).unwrap();
+        assert_eq!(database_url(dir.path()), None, "an empty URL: the data directory");
+    }
 }

@@ -564,11 +564,25 @@ pub struct SettingsView {
     secrets_kept: SecretPlace,
     data_dir: PathBuf,
     next_data_dir: Option<PathBuf>,
+    /// The database the library lives in (host, port and database; never a password), if any.
+    database: Option<String>,
+    /// The database chosen for the next start, when it is another (`""`: none, the data
+    /// directory).
+    next_database: Option<String>,
 }
 
 fn settings_view(library: &Library, config_dir: &Path) -> Result<SettingsView, Error> {
     let data_dir = library.config().home.clone();
     let next_data_dir = app_config::data_dir(config_dir).filter(|dir| *dir != data_dir);
+    let named = |url: &str| lectern::database::Server::parse(url).map_or_else(|_| url.to_string(), |s| s.name);
+    let database = library.config().database_url.as_deref().map(named);
+    // The file's database is the next start's, unless the environment names one (which wins).
+    let saved = app_config::database_url(config_dir).map(|url| named(&url));
+    let next_database = if std::env::var_os("LECTERN_DATABASE_URL").is_some() || saved == database {
+        None
+    } else {
+        Some(saved.unwrap_or_default())
+    };
     let (settings, api_key_set) = library.settings()?.without_key();
     Ok(SettingsView {
         settings,
@@ -576,6 +590,8 @@ fn settings_view(library: &Library, config_dir: &Path) -> Result<SettingsView, E
         secrets_kept: library.secret_place(),
         data_dir,
         next_data_dir,
+        database,
+        next_database,
     })
 }
 
@@ -604,6 +620,17 @@ pub async fn save_settings(state: State<'_, AppState>, settings: Settings) -> Re
 pub async fn test_connection(state: State<'_, AppState>, settings: Settings) -> Reply<ConnectionCheck> {
     blocking(&state, "the connection check", move |library| {
         library.check_connection(&settings.with_key_of(&library.settings()?))
+    })
+    .await
+}
+
+/// Chooses the database the library lives in from the app's next start (`""`: none).
+#[tauri::command]
+pub async fn set_database(state: State<'_, AppState>, url: String) -> Reply<SettingsView> {
+    let config_dir = state.config_dir.clone();
+    blocking(&state, "choosing the library's database", move |library| {
+        app_config::set_database_url(&config_dir, Some(&url))?;
+        settings_view(library, &config_dir)
     })
     .await
 }

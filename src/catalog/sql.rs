@@ -22,6 +22,9 @@ use crate::database::Runtime;
 /// in every process).
 const WRITE_LOCK: i64 = 0x6c65_6374_6572_6e02;
 
+/// How many prepared statements a connection keeps.
+const PREPARED: usize = 256;
+
 /// A value given to a statement.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -311,10 +314,15 @@ impl Pg {
         }
     }
 
-    /// `sql` prepared, once per connection.
+    /// `sql` prepared, once per connection (up to [`PREPARED`] statements: a scope's is built
+    /// for its folders and filters, so a long-running server would otherwise keep every one).
     fn prepare(&self, sql: &str) -> Result<Statement, CatalogError> {
         if let Some(statement) = self.prepared.borrow().get(sql) {
             return Ok(statement.clone());
+        }
+        if self.prepared.borrow().len() >= PREPARED {
+            // Dropped, a statement is closed on the server.
+            self.prepared.borrow_mut().clear();
         }
         let translated = dollar_placeholders(sql);
         let statement = self

@@ -118,6 +118,8 @@ impl Library {
                 part: format!("indexed text yet (it is {})", doc.status.as_str()),
             });
         }
+        // In a library in a database, another machine may have indexed it.
+        self.engine.fetch_index(doc.id)?;
         let dir = self.engine.dirs().dir(doc.id).join("keywords");
         Ok(index::keywords::StoredChunks::open(&dir)?.all()?)
     }

@@ -591,7 +591,16 @@ export type SettingsView = { settings: Settings, api_key_set: boolean,
 /**
  * Where the key (and PDF passwords) are kept.
  */
-secrets_kept: SecretPlace, data_dir: string, next_data_dir: string | null, };
+secrets_kept: SecretPlace, data_dir: string, next_data_dir: string | null, 
+/**
+ * The database the library lives in (host, port and database; never a password), if any.
+ */
+database: string | null, 
+/**
+ * The database chosen for the next start, when it is another (`""`: none, the data
+ * directory).
+ */
+next_database: string | null, };
 
 /**
  * What a connection check found: the model answered `reply` after `millis`.
@@ -782,6 +791,7 @@ export const COMMANDS = [
   "get_settings",
   "save_settings",
   "test_connection",
+  "set_database",
   "set_data_dir",
   "server_state",
   "set_serving",

@@ -129,6 +129,7 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     testConnection: (settings: Settings) => call<ConnectionCheck>("test_connection", { settings }),
     /** Chooses the data directory used from the next start on. */
     setDataDir: (path: string) => call<SettingsView>("set_data_dir", { path }),
+    setDatabase: (url: string) => call<SettingsView>("set_database", { url }),
     /** The server for other programs: whether it runs, where, its token and the latest requests. */
     serverState: () => call<ServerView>("server_state"),
     /** Serves the library to other programs, or stops, from now on and at each start. */

@@ -30,12 +30,14 @@ function dialog(
   return { settings, calls, reports, saves, get };
 }
 
-const view = (next: string | null = null) => ({
+const view = (next: string | null = null, nextDatabase: string | null = null) => ({
   settings: saved,
   api_key_set: false,
   secrets_kept: "library",
   data_dir: "/home/me/.local/share/lectern",
   next_data_dir: next,
+  database: null,
+  next_database: nextDatabase,
 });
 
 beforeAll(fakeModalDialogs);
@@ -164,6 +166,31 @@ describe("settings dialog", () => {
     expect(options).toEqual([{ directory: true }]);
     expect(calls.at(-1)).toEqual(["set_data_dir", { path: "/mnt/big/lectern" }]);
     expect(note.textContent).toBe("/mnt/big/lectern: Lectern will use this data directory after a restart.");
+  });
+
+  it("chooses the database the library lives in for the next start, and reports a bad URL", async () => {
+    const { settings, calls, reports, get } = dialog({
+      get_settings: () => view(),
+      set_database: (args) =>
+        String(args?.url).startsWith("postgres://")
+          ? view(null, "db.example:5432/team")
+          : Promise.reject({ code: "invalid_input", message: "invalid setting library database: the URL cannot be read" }),
+    });
+    await settings.show();
+    expect(get<HTMLElement>(".database").textContent).toBe("None: the library is in the data directory.");
+    const note = get<HTMLElement>(".pending-database");
+    expect(note.hidden).toBe(true);
+    const url = get<HTMLInputElement>("input.database-url");
+    url.value = "not a url";
+    get<HTMLButtonElement>("button.use-database").click();
+    await vi.waitFor(() => expect(reports.at(-1)).toContain("the URL cannot be read"));
+    expect(note.hidden).toBe(true);
+    url.value = "postgres://me:secret@db.example:5432/team";
+    get<HTMLButtonElement>("button.use-database").click();
+    await vi.waitFor(() => expect(note.hidden).toBe(false));
+    expect(calls.at(-1)).toEqual(["set_database", { url: "postgres://me:secret@db.example:5432/team" }]);
+    expect(note.textContent).toBe("db.example:5432/team: Lectern will use this database after a restart.");
+    expect(url.value).toBe("");
   });
 
   it("saves and closes, or reports why it could not save and stays open", async () => {

@@ -100,6 +100,9 @@ export class SettingsDialog {
   private readonly result = document.createElement("output");
   private readonly dataDir = document.createElement("div");
   private readonly nextDataDir = document.createElement("p");
+  private readonly database = document.createElement("div");
+  private readonly databaseUrl = document.createElement("input");
+  private readonly nextDatabase = document.createElement("p");
 
   private readonly models: ModelList;
   private readonly server: ServerPanel;
@@ -174,6 +177,26 @@ export class SettingsDialog {
     this.nextDataDir.className = "pending-data-dir";
     this.nextDataDir.hidden = true;
     const data = section("Data directory", this.dataDir, choose, this.nextDataDir);
+    // A library in a PostgreSQL database is shared by every Lectern given its URL.
+    this.database.className = "database";
+    this.databaseUrl.type = "text";
+    this.databaseUrl.className = "database-url";
+    this.databaseUrl.placeholder = "postgres://user@host:5432/library";
+    this.databaseUrl.autocomplete = "off";
+    const useDatabase = document.createElement("button");
+    useDatabase.type = "button";
+    useDatabase.className = "use-database";
+    useDatabase.textContent = "Use";
+    useDatabase.addEventListener("click", () => void this.chooseDatabase());
+    this.nextDatabase.className = "pending-database";
+    this.nextDatabase.hidden = true;
+    const shared = section(
+      "Library database",
+      this.database,
+      field("PostgreSQL URL (empty: the data directory)", this.databaseUrl),
+      useDatabase,
+      this.nextDatabase,
+    );
     const size = document.createElement("select");
     size.className = "interface-size";
     for (const value of INTERFACE_SIZES) size.append(new Option(`${Math.round(value * 100)} %`, String(value)));
@@ -201,7 +224,7 @@ export class SettingsDialog {
       e.preventDefault();
       void this.save();
     });
-    this.form.append(title, answers, models, search, appearance, data, programs, buttons);
+    this.form.append(title, answers, models, search, appearance, data, shared, programs, buttons);
     this.element.append(this.form);
   }
 
@@ -271,6 +294,24 @@ export class SettingsDialog {
     this.nextDataDir.hidden = view.next_data_dir === null;
     this.nextDataDir.textContent =
       view.next_data_dir === null ? "" : `${view.next_data_dir}: Lectern will use this data directory after a restart.`;
+    this.database.textContent =
+      view.database === null ? "None: the library is in the data directory." : `In use: ${view.database}`;
+    this.nextDatabase.hidden = view.next_database === null;
+    this.nextDatabase.textContent =
+      view.next_database === null
+        ? ""
+        : view.next_database === ""
+          ? "Lectern will keep the library in the data directory after a restart."
+          : `${view.next_database}: Lectern will use this database after a restart.`;
+  }
+
+  private async chooseDatabase() {
+    try {
+      this.showDataDir(await this.hooks.api.setDatabase(this.databaseUrl.value.trim()));
+      this.databaseUrl.value = "";
+    } catch (e) {
+      this.hooks.report(errorMessage(e));
+    }
   }
 
   private async testConnection() {
