@@ -458,7 +458,7 @@ const POSTGRES_MIGRATION_LOCK: i64 = 0x6c65_6374_6572_6e03;
 
 /// Applies every PostgreSQL migration the database has not seen, in one transaction.
 pub fn apply_postgres(pg: &Pg) -> Result<(), CatalogError> {
-    let client = &pg.client;
+    let client = &*pg.client();
     let outcome = pg.runtime.run(async {
         client
             .batch_execute(&format!(

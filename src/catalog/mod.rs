@@ -192,8 +192,8 @@ impl Catalog {
     /// `secret_key`; without one, it refuses them.
     pub fn connect(url: &str, secret_key: Option<&str>) -> Result<Catalog, CatalogError> {
         let sealing = secret_key.map(sealed::SealingKey::new).transpose()?;
-        let (client, server, runtime) = crate::database::connect(url)?;
-        let pg = Pg::new(client, server, runtime);
+        let (server, runtime) = crate::database::start(url)?;
+        let pg = Pg::connect(server, runtime)?;
         migrations::apply_postgres(&pg)?;
         Catalog::started(Db::postgres(pg), sealing)
     }

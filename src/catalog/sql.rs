@@ -8,7 +8,7 @@
 //! transaction that reads and then writes sees no other writer in between. A transaction
 //! inside another is a savepoint.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 use std::collections::HashMap;
 
 use bytes::BytesMut;
@@ -16,7 +16,7 @@ use tokio_postgres::types::{to_sql_checked, IsNull, ToSql, Type};
 use tokio_postgres::{Client, Statement};
 
 use super::CatalogError;
-use crate::database::Runtime;
+use crate::database::{ConnectError, Runtime, Server};
 
 /// The advisory lock every catalog transaction on PostgreSQL holds (an arbitrary key, the same
 /// in every process).
@@ -290,26 +290,59 @@ enum Backend {
 
 /// A connection to PostgreSQL, with the statements it has prepared.
 pub struct Pg {
-    pub client: Client,
-    pub server: String,
+    client: RefCell<Client>,
+    server: Server,
     pub runtime: Runtime,
     prepared: RefCell<HashMap<String, Statement>>,
 }
 
 impl Pg {
-    pub fn new(client: Client, server: String, runtime: Runtime) -> Pg {
-        Pg {
-            client,
+    /// A connection to `server`, driven by `runtime`.
+    pub fn connect(server: Server, runtime: Runtime) -> Result<Pg, CatalogError> {
+        let client = Pg::open(&server, &runtime)?;
+        Ok(Pg {
+            client: RefCell::new(client),
             server,
             runtime,
             prepared: RefCell::new(HashMap::new()),
+        })
+    }
+
+    fn open(server: &Server, runtime: &Runtime) -> Result<Client, CatalogError> {
+        match runtime.run(server.connect(runtime.handle())) {
+            Ok(client) => Ok(client),
+            Err(ConnectError::Refused(source)) => Err(CatalogError::Database {
+                server: server.name.clone(),
+                source,
+            }),
+            Err(ConnectError::Stopped(reason)) => Err(CatalogError::DatabaseSetup {
+                server: server.name.clone(),
+                reason,
+            }),
         }
+    }
+
+    /// The connection.
+    pub fn client(&self) -> Ref<'_, Client> {
+        self.client.borrow()
+    }
+
+    /// Opens the connection again if it was closed (the server restarted, or ended it), with
+    /// none of its prepared statements. Only between transactions: one that was open is lost,
+    /// and says so.
+    fn revive(&self) -> Result<(), CatalogError> {
+        if self.client.borrow().is_closed() {
+            let client = Pg::open(&self.server, &self.runtime)?;
+            *self.client.borrow_mut() = client;
+            self.prepared.borrow_mut().clear();
+        }
+        Ok(())
     }
 
     /// Wraps a server's error with where it came from.
     pub fn failed(&self, source: tokio_postgres::Error) -> CatalogError {
         CatalogError::Database {
-            server: self.server.clone(),
+            server: self.server.name.clone(),
             source,
         }
     }
@@ -327,7 +360,7 @@ impl Pg {
         let translated = dollar_placeholders(sql);
         let statement = self
             .runtime
-            .run(self.client.prepare(&translated))
+            .run(self.client().prepare(&translated))
             .map_err(|e| self.failed(e))?;
         self.prepared.borrow_mut().insert(sql.to_string(), statement.clone());
         Ok(statement)
@@ -339,7 +372,7 @@ impl Pg {
 
     fn batch(&self, sql: &str) -> Result<(), CatalogError> {
         self.runtime
-            .run(self.client.batch_execute(sql))
+            .run(self.client().batch_execute(sql))
             .map_err(|e| self.failed(e))
     }
 }
@@ -357,7 +390,7 @@ impl Drop for Open<'_> {
         self.db.depth.set(self.depth);
         if let Some(rollback) = self.rollback.take() {
             // The transaction's own error (or panic) is the one to report.
-            let _ = self.db.batch(&rollback);
+            let _ = self.db.finish(&rollback);
         }
     }
 }
@@ -403,10 +436,11 @@ impl Db {
                 .prepare_cached(sql)?
                 .execute(rusqlite::params_from_iter(args.iter()))?),
             Backend::Pg(pg) => {
+                self.revive(pg)?;
                 let statement = pg.prepare(sql)?;
                 let changed = pg
                     .runtime
-                    .run(pg.client.execute(&statement, &Pg::params(args)))
+                    .run(pg.client().execute(&statement, &Pg::params(args)))
                     .map_err(|e| pg.failed(e))?;
                 Ok(usize::try_from(changed).unwrap_or(usize::MAX))
             }
@@ -431,10 +465,11 @@ impl Db {
                 Ok(out)
             }
             Backend::Pg(pg) => {
+                self.revive(pg)?;
                 let statement = pg.prepare(sql)?;
                 let rows = pg
                     .runtime
-                    .run(pg.client.query(&statement, &Pg::params(args)))
+                    .run(pg.client().query(&statement, &Pg::params(args)))
                     .map_err(|e| pg.failed(e))?;
                 rows.iter().map(|row| read(&Row::Pg(row))).collect()
             }
@@ -488,7 +523,7 @@ impl Db {
         if let Err(e) = self.batch(&begin) {
             // A begin that failed part way (the lock's wait cancelled) leaves nothing open.
             if depth == 0 {
-                let _ = self.batch(&rollback);
+                let _ = self.finish(&rollback);
             }
             return Err(e.into());
         }
@@ -503,9 +538,9 @@ impl Db {
         let value = f()?;
         open.rollback = None;
         drop(open);
-        if let Err(e) = self.batch(&commit) {
+        if let Err(e) = self.finish(&commit) {
             if depth == 0 {
-                let _ = self.batch("ROLLBACK");
+                let _ = self.finish("ROLLBACK");
             }
             return Err(e.into());
         }
@@ -532,8 +567,28 @@ impl Db {
     fn batch(&self, sql: &str) -> Result<(), CatalogError> {
         match &self.backend {
             Backend::Lite(conn) => Ok(conn.execute_batch(sql)?),
+            Backend::Pg(pg) => {
+                self.revive(pg)?;
+                pg.batch(sql)
+            }
+        }
+    }
+
+    /// Ends a transaction (or a savepoint) on the connection it began on: never on one opened
+    /// again, where a commit would say nothing of a transaction the server already rolled back.
+    fn finish(&self, sql: &str) -> Result<(), CatalogError> {
+        match &self.backend {
+            Backend::Lite(conn) => Ok(conn.execute_batch(sql)?),
             Backend::Pg(pg) => pg.batch(sql),
         }
+    }
+
+    /// A closed connection opened again, outside a transaction.
+    fn revive(&self, pg: &Pg) -> Result<(), CatalogError> {
+        if self.depth.get() == 0 {
+            pg.revive()?;
+        }
+        Ok(())
     }
 }
 

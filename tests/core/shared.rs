@@ -500,3 +500,33 @@ fn a_directory_linked_on_one_machine_is_synced_by_that_machine_only() {
     );
     assert_eq!(library.documents(None, true).unwrap().len(), 1);
 }
+
+#[test]
+fn a_library_in_postgres_goes_on_after_the_server_ends_its_connections() {
+    let database = test_database();
+    let home = tempfile::tempdir().unwrap();
+    let library = open(home.path(), Some(&database));
+    library.create_folder("Before").unwrap();
+    // As a restarted server, or an administrator, ends every connection but its own.
+    let ended: i64 = runtime().block_on(async {
+        let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client
+            .query(
+                "select pg_terminate_backend(pid) from pg_stat_activity
+                 where datname = current_database() and pid <> pg_backend_pid()",
+                &[],
+            )
+            .await
+            .unwrap()
+            .len() as i64
+    });
+    assert!(ended > 0);
+    std::thread::sleep(Duration::from_millis(200));
+    library.create_folder("After").unwrap();
+    let paths: Vec<String> = library.folders().unwrap().into_iter().map(|f| f.path).collect();
+    assert!(
+        paths.contains(&"Before".to_string()) && paths.contains(&"After".to_string()),
+        "{paths:?}"
+    );
+}
