@@ -80,17 +80,28 @@ pub fn start(url: &str) -> Result<(Server, Runtime), Unreached> {
 /// One connection to the database at `url`, with its name and the runtime that drives it.
 pub fn connect(url: &str) -> Result<(Client, String, Runtime), Unreached> {
     let (server, runtime) = start(url)?;
+    let client = open(&server, &runtime)?;
+    Ok((client, server.name, runtime))
+}
+
+/// A new connection to `server`, made from synchronous code and driven by `runtime`.
+pub fn open(server: &Server, runtime: &Runtime) -> Result<Client, Unreached> {
     match runtime.run(server.connect(runtime.handle())) {
-        Ok(client) => Ok((client, server.name, runtime)),
+        Ok(client) => Ok(client),
         Err(ConnectError::Refused(source)) => Err(Unreached::Refused {
-            server: server.name,
+            server: server.name.clone(),
             source,
         }),
         Err(ConnectError::Stopped(reason)) => Err(Unreached::Setup {
-            server: server.name,
+            server: server.name.clone(),
             reason,
         }),
     }
+}
+
+/// How messages and the app name the database at `url`: `host:port/database`, never a password.
+pub fn redacted(url: &str) -> String {
+    Server::parse(url).map_or_else(|_| "the database URL given".to_string(), |server| server.name)
 }
 
 /// `host:port/database` of `config`, without user or password.

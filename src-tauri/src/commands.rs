@@ -574,10 +574,13 @@ pub struct SettingsView {
 fn settings_view(library: &Library, config_dir: &Path) -> Result<SettingsView, Error> {
     let data_dir = library.config().home.clone();
     let next_data_dir = app_config::data_dir(config_dir).filter(|dir| *dir != data_dir);
-    let named = |url: &str| lectern::database::Server::parse(url).map_or_else(|_| url.to_string(), |s| s.name);
-    let database = library.config().database_url.as_deref().map(named);
+    let database = library
+        .config()
+        .database_url
+        .as_deref()
+        .map(lectern::database::redacted);
     // The file's database is the next start's, unless the environment names one (which wins).
-    let saved = app_config::database_url(config_dir).map(|url| named(&url));
+    let saved = app_config::database_url(config_dir).map(|url| lectern::database::redacted(&url));
     let next_database = if std::env::var_os("LECTERN_DATABASE_URL").is_some() || saved == database {
         None
     } else {

@@ -16,7 +16,7 @@ use tokio_postgres::types::{to_sql_checked, IsNull, ToSql, Type};
 use tokio_postgres::{Client, Statement};
 
 use super::CatalogError;
-use crate::database::{ConnectError, Runtime, Server};
+use crate::database::{self, Runtime, Server};
 
 /// The advisory lock every catalog transaction on PostgreSQL holds (an arbitrary key, the same
 /// in every process).
@@ -299,27 +299,13 @@ pub struct Pg {
 impl Pg {
     /// A connection to `server`, driven by `runtime`.
     pub fn connect(server: Server, runtime: Runtime) -> Result<Pg, CatalogError> {
-        let client = Pg::open(&server, &runtime)?;
+        let client = database::open(&server, &runtime)?;
         Ok(Pg {
             client: RefCell::new(client),
             server,
             runtime,
             prepared: RefCell::new(HashMap::new()),
         })
-    }
-
-    fn open(server: &Server, runtime: &Runtime) -> Result<Client, CatalogError> {
-        match runtime.run(server.connect(runtime.handle())) {
-            Ok(client) => Ok(client),
-            Err(ConnectError::Refused(source)) => Err(CatalogError::Database {
-                server: server.name.clone(),
-                source,
-            }),
-            Err(ConnectError::Stopped(reason)) => Err(CatalogError::DatabaseSetup {
-                server: server.name.clone(),
-                reason,
-            }),
-        }
     }
 
     /// The connection.
@@ -332,7 +318,7 @@ impl Pg {
     /// and says so.
     fn revive(&self) -> Result<(), CatalogError> {
         if self.client.borrow().is_closed() {
-            let client = Pg::open(&self.server, &self.runtime)?;
+            let client = database::open(&self.server, &self.runtime)?;
             *self.client.borrow_mut() = client;
             self.prepared.borrow_mut().clear();
         }

@@ -143,7 +143,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
                     exported.documents,
                     exported.files,
                     exported.indexes,
-                    lectern::database::Server::parse(&to).map_or(to.clone(), |s| s.name)
+                    lectern::database::redacted(&to)
                 );
             }
         }

@@ -78,8 +78,11 @@ impl Engine {
         // With a database, the catalog is the database's: every process using it sees one library.
         // A data directory holding a library on disk is not taken for a cache of one in a
         // database (whose start would sweep its PDFs and indexes as no document's).
-        let on_disk = crate::catalog::documents_in_file(&home.join("library.sqlite")).unwrap_or(0);
-        if config.database_url.is_some() && on_disk > 0 {
+        let on_disk = match config.database_url {
+            Some(_) => crate::catalog::documents_in_file(&home.join("library.sqlite")).unwrap_or(0),
+            None => 0,
+        };
+        if on_disk > 0 {
             return Err(Error::Config {
                 name: "LECTERN_DATABASE_URL".into(),
                 reason: format!(

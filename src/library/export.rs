@@ -34,7 +34,7 @@ impl Library {
     pub async fn export(&self, to: &str) -> Result<Exported, Error> {
         let refused = |reason: &str| Error::ExportTarget {
             target: if is_database(to) {
-                crate::database::Server::parse(to).map_or_else(|_| "the database given".into(), |s| s.name)
+                crate::database::redacted(to)
             } else {
                 to.to_string()
             },
