@@ -174,6 +174,14 @@ pub struct SearchBenchArgs {
     /// Chunks per synthetic document.
     #[arg(long, default_value_t = 300)]
     pub chunks: usize,
+    /// Documents of a real library's mix instead of `--chunks` each: most of 10-60 passages,
+    /// one in fifty of 1,000-4,000.
+    #[arg(long)]
+    pub mixed: bool,
+    /// Drop the operating system's page cache before each size's first query (needs root; the
+    /// table says whether it was dropped).
+    #[arg(long)]
+    pub drop_caches: bool,
     /// Where the real text that fills synthetic documents comes from (`*.pdftotext.txt`).
     #[arg(long, default_value = "corpus/expected")]
     pub texts: PathBuf,

@@ -3,8 +3,11 @@
 //! sizes, filled with real text (the corpus's reference extractions) and synthetic vectors, side by side with one LanceDB table holding the same chunks, scanned flat; and,
 //! optionally, on a real library with real questions.
 //!
-//! The synthetic library is generated once under `--data` and reused. Each size is measured in
-//! a fresh child process (`--probe`), so that the memory it reports is the query path's own.
+//! The synthetic library is generated once under `--data` and reused: every document of
+//! `--chunks` passages, or a mix like a real library's (`--mixed`). Each size is measured in a
+//! fresh child process (`--probe`), so that the memory it reports is the query path's own and its
+//! first query is one after a restart (with the page cache dropped too, `--drop-caches`); each
+//! mode is timed on questions no other mode asked.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -19,7 +22,6 @@ use lancedb::query::{ExecutableQuery, QueryBase};
 use lectern::catalog::{Catalog, ChunkId, NewDocument, PdfMetadata, Readied, Scope};
 use lectern::chunk::{Chunk, ChunkerSettings};
 use lectern::index::{block, IndexDirs, IndexStore, LocalStore};
-use lectern::jobs::RunMode;
 use lectern::search::eval::read_questions;
 use lectern::search::{SearchMode, SearchRequest};
 use lectern::{DocumentStatus, Error, Library, LibraryConfig};
@@ -33,11 +35,67 @@ const K: usize = 10;
 const WORDS_PER_CHUNK: usize = 180;
 const TOPICS: u64 = 64;
 
+/// How many passages each synthetic document has.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+enum Shape {
+    /// The same number each.
+    Uniform(usize),
+    /// A real library's mix: most documents of 10-60 passages, one in fifty of 1,000-4,000.
+    Mixed,
+}
+
+impl Shape {
+    fn of(args: &SearchBenchArgs) -> Shape {
+        match args.mixed {
+            true => Shape::Mixed,
+            false => Shape::Uniform(args.chunks),
+        }
+    }
+
+    /// The passages of document `doc`: the same for every run.
+    fn chunks(self, doc: usize) -> usize {
+        match self {
+            Shape::Uniform(chunks) => chunks,
+            Shape::Mixed => {
+                let mut rng = Rng(doc as u64 * 6151 + 3);
+                match rng.next() % 50 {
+                    0 => 1000 + (rng.next() % 3001) as usize,
+                    _ => 10 + (rng.next() % 51) as usize,
+                }
+            }
+        }
+    }
+
+    /// The passages of the first `docs` documents.
+    fn total(self, docs: usize) -> usize {
+        (0..docs).map(|doc| self.chunks(doc)).sum()
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Shape::Uniform(chunks) => format!("{chunks} chunks of {DIMENSION}-d per document"),
+            Shape::Mixed => {
+                format!("a mix of {DIMENSION}-d chunks per document (most 10-60, one in fifty 1,000-4,000)")
+            }
+        }
+    }
+
+    /// How a data directory's name says it.
+    fn name(self) -> String {
+        match self {
+            Shape::Uniform(chunks) => chunks.to_string(),
+            Shape::Mixed => "mixed".into(),
+        }
+    }
+}
+
 /// What the generated data directory holds, so a later run can reuse it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct DataSpec {
     sizes: Vec<usize>,
     chunks: usize,
+    #[serde(default)]
+    mixed: bool,
     texts: PathBuf,
     /// Whether each document has its stored PDF (data made before they had is made again).
     #[serde(default)]
@@ -50,6 +108,9 @@ struct Probe {
     documents: usize,
     chunks: usize,
     cold_ms: f64,
+    /// Whether the page cache was dropped before the first query.
+    #[serde(default)]
+    cold_cache: bool,
     hybrid: Latency,
     vector: Latency,
     keyword: Latency,
@@ -96,9 +157,9 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
         share(args, &sizes, url).await?;
     }
     println!(
-        "query latency (ms, k = {K}, question embedding not counted), {} chunks of {DIMENSION}-d per document, \
-         {} queries per size",
-        args.chunks, args.queries
+        "query latency (ms, k = {K}, question embedding not counted), {}, {} queries per size and mode",
+        Shape::of(args).describe(),
+        args.queries
     );
     println!(
         "{:>6} {:>8} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>15}",
@@ -137,6 +198,9 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
             if let (true, Some(url)) = (database, &args.database_url) {
                 command.args(["--database-url", url, "--probe-database"]);
             }
+            command
+                .args(args.mixed.then_some("--mixed"))
+                .args(args.drop_caches.then_some("--drop-caches"));
             let output = command.stderr(Stdio::inherit()).output().map_err(Error::io(&exe))?;
             let line = String::from_utf8_lossy(&output.stdout);
             let p: Probe = serde_json::from_str(line.lines().last().unwrap_or_default())
@@ -156,7 +220,7 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
                     p.hybrid.p50 / p.lancedb_flat.p50,
                     p.hybrid.p99 / p.lancedb_flat.p99
                 ),
-                format!("{:.0} ms", p.cold_ms),
+                format!("{:.0} ms{}", p.cold_ms, if p.cold_cache { "" } else { "*" }),
                 format!(
                     "{:.0} ({:.0})",
                     p.rss_after_mb - p.rss_before_mb,
@@ -166,8 +230,9 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
         }
     }
     println!(
-        "cold: the first query, which opens every index of the scope; +RSS: resident memory after the timed \
-         queries minus before the first (heap: the anonymous part, without mapped index files)"
+        "cold: the first query after a restart, which opens every index of the scope (*: the page cache was \
+         not dropped before it); +RSS: resident memory after the timed queries minus before the first (heap: \
+         the anonymous part, without mapped index files)"
     );
     if let (Some(questions), Some(folder)) = (&args.questions, &args.folder) {
         real_run(config, questions, folder, args.queries).await?;
@@ -175,23 +240,28 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
     Ok(ExitCode::SUCCESS)
 }
 
-/// Publishes the synthetic library's indexes in the database at `url`, as a library's indexer
-/// does at its start, and prints how fast they went in.
+/// Copies the synthetic library into the database at `url` (`lectern library export`), unless
+/// it holds it already, and prints how fast it went in.
 async fn share(args: &SearchBenchArgs, sizes: &[usize], url: &str) -> anyhow::Result<()> {
     let mut config = LibraryConfig::from_env(None, None)?;
     config.home = home(&data_dir(args, sizes));
-    config.database_url = Some(url.to_string());
     let library = Library::open(config)?;
     let started = Instant::now();
-    let run = library.run_indexer(RunMode::UntilIdle).await?;
-    let seconds = started.elapsed().as_secs_f64();
-    let published = run.reconciled.shared;
-    println!(
-        "published {published} documents ({} passages) into PostgreSQL in {seconds:.1} s: {:.0} passages/s \
-         (read back from the indexes on disk and written in one transaction each)",
-        published * args.chunks,
-        (published * args.chunks) as f64 / seconds.max(1e-9)
-    );
+    match library.export(url).await {
+        Ok(exported) => {
+            let seconds = started.elapsed().as_secs_f64();
+            println!(
+                "exported {} documents ({} passages) into PostgreSQL in {seconds:.1} s: {:.0} passages/s \
+                 (read back from the indexes on disk and written in one transaction each)",
+                exported.indexes,
+                Shape::of(args).total(exported.indexes),
+                Shape::of(args).total(exported.indexes) as f64 / seconds.max(1e-9)
+            );
+        }
+        // A database the benchmark filled before; its probe checks that it holds every document.
+        Err(Error::ExportTarget { reason, .. }) => println!("not exported: {reason}"),
+        Err(e) => return Err(e.into()),
+    }
     Ok(())
 }
 
@@ -208,6 +278,8 @@ pub async fn synthetic_library(
         data: data.to_path_buf(),
         sizes: vec![size],
         chunks,
+        mixed: false,
+        drop_caches: false,
         texts: texts.to_path_buf(),
         queries: count,
         questions: None,
@@ -218,7 +290,7 @@ pub async fn synthetic_library(
     };
     ensure_data(&args, &args.sizes).await?;
     let texts = Texts::load(texts)?;
-    let questions = questions(count, size, chunks, &texts)
+    let questions = questions(count, size, Shape::Uniform(chunks), &texts)
         .into_iter()
         .map(|(q, _)| q)
         .collect();
@@ -233,7 +305,8 @@ fn join(sizes: &[usize]) -> String {
 /// with other sizes does not replace the data of another.
 fn data_dir(args: &SearchBenchArgs, sizes: &[usize]) -> PathBuf {
     let sizes: Vec<String> = sizes.iter().map(usize::to_string).collect();
-    args.data.join(format!("{}x{}", sizes.join("-"), args.chunks))
+    args.data
+        .join(format!("{}x{}", sizes.join("-"), Shape::of(args).name()))
 }
 
 fn home(data: &Path) -> PathBuf {
@@ -250,6 +323,7 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> anyhow::Result<
     let spec = DataSpec {
         sizes: sizes.to_vec(),
         chunks: args.chunks,
+        mixed: args.mixed,
         texts: args.texts.clone(),
         stored_pdfs: true,
     };
@@ -292,7 +366,7 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> anyhow::Result<
                 &store,
                 folder.id,
                 doc,
-                args.chunks,
+                Shape::of(args).chunks(doc),
                 &texts,
                 &embedder,
             )
@@ -306,8 +380,8 @@ async fn ensure_data(args: &SearchBenchArgs, sizes: &[usize]) -> anyhow::Result<
             }
         }
         made = size;
-        write_baseline(&data.join(format!("baseline-{size}")), size, args.chunks, &texts).await?;
-        eprintln!("baseline table of {} chunks written", size * args.chunks);
+        write_baseline(&data.join(format!("baseline-{size}")), size, Shape::of(args), &texts).await?;
+        eprintln!("baseline table of {} chunks written", Shape::of(args).total(size));
     }
     let text = serde_json::to_string(&spec).unwrap_or_default();
     Ok(std::fs::write(&spec_path, text).map_err(Error::io(&spec_path))?)
@@ -407,7 +481,7 @@ async fn write_document(
 }
 
 /// One LanceDB table holding every chunk of the first `size` documents.
-async fn write_baseline(dir: &Path, size: usize, chunks: usize, texts: &Texts) -> anyhow::Result<()> {
+async fn write_baseline(dir: &Path, size: usize, shape: Shape, texts: &Texts) -> anyhow::Result<()> {
     let schema = Arc::new(Schema::new(vec![
         Field::new("chunk_id", DataType::Utf8, false),
         Field::new(
@@ -425,7 +499,7 @@ async fn write_baseline(dir: &Path, size: usize, chunks: usize, texts: &Texts) -
         let mut ids = Vec::new();
         let mut vectors = Vec::new();
         for doc in start..(start + 50).min(size) {
-            let (c, v) = synthetic(doc, chunks, texts);
+            let (c, v) = synthetic(doc, shape.chunks(doc), texts);
             ids.extend(c.into_iter().map(|c| format!("{doc}:{}", c.id.0)));
             vectors.extend(v);
         }
@@ -460,12 +534,12 @@ async fn write_baseline(dir: &Path, size: usize, chunks: usize, texts: &Texts) -
 }
 
 /// The synthetic questions: a vector near a random chunk, and a few words of mixed frequency.
-fn questions(count: usize, documents: usize, chunks: usize, texts: &Texts) -> Vec<(String, Vec<f32>)> {
+fn questions(count: usize, documents: usize, shape: Shape, texts: &Texts) -> Vec<(String, Vec<f32>)> {
     let mut rng = Rng(424_242);
     (0..count)
         .map(|_| {
             let doc = (rng.next() % documents as u64) as usize;
-            let (c, v) = synthetic(doc, chunks, texts);
+            let (c, v) = synthetic(doc, shape.chunks(doc), texts);
             let pick = (rng.next() % c.len().max(1) as u64) as usize;
             let mut q: Vec<f32> = v[pick].iter().map(|x| x + rng.gaussian() * 0.03).collect();
             block::normalize(&mut q);
@@ -485,8 +559,12 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
     })?;
     let mut config = LibraryConfig::from_env(None, None)?;
     let data = data_dir(args, sizes);
-    config.home = home(&data);
     config.database_url = args.database_url.clone().filter(|_| args.probe_database);
+    // The library in the database is opened from a data directory of its own, as on another machine.
+    config.home = match config.database_url {
+        Some(_) => data.join("library-in-database"),
+        None => home(&data),
+    };
     let library = Library::open(config)?;
     let folders = (0..=parts)
         .map(|i| library.folder(&part_name(i)).map(|f| f.id))
@@ -496,7 +574,9 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
         ..Scope::default()
     };
     let texts = Texts::load(&args.texts)?;
-    let qs = questions(args.queries + 10, size, args.chunks, &texts);
+    // Ten to warm up, then a set of its own for each mode.
+    let qs = questions(3 * args.queries + 10, size, Shape::of(args), &texts);
+    let cold_cache = args.drop_caches && drop_page_cache();
     let rss_before = rss_mb();
 
     let request = |q: &str, mode| SearchRequest {
@@ -525,7 +605,10 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
             .await?;
     }
     let mut latency = Vec::new();
-    for mode in [SearchMode::Hybrid, SearchMode::Vector, SearchMode::Keyword] {
+    for (mode, timed) in [SearchMode::Hybrid, SearchMode::Vector, SearchMode::Keyword]
+        .into_iter()
+        .zip(timed.chunks(args.queries))
+    {
         let mut ms = Vec::with_capacity(timed.len());
         for (text, vector) in timed {
             let vector = (mode != SearchMode::Keyword).then(|| vector.clone());
@@ -547,6 +630,7 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
         .execute()
         .await
         .map_err(lectern::index::IndexError::from)?;
+    let timed = &timed[..args.queries];
     let mut ms = Vec::with_capacity(timed.len());
     for (i, (_, vector)) in warm.iter().chain(timed).enumerate() {
         let started = Instant::now();
@@ -572,8 +656,9 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
     }
     Ok(Probe {
         documents: size,
-        chunks: size * args.chunks,
+        chunks: Shape::of(args).total(size),
         cold_ms,
+        cold_cache,
         hybrid: latency[0],
         vector: latency[1],
         keyword: latency[2],
@@ -633,6 +718,13 @@ async fn real_run(config: LibraryConfig, questions: &Path, folder: &str, rounds:
 
 /// Resident memory of this process, in MB: all of it, and the part that is anonymous (heap)
 /// rather than mapped files.
+/// Writes back and drops the operating system's page cache, as a machine that just started has
+/// none; false where that is not allowed (not root, or in a container that forbids it).
+fn drop_page_cache() -> bool {
+    let synced = Command::new("sync").status().is_ok_and(|s| s.success());
+    synced && std::fs::write("/proc/sys/vm/drop_caches", "3\n").is_ok()
+}
+
 fn rss_mb() -> (f64, f64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let field = |name: &str| {
