@@ -482,7 +482,9 @@ fn a_library_survives_sigkill_during_import_move_delete_and_sync() {
         // Each action's window is found as the rounds go: a kill before it began raises the
         // earliest delay tried, one after it ended lowers the latest.
         let (early, late) = windows.entry(what).or_insert((0, 800));
-        let delay = (*early + *late) / 2 + rng.next() % 8;
+        // Jitter on both sides of the middle, so that the delays tried do not all fall after a
+        // narrow window.
+        let delay = ((*early + *late) / 2 + rng.next() % 8).saturating_sub(4).max(1);
         let killed = killed_after(h, &args, Duration::from_millis(delay));
         let by = folders_after_kill(h, what);
         let (done, total) = match what {
