@@ -10,6 +10,7 @@ use crate::catalog::{
     Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, FileOrigin, JobId, NewDocument,
 };
 use crate::error::Error;
+use crate::files::Staged;
 use crate::index::IndexStore;
 use crate::secrets::SecretPlace;
 
@@ -41,6 +42,17 @@ fn file_origin(path: &Path) -> FileOrigin {
 
 /// Why a document whose indexing was cancelled is not indexed.
 pub const CANCELLED: &str = "indexing was cancelled; index it again to start over";
+
+/// A library in a database keeps its PDFs there too, for every other process: `staged`'s is sent
+/// unless the database has it.
+fn send_to_database(catalog: &Catalog, staged: &Staged) -> Result<(), Error> {
+    let hash = &staged.stored.content_hash;
+    if catalog.keeps_files() && !catalog.has_file(hash)? {
+        let bytes = std::fs::read(staged.path()).map_err(Error::io(staged.path()))?;
+        catalog.put_file(hash, &bytes)?;
+    }
+    Ok(())
+}
 
 impl Engine {
     /// Stores one file and records it in the folder at `folder_path`; `false` when the folder
@@ -83,17 +95,9 @@ impl Engine {
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_else(|| "document.pdf".to_string());
         let origin = file_origin(path);
-        // A library in a database keeps the PDF there too, for every other process: sent before
-        // the catalog's write lock is taken, which every process waits for (kept once whatever
-        // happens next; a PDF no document holds is removed at the indexer's start).
-        {
-            let catalog = self.catalog();
-            let hash = &staged.stored.content_hash;
-            if catalog.keeps_files() && !catalog.has_file(hash)? {
-                let bytes = std::fs::read(staged.path()).map_err(Error::io(staged.path()))?;
-                catalog.put_file(hash, &bytes)?;
-            }
-        }
+        // Sent before the catalog's write lock is taken, which every process waits for (kept once
+        // whatever happens next; a PDF no document holds is removed at the indexer's start).
+        send_to_database(&self.catalog(), &staged)?;
         self.catalog().locked(|catalog| {
             let folder = catalog.folder_by_path(folder_path)?;
             let hash = &staged.stored.content_hash;
@@ -115,10 +119,7 @@ impl Engine {
             })?;
             record(catalog, &doc)?;
             // Removed meanwhile by another process (its last document deleted): sent again.
-            if catalog.keeps_files() && !catalog.has_file(&staged.stored.content_hash)? {
-                let bytes = std::fs::read(staged.path()).map_err(Error::io(staged.path()))?;
-                catalog.put_file(&staged.stored.content_hash, &bytes)?;
-            }
+            send_to_database(catalog, &staged)?;
             staged.keep()?;
             Ok((doc, true))
         })

@@ -3,7 +3,7 @@
 // read by OCR, the data directory, and whether other programs are served the library.
 // The form's fields and the saved settings convert into each other through pure functions.
 
-import { field } from "./dom";
+import { button, field } from "./dom";
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
 import { ModelList } from "./models";
 import { ServerPanel } from "./server-panel";
@@ -169,11 +169,7 @@ export class SettingsDialog {
       field("Scanned pages (no text of their own)", this.ocr),
     );
     this.dataDir.className = "data-dir";
-    const choose = document.createElement("button");
-    choose.type = "button";
-    choose.className = "choose-data-dir";
-    choose.textContent = "Choose…";
-    choose.addEventListener("click", () => void this.chooseDataDir());
+    const choose = button("Choose…", "choose-data-dir", () => void this.chooseDataDir());
     this.nextDataDir.className = "pending-data-dir";
     this.nextDataDir.hidden = true;
     const data = section("Data directory", this.dataDir, choose, this.nextDataDir);
@@ -183,11 +179,7 @@ export class SettingsDialog {
     this.databaseUrl.className = "database-url";
     this.databaseUrl.placeholder = "postgres://user@host:5432/library";
     this.databaseUrl.autocomplete = "off";
-    const useDatabase = document.createElement("button");
-    useDatabase.type = "button";
-    useDatabase.className = "use-database";
-    useDatabase.textContent = "Use";
-    useDatabase.addEventListener("click", () => void this.chooseDatabase());
+    const useDatabase = button("Use", "use-database", () => void this.chooseDatabase());
     this.nextDatabase.className = "pending-database";
     this.nextDatabase.hidden = true;
     const shared = section(
