@@ -81,6 +81,9 @@ pub struct LibraryConfig {
     /// using it (`LECTERN_SECRET_KEY`: a long random string); without one they go to the keyring,
     /// and never into the database in clear text.
     pub secret_key: Option<String>,
+    /// Searches over this many documents or more go through the library's wide index, which the
+    /// indexer keeps once the library has this many (`LECTERN_WIDE_INDEX_FROM`; 1,000).
+    pub wide_index_from: usize,
 }
 
 impl LibraryConfig {
@@ -102,6 +105,7 @@ impl LibraryConfig {
             ocr_workers: workers,
             database_url: None,
             secret_key: None,
+            wide_index_from: crate::index::WIDE_INDEX_FROM,
         }
     }
 
@@ -131,7 +135,8 @@ impl LibraryConfig {
     /// `LECTERN_TIMEOUT_SECS`, `LECTERN_PDF_MEMORY_MB`, `LECTERN_KEYRING`, `LECTERN_OCR`,
     /// `LECTERN_OCR_LANGUAGES` and `LECTERN_OCR_WORKERS`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
     /// with `LECTERN_EMBED_URL` and `LECTERN_EMBED_API_KEY`, the package index,
-    /// [`BackendDefaults`], `LECTERN_RELEVANCE_FLOOR` and `LECTERN_DATABASE_URL`.
+    /// [`BackendDefaults`], `LECTERN_RELEVANCE_FLOOR`, `LECTERN_DATABASE_URL` and
+    /// `LECTERN_WIDE_INDEX_FROM`.
     ///
     /// The data directory is what the program was told (`told`: a `--home`), else `LECTERN_HOME`,
     /// else the one it saved (`saved`: the app's chosen data directory), else `lectern` in the XDG
@@ -156,6 +161,9 @@ impl LibraryConfig {
         };
         let mut config = LibraryConfig::new(home);
         config.models_dir = var("LECTERN_MODELS").map_or_else(|| user_home.join("models"), PathBuf::from);
+        if let Some(from) = var("LECTERN_WIDE_INDEX_FROM") {
+            config.wide_index_from = parse_number("LECTERN_WIDE_INDEX_FROM", &from)?.max(1) as usize;
+        }
         if let Some(workers) = var("LECTERN_WORKERS") {
             config.workers = parse_number("LECTERN_WORKERS", &workers)?.max(1) as usize;
         }

@@ -171,6 +171,9 @@ pub struct SearchBenchArgs {
     /// Folder sizes, in documents, of the curve.
     #[arg(long, value_delimiter = ',', default_value = "10,100,1000,3000")]
     pub sizes: Vec<usize>,
+    /// Measure only these of `--sizes` (the data generated stays that of every size).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<usize>,
     /// Chunks per synthetic document.
     #[arg(long, default_value_t = 300)]
     pub chunks: usize,
@@ -204,4 +207,11 @@ pub struct SearchBenchArgs {
     /// The measurement of `--probe` searches the database of `--database-url`.
     #[arg(long, hide = true)]
     pub probe_database: bool,
+    /// The measurement of `--probe` opens every document of the scope, as without a wide index.
+    #[arg(long, hide = true)]
+    pub probe_exhaustive: bool,
+    /// Instead of measuring, `--probe` brings the library's wide index up to date (what the
+    /// indexer does by itself), so that the measurement does not count it.
+    #[arg(long, hide = true)]
+    pub probe_keep: bool,
 }

@@ -120,6 +120,51 @@ struct Probe {
     anon_before_mb: f64,
     anon_after_mb: f64,
     vector_blocks_mb: f64,
+    /// The chunk ids and scores found for each timed question, hybrid's then vector's then
+    /// keyword's.
+    tops: Vec<Top>,
+}
+
+/// The chunk ids and scores of one question's hits.
+type Top = Vec<(String, f32)>;
+
+/// How a probe searches: the library's way (its wide index for a large scope), the database's,
+/// or opening every document (the baseline).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Store {
+    Local,
+    Exhaustive,
+    Database,
+}
+
+impl Store {
+    fn name(self) -> &'static str {
+        match self {
+            Store::Local => "local",
+            Store::Exhaustive => "each-doc",
+            Store::Database => "postgres",
+        }
+    }
+}
+
+/// The mean share of each of `exhaustive`'s lists that `found`'s list of the same question
+/// matches: a passage of both, or one that scores as high as the last of `exhaustive`'s (a tie
+/// with it, which scores summed in another order may break the other way).
+fn recall(found: &[Top], exhaustive: &[Top]) -> f64 {
+    let shares: Vec<f64> = found
+        .iter()
+        .zip(exhaustive)
+        .filter(|(_, e)| !e.is_empty())
+        .map(|(f, e)| {
+            let last = e.iter().map(|(_, s)| *s).fold(f32::MAX, f32::min);
+            let matched = f
+                .iter()
+                .filter(|(id, s)| e.iter().any(|(i, _)| i == id) || *s >= last - last.abs() * 1e-5)
+                .count();
+            matched.min(e.len()) as f64 / e.len() as f64
+        })
+        .collect();
+    shares.iter().sum::<f64>() / shares.len().max(1) as f64
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -148,8 +193,9 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
     sizes.sort_unstable();
     sizes.dedup();
     if let Some(size) = args.probe {
-        let probe = probe(args, &sizes, size).await?;
-        println!("{}", serde_json::to_string(&probe).unwrap_or_default());
+        if let Some(probe) = probe(args, &sizes, size).await? {
+            println!("{}", serde_json::to_string(&probe).unwrap_or_default());
+        }
         return Ok(ExitCode::SUCCESS);
     }
     ensure_data(args, &sizes).await?;
@@ -175,32 +221,36 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
         "+RSS (heap) MB"
     );
     let exe = std::env::current_exe().map_err(Error::io("current executable"))?;
-    let stores: &[bool] = if args.database_url.is_some() {
-        &[false, true]
+    let stores: &[Store] = if args.database_url.is_some() {
+        &[Store::Local, Store::Exhaustive, Store::Database]
     } else {
-        &[false]
+        &[Store::Local, Store::Exhaustive]
     };
-    for &size in &sizes {
-        for &database in stores {
-            let mut command = Command::new(&exe);
-            command
-                .args(["search", "--data"])
-                .arg(&args.data)
-                .args([
-                    "--sizes",
-                    &join(&sizes),
-                    "--chunks",
-                    &args.chunks.to_string(),
-                    "--texts",
-                ])
-                .arg(&args.texts)
-                .args(["--queries", &args.queries.to_string(), "--probe", &size.to_string()]);
-            if let (true, Some(url)) = (database, &args.database_url) {
-                command.args(["--database-url", url, "--probe-database"]);
+    for &size in sizes.iter().filter(|s| args.only.is_empty() || args.only.contains(s)) {
+        let kept = probe_command(&exe, args, &sizes, size)
+            .arg("--probe-keep")
+            .stderr(Stdio::inherit())
+            .status()
+            .map_err(Error::io(&exe))?;
+        if !kept.success() {
+            return Err(anyhow::anyhow!(
+                "the wide index of {size} documents could not be kept ({kept})"
+            ));
+        }
+        let mut tops: Vec<(Store, Vec<Top>)> = Vec::new();
+        for &store in stores {
+            let mut command = probe_command(&exe, args, &sizes, size);
+            command.args(["--queries", &args.queries.to_string()]);
+            match (store, &args.database_url) {
+                (Store::Database, Some(url)) => {
+                    command.args(["--database-url", url, "--probe-database"]);
+                }
+                (Store::Exhaustive, _) => {
+                    command.arg("--probe-exhaustive");
+                }
+                _ => {}
             }
-            command
-                .args(args.mixed.then_some("--mixed"))
-                .args(args.drop_caches.then_some("--drop-caches"));
+            command.args(args.drop_caches.then_some("--drop-caches"));
             let output = command.stderr(Stdio::inherit()).output().map_err(Error::io(&exe))?;
             let line = String::from_utf8_lossy(&output.stdout);
             let p: Probe = serde_json::from_str(line.lines().last().unwrap_or_default())
@@ -210,7 +260,7 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
                 "{:>6} {:>8} {:>8}  {:>15} {:>15} {:>15}  {:>15}  {:>13}  {:>8} {:>15}",
                 p.documents,
                 p.chunks,
-                if database { "postgres" } else { "local" },
+                store.name(),
                 pair(p.hybrid),
                 pair(p.vector),
                 pair(p.keyword),
@@ -227,17 +277,45 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
                     p.anon_after_mb - p.anon_before_mb
                 ),
             );
+            tops.push((store, p.tops));
+        }
+        let of = |s: Store| tops.iter().find(|(t, _)| *t == s).map(|(_, t)| t.as_slice());
+        if let (Some(local), Some(exhaustive)) = (of(Store::Local), of(Store::Exhaustive)) {
+            let per = local.len() / 3;
+            let part = |i: usize, t: &[Top]| t[i * per..(i + 1) * per].to_vec();
+            println!(
+                "{:>6} recall@{K} of local against each-doc (ties counted): hybrid {:.3}, vector {:.3}, keyword {:.3}",
+                "",
+                recall(&part(0, local), &part(0, exhaustive)),
+                recall(&part(1, local), &part(1, exhaustive)),
+                recall(&part(2, local), &part(2, exhaustive)),
+            );
         }
     }
     println!(
-        "cold: the first query after a restart, which opens every index of the scope (*: the page cache was \
-         not dropped before it); +RSS: resident memory after the timed queries minus before the first (heap: \
-         the anonymous part, without mapped index files)"
+        "local: the library's way (through its wide index from {} documents); each-doc: every document's index \
+         opened and searched (the way before the wide index); cold: the first query after a restart (*: the \
+         page cache was not dropped before it); +RSS: resident memory after the timed queries minus before the first (heap: \
+         the anonymous part, without mapped index files)",
+        lectern::index::WIDE_INDEX_FROM
     );
     if let (Some(questions), Some(folder)) = (&args.questions, &args.folder) {
         real_run(config, questions, folder, args.queries).await?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// This program run again to probe `size` of the synthetic library of `sizes`.
+fn probe_command(exe: &Path, args: &SearchBenchArgs, sizes: &[usize], size: usize) -> Command {
+    let mut command = Command::new(exe);
+    command
+        .args(["search", "--data"])
+        .arg(&args.data)
+        .args(["--sizes", &join(sizes), "--chunks", &args.chunks.to_string(), "--texts"])
+        .arg(&args.texts)
+        .args(["--probe", &size.to_string()])
+        .args(args.mixed.then_some("--mixed"));
+    command
 }
 
 /// Copies the synthetic library into the database at `url` (`lectern library export`), unless
@@ -287,6 +365,9 @@ pub async fn synthetic_library(
         database_url: None,
         probe: None,
         probe_database: false,
+        only: Vec::new(),
+        probe_exhaustive: false,
+        probe_keep: false,
     };
     ensure_data(&args, &args.sizes).await?;
     let texts = Texts::load(texts)?;
@@ -552,7 +633,7 @@ fn questions(count: usize, documents: usize, shape: Shape, texts: &Texts) -> Vec
 }
 
 /// Measures one size in this process.
-async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::Result<Probe> {
+async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::Result<Option<Probe>> {
     let parts = sizes.iter().position(|s| *s == size).ok_or_else(|| Error::Config {
         name: "--probe".into(),
         reason: format!("{size} is not one of the sizes"),
@@ -560,6 +641,9 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
     let mut config = LibraryConfig::from_env(None, None)?;
     let data = data_dir(args, sizes);
     config.database_url = args.database_url.clone().filter(|_| args.probe_database);
+    if args.probe_exhaustive {
+        config.wide_index_from = usize::MAX;
+    }
     // The library in the database is opened from a data directory of its own, as on another machine.
     config.home = match config.database_url {
         Some(_) => data.join("library-in-database"),
@@ -574,6 +658,19 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
         ..Scope::default()
     };
     let texts = Texts::load(&args.texts)?;
+    if args.probe_keep {
+        // What the indexer does by itself (the first time over data made before there was one,
+        // a rebuild of the whole wide index).
+        let started = Instant::now();
+        let kept = library.keep_wide_index()?;
+        eprintln!(
+            "wide index of {size} documents: {} covered, {} newly, in {:.1} s",
+            kept.total,
+            kept.covered,
+            started.elapsed().as_secs_f64()
+        );
+        return Ok(None);
+    }
     // Ten to warm up, then a set of its own for each mode.
     let qs = questions(3 * args.queries + 10, size, Shape::of(args), &texts);
     let cold_cache = args.drop_caches && drop_page_cache();
@@ -605,6 +702,7 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
             .await?;
     }
     let mut latency = Vec::new();
+    let mut tops = Vec::new();
     for (mode, timed) in [SearchMode::Hybrid, SearchMode::Vector, SearchMode::Keyword]
         .into_iter()
         .zip(timed.chunks(args.queries))
@@ -613,8 +711,9 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
         for (text, vector) in timed {
             let vector = (mode != SearchMode::Keyword).then(|| vector.clone());
             let started = Instant::now();
-            library.search_with_vector(&request(text, mode), vector).await?;
+            let found = library.search_with_vector(&request(text, mode), vector).await?;
             ms.push(started.elapsed().as_secs_f64() * 1000.0);
+            tops.push(found.hits.iter().map(|h| (h.chunk_id.clone(), h.score)).collect());
         }
         latency.push(Latency::of(ms));
     }
@@ -654,7 +753,7 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
             return Err(anyhow::anyhow!("the baseline table returned fewer rows than asked"));
         }
     }
-    Ok(Probe {
+    Ok(Some(Probe {
         documents: size,
         chunks: Shape::of(args).total(size),
         cold_ms,
@@ -668,12 +767,13 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
         anon_before_mb: rss_before.1,
         anon_after_mb: rss_after.1,
         vector_blocks_mb: block_bytes as f64 / 1e6,
-    })
+        tops,
+    }))
 }
 
 /// Latency of real questions on a real library (`--home`), question embedding not counted.
 async fn real_run(config: LibraryConfig, questions: &Path, folder: &str, rounds: usize) -> anyhow::Result<()> {
-    let library = Library::open(config)?;
+    let library = Library::open(config.clone())?;
     let scope = Scope {
         folders: vec![library.folder(folder)?.id],
         ..Scope::default()
@@ -691,18 +791,19 @@ async fn real_run(config: LibraryConfig, questions: &Path, folder: &str, rounds:
         qs.len(),
         questions.display()
     );
+    let request = |text: &str, mode| SearchRequest {
+        query: text.to_string(),
+        scope: scope.clone(),
+        k: K,
+        mode,
+        second_stage: false,
+    };
     let repeat = (rounds / qs.len().max(1)).max(1);
     for mode in SearchMode::ALL {
         let mut ms = Vec::new();
         for round in 0..=repeat {
             for (text, vector) in &embedded {
-                let request = SearchRequest {
-                    query: text.clone(),
-                    scope: scope.clone(),
-                    k: K,
-                    mode,
-                    second_stage: false,
-                };
+                let request = request(text, mode);
                 let started = Instant::now();
                 library.search_with_vector(&request, Some(vector.clone())).await?;
                 if round > 0 {
@@ -712,6 +813,31 @@ async fn real_run(config: LibraryConfig, questions: &Path, folder: &str, rounds:
         }
         let l = Latency::of(ms);
         println!("  {:<8} p50 {:.1} ms, p99 {:.1} ms", mode.as_str(), l.p50, l.p99);
+    }
+    // The same questions through the library's wide index and through every document's index.
+    let through = Library::open(LibraryConfig {
+        wide_index_from: 1,
+        ..config.clone()
+    })?;
+    through.keep_wide_index()?;
+    let every = Library::open(LibraryConfig {
+        wide_index_from: usize::MAX,
+        ..config
+    })?;
+    for mode in SearchMode::ALL {
+        let (mut found, mut exhaustive) = (Vec::new(), Vec::new());
+        for (text, vector) in &embedded {
+            let request = request(text, mode);
+            for (library, tops) in [(&through, &mut found), (&every, &mut exhaustive)] {
+                let hits = library.search_with_vector(&request, Some(vector.clone())).await?.hits;
+                tops.push(hits.into_iter().map(|h| (h.chunk_id, h.score)).collect::<Top>());
+            }
+        }
+        println!(
+            "  {:<8} recall@{K} of the wide index against each document's index (ties counted): {:.3}",
+            mode.as_str(),
+            recall(&found, &exhaustive)
+        );
     }
     Ok(())
 }

@@ -106,7 +106,8 @@ impl Engine {
             indexes: LocalStore::new(
                 IndexDirs::new(home.join("indexes")),
                 std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
-            )?,
+            )?
+            .with_wide_index_from(config.wide_index_from),
             shared: config.database_url.as_deref().map(PgStore::connect).transpose()?,
             catalog: Mutex::new(catalog),
             events,

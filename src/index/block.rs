@@ -348,6 +348,41 @@ pub fn read_exact(index_dir: &Path, stamp: u64, rows: &[u32]) -> Result<Option<V
     Ok(Some(out))
 }
 
+/// Every exact row of the block in `index_dir`, row after row, checked against the manifest's
+/// dimension and row count.
+pub fn read_rows(index_dir: &Path, dimension: usize, chunks: u64) -> Result<Vec<f32>, IndexError> {
+    let path = index_dir.join(BLOCK_FILE);
+    let file = File::open(&path).map_err(IndexError::io(&path))?;
+    let header = read_header(&file, &path)?;
+    if header.dimension != dimension || header.count as u64 != chunks {
+        return Err(damaged(
+            &path,
+            format!(
+                "{} rows of {} dimensions, the manifest counts {chunks} of {dimension}",
+                header.count, header.dimension
+            ),
+        ));
+    }
+    let mut bytes = vec![0u8; header.count * dimension * 4];
+    file.read_exact_at(&mut bytes, header.f32_offset())
+        .map_err(IndexError::io(&path))?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect())
+}
+
+/// The stamp of the block in `index_dir` as it is now, if there is one.
+pub fn read_stamp(index_dir: &Path) -> Result<Option<u64>, IndexError> {
+    let path = index_dir.join(BLOCK_FILE);
+    let file = match File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(IndexError::io(&path)(e)),
+    };
+    Ok(Some(read_header(&file, &path)?.stamp))
+}
+
 /// Scales `v` to unit length (a zero vector stays zero).
 pub fn normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();

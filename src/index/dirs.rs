@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::embedding::scratch_is_wanted;
 use super::manifest::Manifest;
+use super::wide::summaries;
 use super::IndexError;
 use crate::catalog::DocumentId;
 
@@ -69,8 +70,37 @@ impl IndexDirs {
         if target.exists() {
             return self.swap_in(id, temp);
         }
-        fs::rename(temp, &target).map_err(IndexError::io(&target))?;
-        sync_dir(&self.root)
+        self.changing(id, || {
+            fs::rename(temp, &target).map_err(IndexError::io(&target))?;
+            sync_dir(&self.root)
+        })
+    }
+
+    /// Runs `change` on the index directory of `id`, uncovering the document in the library's
+    /// wide index before and after it (see `wide/summaries.rs`).
+    fn changing<T>(&self, id: DocumentId, change: impl FnOnce() -> Result<T, IndexError>) -> Result<T, IndexError> {
+        summaries::uncover(&self.root, id)?;
+        let changed = change();
+        summaries::uncover(&self.root, id)?;
+        changed
+    }
+
+    /// The documents with an index directory.
+    pub fn document_ids(&self) -> Result<Vec<DocumentId>, IndexError> {
+        let entries = match fs::read_dir(&self.root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(IndexError::io(&self.root)(e)),
+        };
+        let mut ids = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(IndexError::io(&self.root))?;
+            if let Ok(id) = entry.file_name().to_string_lossy().parse::<DocumentId>() {
+                ids.push(id);
+            }
+        }
+        ids.sort();
+        Ok(ids)
     }
 
     /// Publishes the finished build in `temp` in place of the index of `id`, as
@@ -83,6 +113,10 @@ impl IndexDirs {
 
     /// Exchanges the directories `temp` and the index of `id`, then removes the old index.
     fn swap_in(&self, id: DocumentId, temp: &Path) -> Result<(), IndexError> {
+        self.changing(id, || self.exchange_in(id, temp))
+    }
+
+    fn exchange_in(&self, id: DocumentId, temp: &Path) -> Result<(), IndexError> {
         let target = self.dir(id);
         match exchange(temp, &target) {
             // `temp` now holds the old index: removed (or swept at the next start if we stop).
@@ -93,7 +127,7 @@ impl IndexDirs {
             // A file system that cannot exchange: the old index goes, then the new one comes,
             // and a query in between finds none for a moment.
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) && target.exists() => {
-                self.remove(id)?;
+                self.remove_dir(id)?;
                 fs::rename(temp, &target).map_err(IndexError::io(&target))?;
                 sync_dir(&self.root)
             }
@@ -122,6 +156,10 @@ impl IndexDirs {
 
     /// Removes the index of `id`, if any: renamed away first, so it is never seen half-deleted.
     pub fn remove(&self, id: DocumentId) -> Result<(), IndexError> {
+        self.changing(id, || self.remove_dir(id))
+    }
+
+    fn remove_dir(&self, id: DocumentId) -> Result<(), IndexError> {
         let dir = self.dir(id);
         if !dir.exists() {
             return Ok(());
@@ -171,6 +209,8 @@ impl IndexDirs {
                     remove_any(&path)?;
                     sweep.temporary += 1;
                 }
+            } else if name == summaries::DIR {
+                // The library's wide index, kept by its own rules.
             } else if !name.parse::<DocumentId>().is_ok_and(|id| known.contains(&id)) {
                 remove_any(&path)?;
                 sweep.orphans += 1;

@@ -70,7 +70,11 @@ impl KeywordReader {
             .reload_policy(ReloadPolicy::Manual)
             .doc_store_cache_num_blocks(0)
             .try_into()?;
-        let searcher = reader.searcher();
+        KeywordReader::of(reader.searcher(), fields)
+    }
+
+    /// A reader over `searcher`'s segments, of an index with the keyword schema's fields.
+    pub fn of(searcher: Searcher, fields: &Fields) -> Result<KeywordReader, IndexError> {
         let num_docs = Bm25StatisticsProvider::total_num_docs(&searcher)?;
         let num_tokens = searcher.total_num_tokens(fields.text)?;
         let positions = searcher

@@ -3,7 +3,7 @@
 //! document, pruning by block-max WAND against the best hits kept so far from any document.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 use tantivy::query::{BooleanQuery, EnableScoring, Occur, Query, TermQuery, Weight};
 use tantivy::schema::IndexRecordOption;
@@ -111,6 +111,32 @@ impl ScopeQuery {
                     hits.threshold()
                 })?;
         }
+        Ok(())
+    }
+}
+
+impl ScopeQuery {
+    /// Offers the chunks of segment `ord` of the library's index `reader` that match and whose
+    /// document key ([`super::wide::DOC`]) is one of `members`, under the scope position it
+    /// maps to. Pruning stays exact: a chunk left out never raises the bar.
+    pub fn collect_members(
+        &self,
+        reader: &KeywordReader,
+        ord: usize,
+        members: &HashMap<u64, usize>,
+        hits: &mut KeywordHits,
+    ) -> Result<(), IndexError> {
+        let Some(segment) = reader.searcher().segment_readers().get(ord) else {
+            return Ok(());
+        };
+        let keys = segment.fast_fields().u64(super::wide::DOC)?;
+        self.weight
+            .for_each_pruning(hits.threshold(), segment, &mut |doc, score| {
+                if let Some(pos) = keys.first(doc).and_then(|key| members.get(&key)) {
+                    hits.offer(score, *pos, DocAddress::new(ord as u32, doc));
+                }
+                hits.threshold()
+            })?;
         Ok(())
     }
 }

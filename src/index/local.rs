@@ -3,9 +3,14 @@
 //! is split over a few threads, and each opens (or finds open) the index of each of its
 //! documents, adds its keyword statistics to the scope's, and scans its int8 vectors for
 //! candidates if the question's model made them (a document without them is searched by
-//! keyword only); the candidates are then rescored exactly from the block's f32 rows. A document
-//! is published by writing its index in a temporary directory and putting it in place in one
-//! rename ([`IndexDirs::commit`]).
+//! keyword only); the candidates are then rescored exactly from the block's f32 rows. A scope
+//! of many documents goes through the library's wide index instead (`wide/`): one
+//! keyword query over the library's index, with the library's statistics, keeping the passages
+//! of the documents in scope, and the vectors of the documents whose centroids come nearest,
+//! read for the question and not kept; only the documents it does not cover are opened one by
+//! one, and a document is opened for its passages' text only. A document is published by
+//! writing its index in a temporary directory and putting it in place in one rename
+//! ([`IndexDirs::commit`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -20,7 +25,8 @@ use super::keywords::{KeywordWriter, StoredChunks};
 use super::statistics::ScopeStatistics;
 use super::store::{best_first, DocumentIndex, Found, IndexStore, PassageKey, Publication, ScopeSearch, Wanted};
 use super::vectors::VectorWriter;
-use super::{DocIndex, Fields, IndexCache, IndexDirs, IndexError, Located, Manifest};
+use super::wide::{self, key_of, Kept, WideIndex};
+use super::{DocIndex, Fields, IndexCache, IndexDirs, IndexError, KeywordReader, Located, Manifest};
 use crate::catalog::{DocumentId, ScopedDocument};
 
 /// The per-document indexes of a library and those kept open.
@@ -30,17 +36,43 @@ pub struct LocalStore {
     fields: Fields,
     /// How many threads a question fans out on.
     threads: usize,
+    wide: WideIndex,
+    /// Scopes of this many documents or more go through the wide index, which the indexer
+    /// keeps once the library has this many indexes.
+    wide_index_from: usize,
 }
+
+/// Scopes of this many documents go through the wide index unless told otherwise.
+pub const WIDE_INDEX_FROM: usize = 1_000;
 
 impl LocalStore {
     /// The store of the indexes under `dirs`, searched on up to `threads` threads.
     pub fn new(dirs: IndexDirs, threads: usize) -> Result<LocalStore, IndexError> {
         Ok(LocalStore {
+            wide: WideIndex::new(dirs.root()),
             dirs,
             cache: IndexCache::default(),
             fields: Fields::new()?,
             threads: threads.max(1),
+            wide_index_from: WIDE_INDEX_FROM,
         })
+    }
+
+    /// This store with scopes of `documents` or more going through the wide index.
+    pub fn with_wide_index_from(mut self, documents: usize) -> LocalStore {
+        self.wide_index_from = documents.max(1);
+        self
+    }
+
+    /// Brings the library's wide index in line with the indexes on disk (building it once the
+    /// library is large enough): for the indexer, after each step and at its start.
+    pub fn keep_wide_index(&self) -> Result<Kept, IndexError> {
+        self.wide.keep(&self.dirs, self.wide_index_from)
+    }
+
+    /// The indexer's requests to the wide index's keeper.
+    pub fn keeper(&self) -> &wide::Requests {
+        &self.wide.requests
     }
 
     /// Where the indexes are, for the indexer that writes them.
@@ -129,7 +161,8 @@ impl IndexStore for LocalStore {
             vector: None,
             depth: 0,
         };
-        LocalScope::open(self, docs, &nothing).opened.len()
+        let scope = LocalScope::open(self, docs, &nothing);
+        scope.opened.len() + scope.library.map_or(0, |l| l.members.len())
     }
 
     fn forget(&self, id: DocumentId) {
@@ -140,11 +173,18 @@ impl IndexStore for LocalStore {
 /// A scope opened for one question.
 struct LocalScope<'s> {
     store: &'s LocalStore,
-    /// Open indexes of the documents searched, by scope position.
+    /// The scope's documents, by position.
+    docs: Vec<ScopedDocument>,
+    /// Indexes opened one by one (a small scope's, or those the wide index does not cover), by
+    /// scope position.
     opened: HashMap<usize, Arc<DocIndex>>,
+    /// The wide index's part of the scope, when it has one.
+    library: Option<LibraryPart>,
+    /// The stamps of the vector blocks of covered documents read for this question.
+    stamps: HashMap<usize, u64>,
     skipped: Vec<(usize, IndexError)>,
     terms: Vec<Term>,
-    /// The keyword statistics of the whole scope.
+    /// The keyword statistics of the whole scope (of the library, when the wide index answers).
     stats: ScopeStatistics,
     /// The question's vector.
     vector: Option<Vec<f32>>,
@@ -154,8 +194,34 @@ struct LocalScope<'s> {
     depth: usize,
 }
 
+/// The documents of a scope the wide index covers: its keyword index, and the scope position of
+/// each covered document's key.
+struct LibraryPart {
+    keywords: Arc<KeywordReader>,
+    members: HashMap<u64, usize>,
+}
+
 impl<'s> LocalScope<'s> {
-    /// Opens every document of `docs` and gathers what `wanted` names, on the store's threads.
+    fn empty(store: &'s LocalStore, docs: &[ScopedDocument], pool: usize, depth: usize) -> LocalScope<'s> {
+        LocalScope {
+            store,
+            docs: docs.to_vec(),
+            opened: HashMap::new(),
+            library: None,
+            stamps: HashMap::new(),
+            skipped: Vec::new(),
+            terms: Vec::new(),
+            stats: ScopeStatistics::default(),
+            vector: None,
+            pool: TopK::new(pool),
+            keyword_only: HashSet::new(),
+            depth,
+        }
+    }
+
+    /// Opens the documents of `docs` and gathers what `wanted` names, on the store's threads:
+    /// through the wide index for the documents it covers when the scope is large, one by one
+    /// for the others.
     fn open(store: &'s LocalStore, docs: &[ScopedDocument], wanted: &Wanted<'_>) -> LocalScope<'s> {
         let terms: Vec<Term> = wanted
             .terms
@@ -165,79 +231,209 @@ impl<'s> LocalScope<'s> {
         let quantized = wanted.vector.map(|(v, _)| QuantizedQuery::new(v));
         // Candidates are picked on quantised scores, then rescored exactly: pick generously.
         let pool = wanted.depth * 2 + 16;
-        let empty = |store| LocalScope {
-            store,
-            opened: HashMap::new(),
-            skipped: Vec::new(),
-            terms: Vec::new(),
-            stats: ScopeStatistics::default(),
-            vector: None,
-            pool: TopK::new(pool),
-            keyword_only: HashSet::new(),
-            depth: wanted.depth,
+        let mut scope = LocalScope::empty(store, docs, pool, wanted.depth);
+        let snapshot = match docs.len() >= store.wide_index_from {
+            // A wide index that cannot be read leaves every document to be searched on its own.
+            true => store.wide.snapshot().ok().flatten(),
+            false => None,
         };
-        let parts = fan_out(docs, store.threads, |slice, offset| {
-            let mut part = empty(store);
-            for (i, doc) in slice.iter().enumerate() {
-                let pos = offset + i;
-                let index = match store.open_index(doc) {
-                    Ok(index) => index,
-                    Err(e) => {
-                        part.skipped.push((pos, e));
-                        continue;
-                    }
-                };
-                if !terms.is_empty() {
-                    if let Err(e) = part.stats.add(&index.keywords, &terms) {
-                        part.skipped.push((pos, e));
-                        continue;
-                    }
-                }
-                if let (Some(q), Some((_, embedder))) = (quantized.as_ref(), wanted.vector) {
-                    match index.vectors_of(embedder) {
-                        Ok(Some(block)) if block.vectors.dimension() == q.dimension() => {
-                            block.vectors.scan(q, pos as u32, &mut part.pool)
-                        }
-                        Ok(Some(block)) => {
-                            part.skipped
-                                .push((pos, index.dimension_mismatch(block.vectors.dimension(), q.dimension())));
-                            continue;
-                        }
-                        Ok(None) => {
-                            part.keyword_only.insert(pos);
-                        }
-                        Err(e) => {
-                            part.skipped.push((pos, e));
-                            continue;
-                        }
-                    }
-                }
-                part.opened.insert(pos, index);
+        let mut covered = Vec::new();
+        let mut own = Vec::new();
+        for (pos, doc) in docs.iter().enumerate() {
+            match snapshot.as_ref().and_then(|s| s.covered(doc.id)) {
+                Some(summary) => covered.push((pos, summary)),
+                None => own.push((pos, doc)),
+            }
+        }
+        let parts = fan_out(&own, store.threads, |slice, _| {
+            let mut part = LocalScope::empty(store, &[], pool, wanted.depth);
+            for &(pos, doc) in slice {
+                part.open_one(pos, doc, &terms, quantized.as_ref(), wanted);
             }
             part
         });
-        let mut scope = empty(store);
+        for part in parts {
+            scope.absorb(part);
+        }
+        if let Some(snapshot) = snapshot.as_ref().filter(|_| !covered.is_empty()) {
+            if !terms.is_empty() {
+                if let Err(e) = scope.stats.add(&snapshot.keywords, &terms) {
+                    let path = store.dirs.root().join(wide::summaries::DIR);
+                    scope.skipped.extend(covered.iter().map(|(pos, _)| {
+                        (
+                            *pos,
+                            IndexError::Damaged {
+                                path: path.clone(),
+                                reason: e.to_string(),
+                            },
+                        )
+                    }));
+                    return scope;
+                }
+            }
+            if let (Some(q), Some((_, embedder))) = (quantized.as_ref(), wanted.vector) {
+                let mut candidates = Vec::new();
+                let mut unsearchable = HashSet::new();
+                for &(pos, summary) in &covered {
+                    match &summary.vectors {
+                        Some(c) if c.embedder == embedder && c.block.dimension() == q.dimension() => {
+                            candidates.push((pos, summary))
+                        }
+                        Some(c) if c.embedder == embedder => {
+                            unsearchable.insert(pos);
+                            scope.skipped.push((
+                                pos,
+                                IndexError::Dimension {
+                                    at: scope.dir(pos).join(block::BLOCK_FILE).display().to_string(),
+                                    index: c.block.dimension(),
+                                    question: q.dimension(),
+                                },
+                            ));
+                        }
+                        _ => {
+                            scope.keyword_only.insert(pos);
+                        }
+                    }
+                }
+                covered.retain(|(pos, _)| !unsearchable.contains(pos));
+                let chosen = wide::choose(&candidates, q);
+                let parts = fan_out(&chosen, store.threads, |slice, _| {
+                    let mut part = LocalScope::empty(store, &[], pool, wanted.depth);
+                    for &pos in slice {
+                        match block::read_resident(&store.dirs.dir(docs[pos].id), q.dimension()) {
+                            Ok(block) => {
+                                block.vectors.scan(q, pos as u32, &mut part.pool);
+                                part.stamps.insert(pos, block.stamp);
+                            }
+                            Err(e) => part.skipped.push((pos, e)),
+                        }
+                    }
+                    part
+                });
+                for part in parts {
+                    scope.absorb(part);
+                }
+            }
+            scope.library = Some(LibraryPart {
+                keywords: snapshot.keywords.clone(),
+                members: covered.iter().map(|(pos, _)| (key_of(docs[*pos].id), *pos)).collect(),
+            });
+        }
         scope.terms = terms;
         scope.vector = wanted.vector.map(|(v, _)| v.to_vec());
-        for part in parts {
-            scope.opened.extend(part.opened);
-            scope.skipped.extend(part.skipped);
-            scope.stats.merge(part.stats);
-            scope.pool.merge(part.pool);
-            scope.keyword_only.extend(part.keyword_only);
-        }
         scope
+    }
+
+    /// Opens (or finds open) the index of `doc`, at scope position `pos`, adds its keyword
+    /// statistics and scans its vectors.
+    fn open_one(
+        &mut self,
+        pos: usize,
+        doc: &ScopedDocument,
+        terms: &[Term],
+        quantized: Option<&QuantizedQuery>,
+        wanted: &Wanted<'_>,
+    ) {
+        let index = match self.store.open_index(doc) {
+            Ok(index) => index,
+            Err(e) => return self.skipped.push((pos, e)),
+        };
+        if !terms.is_empty() {
+            if let Err(e) = self.stats.add(&index.keywords, terms) {
+                return self.skipped.push((pos, e));
+            }
+        }
+        if let (Some(q), Some((_, embedder))) = (quantized, wanted.vector) {
+            match index.vectors_of(embedder) {
+                Ok(Some(block)) if block.vectors.dimension() == q.dimension() => {
+                    block.vectors.scan(q, pos as u32, &mut self.pool)
+                }
+                Ok(Some(block)) => {
+                    let mismatch = index.dimension_mismatch(block.vectors.dimension(), q.dimension());
+                    return self.skipped.push((pos, mismatch));
+                }
+                Ok(None) => {
+                    self.keyword_only.insert(pos);
+                }
+                Err(e) => return self.skipped.push((pos, e)),
+            }
+        }
+        self.opened.insert(pos, index);
+    }
+
+    /// Adds what a part of the scope gathered (on another thread).
+    fn absorb(&mut self, part: LocalScope<'_>) {
+        self.opened.extend(part.opened);
+        self.stamps.extend(part.stamps);
+        self.skipped.extend(part.skipped);
+        self.stats.merge(part.stats);
+        self.pool.merge(part.pool);
+        self.keyword_only.extend(part.keyword_only);
+    }
+
+    /// Whether the wide index answers for the document at `pos`.
+    fn is_covered(&self, pos: usize) -> bool {
+        let key = self.docs.get(pos).map(|d| key_of(d.id));
+        self.library
+            .as_ref()
+            .is_some_and(|l| key.is_some_and(|k| l.members.get(&k) == Some(&pos)))
+    }
+
+    fn dir(&self, pos: usize) -> std::path::PathBuf {
+        match self.docs.get(pos) {
+            Some(doc) => self.store.dirs.dir(doc.id),
+            None => self.store.dirs.root().to_path_buf(),
+        }
+    }
+
+    /// The stamp of the vector block of the covered document at `pos`: the one read for this
+    /// question, else the block's now.
+    fn stamp_of(&self, pos: usize) -> Result<Option<u64>, IndexError> {
+        match self.stamps.get(&pos) {
+            Some(stamp) => Ok(Some(*stamp)),
+            None => block::read_stamp(&self.dir(pos)),
+        }
+    }
+
+    /// The error for a document whose index changed while this question read it.
+    fn changed(&self, pos: usize) -> IndexError {
+        match self.opened.get(&pos) {
+            Some(index) => index.changed(),
+            None => IndexError::Damaged {
+                path: self.dir(pos).join(block::BLOCK_FILE),
+                reason: "the index was rebuilt while it was being searched".into(),
+            },
+        }
+    }
+
+    /// The positions of every vector row of the document at `pos`; `None` if its index changed.
+    fn rows_of(&self, pos: usize) -> Result<Option<Vec<RowMeta>>, IndexError> {
+        if let Some(index) = self.opened.get(&pos) {
+            return index.read_meta();
+        }
+        match self.stamp_of(pos)? {
+            Some(stamp) => block::read_meta(&self.dir(pos), stamp),
+            None => Ok(None),
+        }
     }
 
     /// The positions and exact cosine scores of `rows` of the document at `pos`; `None` if its
     /// index changed since it was opened.
     fn exact_scores(&self, pos: usize, rows: &[u32]) -> Result<Option<Vec<(RowMeta, f32)>>, IndexError> {
-        let (Some(index), Some(query)) = (self.opened.get(&pos), self.vector.as_deref()) else {
+        let Some(query) = self.vector.as_deref() else {
             return Ok(Some(Vec::new()));
         };
-        Ok(index
-            .read_exact(rows)?
-            .map(|found| found.into_iter().map(|(meta, v)| (meta, dot_f32(query, &v))).collect()))
+        let found = if let Some(index) = self.opened.get(&pos) {
+            index.read_exact(rows)?
+        } else if self.is_covered(pos) {
+            match self.stamp_of(pos)? {
+                Some(stamp) => block::read_exact(&self.dir(pos), stamp, rows)?,
+                None => None,
+            }
+        } else {
+            return Ok(Some(Vec::new()));
+        };
+        Ok(found.map(|found| found.into_iter().map(|(meta, v)| (meta, dot_f32(query, &v))).collect()))
     }
 }
 
@@ -256,13 +452,18 @@ impl ScopeSearch for LocalScope<'_> {
         }
         let mut docs: Vec<(usize, Arc<DocIndex>)> = self.opened.iter().map(|(p, i)| (*p, i.clone())).collect();
         docs.sort_by_key(|(p, _)| *p);
-        let Some((first_pos, first)) = docs.first() else {
-            return Vec::new();
+        // The weights depend on the statistics only: any reader of the scope prepares them.
+        let prepared = match (&self.library, docs.first()) {
+            (Some(library), _) => ScopeQuery::prepare(&library.keywords, &self.terms, &self.stats),
+            (None, Some((_, first))) => ScopeQuery::prepare(&first.keywords, &self.terms, &self.stats),
+            (None, None) => return Vec::new(),
         };
-        let query = match ScopeQuery::prepare(&first.keywords, &self.terms, &self.stats) {
+        let query = match prepared {
             Ok(query) => query,
             Err(e) => {
-                self.skipped.push((*first_pos, e));
+                if let Some((pos, _)) = docs.first() {
+                    self.skipped.push((*pos, e));
+                }
                 return Vec::new();
             }
         };
@@ -282,16 +483,59 @@ impl ScopeSearch for LocalScope<'_> {
             found.merge(hits);
             self.skipped.extend(failed);
         }
+        if let Some(library) = &self.library {
+            // The library's segments on the store's threads, each keeping its own best: largest
+            // first, dealt alternately, so that each thread gets a like share.
+            let readers = library.keywords.searcher().segment_readers();
+            let mut by_size: Vec<usize> = (0..readers.len()).collect();
+            by_size.sort_by_key(|&ord| std::cmp::Reverse(readers[ord].max_doc()));
+            let segments: Vec<usize> = by_size
+                .iter()
+                .step_by(2)
+                .chain(by_size.iter().skip(1).step_by(2))
+                .copied()
+                .collect();
+            let parts = fan_out(&segments, self.store.threads, |slice, _| {
+                let mut hits = KeywordHits::new(depth);
+                let mut failed = None;
+                for &ord in slice {
+                    if let Err(e) = query.collect_members(&library.keywords, ord, &library.members, &mut hits) {
+                        failed = Some(e);
+                    }
+                }
+                (hits, failed)
+            });
+            let mut failure = None;
+            for (hits, failed) in parts {
+                found.merge(hits);
+                failure = failure.or(failed);
+            }
+            if let Some(e) = failure {
+                let path = self.store.dirs.root().join(wide::summaries::DIR);
+                self.skipped.extend(library.members.values().map(|pos| {
+                    (
+                        *pos,
+                        IndexError::Damaged {
+                            path: path.clone(),
+                            reason: e.to_string(),
+                        },
+                    )
+                }));
+            }
+        }
         let mut list = Vec::new();
         for hit in found.into_sorted() {
-            let Some(index) = self.opened.get(&hit.pos) else {
-                continue;
+            let (located, key) = match (self.opened.get(&hit.pos), &self.library) {
+                (Some(index), _) => (index.keywords.locate(hit.address), Some(key_of_address(hit.address))),
+                // A hit of the library's index is read back by chunk id from its document's.
+                (None, Some(library)) => (library.keywords.locate(hit.address), None),
+                (None, None) => continue,
             };
-            match index.keywords.locate(hit.address) {
+            match located {
                 Ok(located) => list.push(Found {
                     doc: hit.pos,
                     located,
-                    key: Some(key_of(hit.address)),
+                    key,
                     score: hit.score,
                 }),
                 Err(e) => self.skipped.push((hit.pos, e)),
@@ -315,11 +559,7 @@ impl ScopeSearch for LocalScope<'_> {
                     key: None,
                     score,
                 })),
-                Ok(None) => {
-                    if let Some(index) = self.opened.get(&pos) {
-                        self.skipped.push((pos, index.changed()));
-                    }
-                }
+                Ok(None) => self.skipped.push((pos, self.changed(pos))),
                 Err(e) => self.skipped.push((pos, e)),
             }
         }
@@ -331,10 +571,10 @@ impl ScopeSearch for LocalScope<'_> {
         if self.keyword_only.contains(&doc) || self.vector.is_none() {
             return scores;
         }
-        let Some(index) = self.opened.get(&doc) else {
+        if !self.opened.contains_key(&doc) && !self.is_covered(doc) {
             return scores;
-        };
-        let Ok(Some(meta)) = index.read_meta() else {
+        }
+        let Ok(Some(meta)) = self.rows_of(doc) else {
             return scores;
         };
         let rows: Vec<(usize, u32)> = passages
@@ -356,13 +596,20 @@ impl ScopeSearch for LocalScope<'_> {
     }
 
     fn passage(&self, doc: usize, key: Option<PassageKey>, chunk_id: &str) -> Result<(String, String), IndexError> {
-        let Some(index) = self.opened.get(&doc) else {
-            return Err(IndexError::Damaged {
+        if let Some(index) = self.opened.get(&doc) {
+            return index.passage(key.map(address_of), chunk_id, &self.store.fields);
+        }
+        match self.docs.get(doc).filter(|_| self.is_covered(doc)) {
+            // A covered document is opened for the text of its passages only.
+            Some(scoped) => self
+                .store
+                .open_index(scoped)?
+                .passage(None, chunk_id, &self.store.fields),
+            None => Err(IndexError::Damaged {
                 path: self.store.dirs.root().to_path_buf(),
                 reason: format!("passage {chunk_id} of a document that was not opened"),
-            });
-        };
-        index.passage(key.map(address_of), chunk_id, &self.store.fields)
+            }),
+        }
     }
 
     fn take_skipped(&mut self) -> Vec<(usize, IndexError)> {
@@ -371,7 +618,7 @@ impl ScopeSearch for LocalScope<'_> {
 }
 
 /// A keyword-index address as a passage key: the segment above, the document within it below.
-fn key_of(address: DocAddress) -> PassageKey {
+fn key_of_address(address: DocAddress) -> PassageKey {
     PassageKey((u64::from(address.segment_ord) << 32) | u64::from(address.doc_id))
 }
 

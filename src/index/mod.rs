@@ -29,6 +29,7 @@ mod reader;
 mod statistics;
 mod store;
 pub mod vectors;
+mod wide;
 
 use std::path::Path;
 
@@ -39,12 +40,13 @@ pub use dirs::{IndexDirs, Sweep};
 pub use embedding::{embed, EmbedInput, EmbedProgress};
 pub use error::IndexError;
 pub use keyword_reader::{Fields, KeywordReader, Located};
-pub use local::LocalStore;
+pub use local::{LocalStore, WIDE_INDEX_FROM};
 pub use manifest::{Manifest, FORMAT_VERSION, MANIFEST_FILE};
 pub use ocr_pages::page_words;
 pub use postgres::PgStore;
 pub use reader::DocIndex;
 pub use store::{DocumentIndex, Found, IndexStore, PassageKey, Publication, ScopeSearch, Wanted};
+pub use wide::Kept;
 
 /// Checks that the index in `dir` is complete and whole: a readable manifest, a keyword index
 /// and, if the manifest names vectors, a vector block and vector table, all holding exactly the

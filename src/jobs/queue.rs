@@ -13,6 +13,7 @@ use serde::Serialize;
 use tokio::runtime::Handle;
 use tokio::task::{self, JoinError, JoinSet};
 
+use super::keeper;
 use super::lock::IndexerLock;
 use super::reconcile::{reconcile, Reconciled};
 use super::task::{run_step, settle, Step};
@@ -111,6 +112,9 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
 async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut IndexRun) -> Result<(), Error> {
     let runtime = Handle::current();
     let embedder = engine.embedder_id()?;
+    if mode == RunMode::Forever {
+        keeper::keep_soon(engine);
+    }
     loop {
         engine.follow_indexing_requests()?;
         while !engine.is_paused() && jobs.running.len() < engine.config().workers.max(1) {
@@ -124,11 +128,19 @@ async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut I
             jobs.start(engine, step, doc, runtime.clone());
         }
         if jobs.running.is_empty() && mode == RunMode::UntilIdle {
-            return Ok(());
+            let engine = engine.clone();
+            return tokio::task::spawn_blocking(move || keeper::keep_now(&engine))
+                .await
+                .map_err(Error::stopped("keeping the library's search index"));
         }
         let look_again = if jobs.running.is_empty() { POLL } else { FOLLOW };
         tokio::select! {
-            Some(joined) = jobs.running.join_next_with_id() => jobs.finish(engine, joined, run),
+            Some(joined) = jobs.running.join_next_with_id() => {
+                jobs.finish(engine, joined, run);
+                if mode == RunMode::Forever {
+                    keeper::keep_soon(engine);
+                }
+            }
             _ = tokio::time::timeout(look_again, engine.wake().notified()) => {}
         }
     }

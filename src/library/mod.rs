@@ -77,6 +77,13 @@ impl Library {
         self.engine.embedder_id()
     }
 
+    /// Brings the library's wide index (the index over every document that searches of many
+    /// documents go through) in line with the documents' indexes, building it once the library is
+    /// large enough: what the indexer does after each step.
+    pub fn keep_wide_index(&self) -> Result<crate::index::Kept, Error> {
+        crate::jobs::keep_wide_index(&self.engine)
+    }
+
     /// The indexes kept open for search.
     pub fn search_cache(&self) -> &IndexCache {
         self.engine.local_store().cache()

@@ -25,3 +25,4 @@ mod shared;
 mod store;
 mod strategy;
 mod watch;
+mod wide_index;

@@ -3,12 +3,16 @@
 //! published through the store, deleted, described by their manifest; keyword lists are scored
 //! by BM25 with the statistics of the whole scope, vector lists by exact cosine over the
 //! documents the question's model embedded only, both best first with the chunk id breaking
-//! ties; passages are read back; vectors of another size are a clear error.
+//! ties; passages are read back; vectors of another size are a clear error. The local store runs
+//! twice: searching each document's index, and through its wide index (kept after each change,
+//! as the indexer keeps it).
 
+use futures::future::BoxFuture;
 use lectern::catalog::{ChunkId, DocumentId, FolderId, PdfMetadata, ScopedDocument};
 use lectern::chunk::{Chunk, ChunkerSettings};
 use lectern::index::{
-    block, Found, IndexDirs, IndexError, IndexStore, LocalStore, Manifest, PgStore, Publication, Wanted,
+    block, DocumentIndex, Found, IndexDirs, IndexError, IndexStore, LocalStore, Manifest, PgStore, Publication,
+    ScopeSearch, Wanted,
 };
 use lectern_synthetic::{publish, Provenance};
 use tempfile::TempDir;
@@ -56,15 +60,68 @@ impl UnderTest {
     }
 }
 
-/// Every store there is: the local one in a temporary directory, PostgreSQL in a database of
-/// its own on the test run's server.
+/// The local store with its wide index answering for every scope, brought up to date after
+/// each publication and deletion as the indexer does after each step.
+struct ThroughWideIndex(LocalStore);
+
+impl IndexStore for ThroughWideIndex {
+    fn publish<'a>(&'a self, publication: Publication<'a>) -> BoxFuture<'a, Result<(), IndexError>> {
+        Box::pin(async move {
+            self.0.publish(publication).await?;
+            self.0.keep_wide_index().map(|_| ())
+        })
+    }
+
+    fn delete(&self, id: DocumentId) -> BoxFuture<'_, Result<(), IndexError>> {
+        Box::pin(async move {
+            self.0.delete(id).await?;
+            self.0.keep_wide_index().map(|_| ())
+        })
+    }
+
+    fn published(&self, id: DocumentId) -> BoxFuture<'_, Result<Option<Manifest>, IndexError>> {
+        self.0.published(id)
+    }
+
+    fn read_back(&self, id: DocumentId) -> BoxFuture<'_, Result<Option<DocumentIndex>, IndexError>> {
+        self.0.read_back(id)
+    }
+
+    fn open<'s>(
+        &'s self,
+        docs: &[ScopedDocument],
+        wanted: &Wanted<'_>,
+    ) -> Result<Box<dyn ScopeSearch + 's>, IndexError> {
+        self.0.open(docs, wanted)
+    }
+
+    fn warm(&self, docs: &[ScopedDocument]) -> usize {
+        self.0.warm(docs)
+    }
+
+    fn forget(&self, id: DocumentId) {
+        self.0.forget(id)
+    }
+}
+
+/// Every store there is: the local one in a temporary directory (searching each document, and
+/// through its wide index), PostgreSQL in a database of its own on the test run's server.
 fn stores() -> Vec<UnderTest> {
+    let local_store = |home: &TempDir| {
+        let root = home.path().join("indexes");
+        std::fs::create_dir_all(&root).unwrap();
+        LocalStore::new(IndexDirs::new(root), 2).unwrap()
+    };
     let home = TempDir::new().unwrap();
-    let root = home.path().join("indexes");
-    std::fs::create_dir_all(&root).unwrap();
     let local = UnderTest {
         name: "local",
-        store: Box::new(LocalStore::new(IndexDirs::new(root), 2).unwrap()),
+        store: Box::new(local_store(&home).with_wide_index_from(usize::MAX)),
+        _home: Some(home),
+    };
+    let home = TempDir::new().unwrap();
+    let wide = UnderTest {
+        name: "local, wide index",
+        store: Box::new(ThroughWideIndex(local_store(&home).with_wide_index_from(1))),
         _home: Some(home),
     };
     let postgres = UnderTest {
@@ -72,7 +129,7 @@ fn stores() -> Vec<UnderTest> {
         store: Box::new(PgStore::connect(&test_database()).unwrap()),
         _home: None,
     };
-    vec![local, postgres]
+    vec![local, wide, postgres]
 }
 
 /// One passage a page, with ids that sort in page order.
@@ -187,12 +244,16 @@ fn keyword_scores_are_bm25_over_the_whole_scope_whichever_document_holds_the_pas
             under.name
         );
 
-        // The same passage in a scope of its document alone scores by that scope's statistics.
+        // The same passage in a scope of its document alone scores by that scope's statistics;
+        // through the wide index, by the library's (which a scope of many documents is most of).
         let alone = store.open(&docs[..1], &wanted(&terms, None)).unwrap().keyword_list();
         let own: Vec<Vec<&str>> = texts_a.iter().map(|t| t.split(' ').collect()).collect();
         let first = alone.iter().find(|f| f.located.page == 1).unwrap();
-        let by_own = bm25(&["zeppelin", "hangar"], &["zeppelin", "hangar", "roof"], &own);
-        assert!((first.score - by_own).abs() < 1e-4, "{}", under.name);
+        let by_scope = match under.name {
+            "local, wide index" => expected(texts_a[0]),
+            _ => bm25(&["zeppelin", "hangar"], &["zeppelin", "hangar", "roof"], &own),
+        };
+        assert!((first.score - by_scope).abs() < 1e-4, "{}", under.name);
     }
 }
 

@@ -9,10 +9,12 @@
 //! It is a crate of its own so that it is compiled with optimisations in every profile: the scan
 //! is the inner loop of every query.
 
+mod cluster;
 mod dot;
 mod quantize;
 mod topk;
 
+pub use cluster::centroids;
 pub use dot::{dot_f32, dot_i8};
 pub use quantize::{QuantizedBlock, QuantizedQuery};
 pub use topk::{Candidate, TopK};

@@ -99,6 +99,19 @@ impl QuantizedBlock {
         self.scales.capacity() * std::mem::size_of::<f32>() + self.codes.capacity()
     }
 
+    /// The highest approximate dot product of `query` with any row (`f32::MIN` for none, or
+    /// when the dimensions differ).
+    pub fn best(&self, query: &QuantizedQuery) -> f32 {
+        if query.dimension() != self.dimension || self.dimension == 0 {
+            return f32::MIN;
+        }
+        self.codes
+            .chunks_exact(self.dimension)
+            .zip(&self.scales)
+            .map(|(codes, scale)| dot_i8(&query.codes, codes) as f32 * scale * query.scale)
+            .fold(f32::MIN, f32::max)
+    }
+
     /// The approximate dot product of `query` with every row, offered to `top` tagged with
     /// `block` so that candidates from several blocks can share one collector.
     ///
