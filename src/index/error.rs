@@ -46,6 +46,24 @@ pub enum IndexError {
 }
 
 impl IndexError {
+    /// The error for the vectors of the index in `dir`, of `index` dimensions, searched with a
+    /// question's of `question`.
+    pub fn dimension_mismatch(dir: &std::path::Path, index: usize, question: usize) -> IndexError {
+        IndexError::Dimension {
+            at: dir.join(super::block::BLOCK_FILE).display().to_string(),
+            index,
+            question,
+        }
+    }
+
+    /// The error for the index in `dir`, rebuilt while a query read it.
+    pub fn rebuilt(dir: &std::path::Path) -> IndexError {
+        IndexError::Damaged {
+            path: dir.join(super::block::BLOCK_FILE),
+            reason: "the index was rebuilt while it was being searched".into(),
+        }
+    }
+
     /// Whether this error says the index's contents are wrong or missing, rather than that it
     /// could not be read now (an I/O error, too many open files).
     pub fn is_damage(&self) -> bool {

@@ -70,6 +70,22 @@ impl LocalStore {
         self.wide.keep(&self.dirs, self.wide_index_from)
     }
 
+    /// The error of each document at `positions` when the wide index could not be read.
+    fn wide_unread(&self, positions: impl Iterator<Item = usize>, e: &IndexError) -> Vec<(usize, IndexError)> {
+        let path = self.dirs.root().join(wide::summaries::DIR);
+        positions
+            .map(|pos| {
+                (
+                    pos,
+                    IndexError::Damaged {
+                        path: path.clone(),
+                        reason: e.to_string(),
+                    },
+                )
+            })
+            .collect()
+    }
+
     /// The indexer's requests to the wide index's keeper.
     pub fn keeper(&self) -> &wide::Requests {
         &self.wide.requests
@@ -258,16 +274,8 @@ impl<'s> LocalScope<'s> {
         if let Some(snapshot) = snapshot.as_ref().filter(|_| !covered.is_empty()) {
             if !terms.is_empty() {
                 if let Err(e) = scope.stats.add(&snapshot.keywords, &terms) {
-                    let path = store.dirs.root().join(wide::summaries::DIR);
-                    scope.skipped.extend(covered.iter().map(|(pos, _)| {
-                        (
-                            *pos,
-                            IndexError::Damaged {
-                                path: path.clone(),
-                                reason: e.to_string(),
-                            },
-                        )
-                    }));
+                    let unread = store.wide_unread(covered.iter().map(|(pos, _)| *pos), &e);
+                    scope.skipped.extend(unread);
                     return scope;
                 }
             }
@@ -281,14 +289,9 @@ impl<'s> LocalScope<'s> {
                         }
                         Some(c) if c.embedder == embedder => {
                             unsearchable.insert(pos);
-                            scope.skipped.push((
-                                pos,
-                                IndexError::Dimension {
-                                    at: scope.dir(pos).join(block::BLOCK_FILE).display().to_string(),
-                                    index: c.block.dimension(),
-                                    question: q.dimension(),
-                                },
-                            ));
+                            let mismatch =
+                                IndexError::dimension_mismatch(&scope.dir(pos), c.block.dimension(), q.dimension());
+                            scope.skipped.push((pos, mismatch));
                         }
                         _ => {
                             scope.keyword_only.insert(pos);
@@ -349,7 +352,7 @@ impl<'s> LocalScope<'s> {
                     block.vectors.scan(q, pos as u32, &mut self.pool)
                 }
                 Ok(Some(block)) => {
-                    let mismatch = index.dimension_mismatch(block.vectors.dimension(), q.dimension());
+                    let mismatch = IndexError::dimension_mismatch(&index.dir, block.vectors.dimension(), q.dimension());
                     return self.skipped.push((pos, mismatch));
                 }
                 Ok(None) => {
@@ -392,17 +395,6 @@ impl<'s> LocalScope<'s> {
         match self.stamps.get(&pos) {
             Some(stamp) => Ok(Some(*stamp)),
             None => block::read_stamp(&self.dir(pos)),
-        }
-    }
-
-    /// The error for a document whose index changed while this question read it.
-    fn changed(&self, pos: usize) -> IndexError {
-        match self.opened.get(&pos) {
-            Some(index) => index.changed(),
-            None => IndexError::Damaged {
-                path: self.dir(pos).join(block::BLOCK_FILE),
-                reason: "the index was rebuilt while it was being searched".into(),
-            },
         }
     }
 
@@ -511,16 +503,8 @@ impl ScopeSearch for LocalScope<'_> {
                 failure = failure.or(failed);
             }
             if let Some(e) = failure {
-                let path = self.store.dirs.root().join(wide::summaries::DIR);
-                self.skipped.extend(library.members.values().map(|pos| {
-                    (
-                        *pos,
-                        IndexError::Damaged {
-                            path: path.clone(),
-                            reason: e.to_string(),
-                        },
-                    )
-                }));
+                let unread = self.store.wide_unread(library.members.values().copied(), &e);
+                self.skipped.extend(unread);
             }
         }
         let mut list = Vec::new();
@@ -559,7 +543,7 @@ impl ScopeSearch for LocalScope<'_> {
                     key: None,
                     score,
                 })),
-                Ok(None) => self.skipped.push((pos, self.changed(pos))),
+                Ok(None) => self.skipped.push((pos, IndexError::rebuilt(&self.dir(pos)))),
                 Err(e) => self.skipped.push((pos, e)),
             }
         }

@@ -105,21 +105,4 @@ impl DocIndex {
             reason: format!("the text of passage {chunk_id} is missing"),
         })
     }
-
-    /// The error for vectors of `index` dimensions searched with a question's of `question`.
-    pub fn dimension_mismatch(&self, index: usize, question: usize) -> IndexError {
-        IndexError::Dimension {
-            at: self.dir.join(block::BLOCK_FILE).display().to_string(),
-            index,
-            question,
-        }
-    }
-
-    /// The error for an index that was rebuilt while a query read it.
-    pub fn changed(&self) -> IndexError {
-        IndexError::Damaged {
-            path: self.dir.join(block::BLOCK_FILE),
-            reason: "the index was rebuilt while it was being searched".into(),
-        }
-    }
 }
