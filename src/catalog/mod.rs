@@ -19,6 +19,7 @@ mod jobs;
 mod links;
 mod log;
 pub mod migrations;
+mod names;
 mod remotes;
 mod scope;
 mod sealed;
@@ -43,8 +44,9 @@ pub use ids::{ChunkId, DocumentId, FolderId};
 pub use jobs::{Job, JobEvent, JobId, JobState};
 pub use links::{Link, LinkId, LinkedFile};
 pub use log::{LogEntry, LogLevel};
+pub use names::{words, Names};
 pub use remotes::{Remote, StoredRemote};
-pub use scope::{RemoteScope, Scope, ScopeFilters, ScopedDocument};
+pub use scope::{RemoteScope, Scope, ScopeDocuments, ScopeFilters, ScopedDocument};
 
 /// The folder a new library starts with.
 pub const DEFAULT_FOLDER: &str = "Personal Knowledge";
@@ -172,6 +174,7 @@ pub struct Catalog {
     db: Db,
     /// What secrets are sealed with in a database (`LECTERN_SECRET_KEY`).
     sealing: Option<sealed::SealingKey>,
+    scopes_read: scope::ScopesRead,
 }
 
 impl Catalog {
@@ -200,7 +203,11 @@ impl Catalog {
 
     /// `db`, with at least the default folder.
     fn started(db: Db, sealing: Option<sealed::SealingKey>) -> Result<Catalog, CatalogError> {
-        let catalog = Catalog { db, sealing };
+        let catalog = Catalog {
+            db,
+            sealing,
+            scopes_read: Default::default(),
+        };
         catalog.locked(|catalog| {
             if catalog.list_folders()?.is_empty() {
                 catalog.create_folder(None, DEFAULT_FOLDER)?;

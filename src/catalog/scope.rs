@@ -1,12 +1,19 @@
 //! Which documents a question is asked of: folders (each with its subfolders) and chosen
 //! documents, narrowed by metadata filters, and of those only the ones that are ready.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
+use super::names::Names;
 use super::sql::Value;
 use super::{Catalog, CatalogError, DocumentId, FolderId};
+
+/// How many scopes' documents the catalog keeps between reads.
+const SCOPES_KEPT: usize = 4;
 
 /// The documents a search covers. Empty folders and documents mean the whole library, unless
 /// the scope names remote libraries: then it covers those alone.
@@ -75,10 +82,78 @@ pub struct ScopedDocument {
     pub index_generation: i64,
 }
 
+/// The ready documents of a scope as one read of the catalog found them, ordered by id, with the
+/// words of their names (made when first asked for).
+#[derive(Debug, Default)]
+pub struct ScopeDocuments {
+    docs: Vec<ScopedDocument>,
+    names: OnceLock<Names>,
+}
+
+impl ScopeDocuments {
+    pub fn new(docs: Vec<ScopedDocument>) -> ScopeDocuments {
+        ScopeDocuments {
+            docs,
+            names: OnceLock::new(),
+        }
+    }
+
+    /// The words of the documents' names.
+    pub fn names(&self) -> &Names {
+        self.names.get_or_init(|| Names::of(&self.docs))
+    }
+}
+
+impl Deref for ScopeDocuments {
+    type Target = [ScopedDocument];
+
+    fn deref(&self) -> &[ScopedDocument] {
+        &self.docs
+    }
+}
+
+/// The documents of the scopes read last, with the catalog's change stamp they were read at: a
+/// library of ten thousand documents is not read again for each question while it does not
+/// change.
+#[derive(Default)]
+pub(super) struct ScopesRead(RefCell<Vec<ScopeRead>>);
+
+/// A scope, the catalog's change stamp it was read at, and its documents.
+type ScopeRead = (Scope, (i64, u64), Arc<ScopeDocuments>);
+
+#[cfg(test)]
+impl ScopedDocument {
+    /// A document of this name and title, in folder 1.
+    pub fn named(file_name: &str, title: Option<&str>) -> ScopedDocument {
+        ScopedDocument {
+            id: DocumentId::new_random(),
+            folder: FolderId(1),
+            folder_path: "F".into(),
+            file_name: file_name.into(),
+            title: title.map(String::from),
+            index_generation: 1,
+        }
+    }
+}
+
 impl Catalog {
-    /// The ready documents in `scope`, ordered by id, read in one statement (one snapshot).
-    pub fn documents_in_scope(&self, scope: &Scope) -> Result<Vec<ScopedDocument>, CatalogError> {
-        self.scoped(scope, None)
+    /// The ready documents in `scope`, ordered by id, read in one statement (one snapshot), or
+    /// kept from the last read of the same scope if the catalog has not changed since.
+    pub fn documents_in_scope(&self, scope: &Scope) -> Result<Arc<ScopeDocuments>, CatalogError> {
+        let stamp = self.db.change_stamp();
+        let mut read = self.scopes_read.0.borrow_mut();
+        if let Some(stamp) = stamp {
+            if let Some((_, _, docs)) = read.iter().find(|(s, at, _)| *at == stamp && s == scope) {
+                return Ok(docs.clone());
+            }
+        }
+        let docs = Arc::new(ScopeDocuments::new(self.scoped(scope, None)?));
+        read.retain(|(s, at, _)| Some(*at) == stamp && s != scope);
+        if let Some(stamp) = stamp {
+            read.truncate(SCOPES_KEPT - 1);
+            read.insert(0, (scope.clone(), stamp, docs.clone()));
+        }
+        Ok(docs)
     }
 
     /// Which of `among` are ready documents in `scope` now (a cheap second look after a search).

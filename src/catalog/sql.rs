@@ -410,6 +410,20 @@ impl Db {
         }
     }
 
+    /// A stamp that differs whenever what this connection reads may have changed since it was
+    /// taken: SQLite's data version (commits of other connections) with this connection's own
+    /// changes. `None` inside a transaction (it may yet be rolled back) and for PostgreSQL, whose
+    /// other clients' commits a connection is not told of.
+    pub fn change_stamp(&self) -> Option<(i64, u64)> {
+        match &self.backend {
+            Backend::Lite(conn) if self.depth.get() == 0 => {
+                let version = conn.query_row("PRAGMA data_version", [], |r| r.get(0)).ok()?;
+                Some((version, conn.total_changes()))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether this is a PostgreSQL database.
     pub fn is_postgres(&self) -> bool {
         matches!(self.backend, Backend::Pg(_))

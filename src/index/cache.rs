@@ -10,6 +10,22 @@ use super::reader::DocIndex;
 use super::{IndexDirs, IndexError};
 use crate::catalog::{DocumentId, ScopedDocument};
 
+/// A document's index as the catalog knows it: the document, and the generation of its index.
+#[derive(Debug, Clone, Copy)]
+pub struct Indexed {
+    pub id: DocumentId,
+    pub generation: i64,
+}
+
+impl From<&ScopedDocument> for Indexed {
+    fn from(doc: &ScopedDocument) -> Indexed {
+        Indexed {
+            id: doc.id,
+            generation: doc.index_generation,
+        }
+    }
+}
+
 /// The open indexes, shared by every query of a library.
 #[derive(Default)]
 pub struct IndexCache {
@@ -18,19 +34,19 @@ pub struct IndexCache {
 
 impl IndexCache {
     /// The cached index of `doc` if it is of the document's current generation.
-    fn get(&self, doc: &ScopedDocument) -> Option<Arc<DocIndex>> {
+    fn get(&self, doc: Indexed) -> Option<Arc<DocIndex>> {
         self.lock()
             .get(&doc.id)
-            .filter(|entry| entry.generation == doc.index_generation)
+            .filter(|entry| entry.generation == doc.generation)
             .cloned()
     }
 
     /// The index of `doc`, from the cache or opened (and kept).
-    pub fn open(&self, doc: &ScopedDocument, dirs: &IndexDirs, fields: &Fields) -> Result<Arc<DocIndex>, IndexError> {
+    pub fn open(&self, doc: Indexed, dirs: &IndexDirs, fields: &Fields) -> Result<Arc<DocIndex>, IndexError> {
         if let Some(index) = self.get(doc) {
             return Ok(index);
         }
-        let index = Arc::new(DocIndex::open(&dirs.dir(doc.id), doc.index_generation, fields)?);
+        let index = Arc::new(DocIndex::open(&dirs.dir(doc.id), doc.generation, fields)?);
         self.lock().insert(doc.id, index.clone());
         Ok(index)
     }

@@ -20,6 +20,7 @@ use lectern_scan::{dot_f32, QuantizedQuery, TopK};
 use tantivy::{DocAddress, Term};
 
 use super::block::{self, RowMeta};
+use super::cache::Indexed;
 use super::keyword_search::{KeywordHits, ScopeQuery};
 use super::keywords::{KeywordWriter, StoredChunks};
 use super::statistics::ScopeStatistics;
@@ -101,7 +102,7 @@ impl LocalStore {
         &self.cache
     }
 
-    fn open_index(&self, doc: &ScopedDocument) -> Result<Arc<DocIndex>, IndexError> {
+    fn open_index(&self, doc: Indexed) -> Result<Arc<DocIndex>, IndexError> {
         self.cache.open(doc, &self.dirs, &self.fields)
     }
 }
@@ -190,7 +191,7 @@ impl IndexStore for LocalStore {
 struct LocalScope<'s> {
     store: &'s LocalStore,
     /// The scope's documents, by position.
-    docs: Vec<ScopedDocument>,
+    docs: Vec<Indexed>,
     /// Indexes opened one by one (a small scope's, or those the wide index does not cover), by
     /// scope position.
     opened: HashMap<usize, Arc<DocIndex>>,
@@ -221,7 +222,7 @@ impl<'s> LocalScope<'s> {
     fn empty(store: &'s LocalStore, docs: &[ScopedDocument], pool: usize, depth: usize) -> LocalScope<'s> {
         LocalScope {
             store,
-            docs: docs.to_vec(),
+            docs: docs.iter().map(Indexed::from).collect(),
             opened: HashMap::new(),
             library: None,
             stamps: HashMap::new(),
@@ -337,7 +338,7 @@ impl<'s> LocalScope<'s> {
         quantized: Option<&QuantizedQuery>,
         wanted: &Wanted<'_>,
     ) {
-        let index = match self.store.open_index(doc) {
+        let index = match self.store.open_index(doc.into()) {
             Ok(index) => index,
             Err(e) => return self.skipped.push((pos, e)),
         };
@@ -585,10 +586,7 @@ impl ScopeSearch for LocalScope<'_> {
         }
         match self.docs.get(doc).filter(|_| self.is_covered(doc)) {
             // A covered document is opened for the text of its passages only.
-            Some(scoped) => self
-                .store
-                .open_index(scoped)?
-                .passage(None, chunk_id, &self.store.fields),
+            Some(doc) => self.store.open_index(*doc)?.passage(None, chunk_id, &self.store.fields),
             None => Err(IndexError::Damaged {
                 path: self.store.dirs.root().to_path_buf(),
                 reason: format!("passage {chunk_id} of a document that was not opened"),

@@ -9,7 +9,7 @@ use crate::search::{SearchRequest, SearchResults};
 impl Library {
     /// The ready documents in `scope`, as a search would see them now.
     pub fn documents_in_scope(&self, scope: &Scope) -> Result<Vec<ScopedDocument>, Error> {
-        Ok(self.engine.catalog().documents_in_scope(scope)?)
+        Ok(self.engine.catalog().documents_in_scope(scope)?.to_vec())
     }
 
     /// Searches the documents in `request.scope`; the question is embedded first unless the

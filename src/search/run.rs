@@ -19,7 +19,7 @@ use super::scope::Current;
 use super::second_stage::{rerank, CANDIDATES};
 use super::statements;
 use super::{sources_of, Hit, ScoreComponents, SearchMode, SearchRequest, SearchResults};
-use crate::catalog::{Scope, ScopedDocument};
+use crate::catalog::{Scope, ScopeDocuments};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::index::block::normalize;
@@ -172,7 +172,7 @@ struct Ranking<'s> {
 /// of the model that made it: the store's lists the mode asks for, then fusion.
 fn rank<'s>(
     store: &'s dyn IndexStore,
-    docs: &[ScopedDocument],
+    docs: &ScopeDocuments,
     request: &SearchRequest,
     query: Option<(&[f32], &str)>,
 ) -> Result<Ranking<'s>, IndexError> {

@@ -335,6 +335,28 @@ fn scope_covers_subfolders_chosen_documents_and_metadata_filters() {
 }
 
 #[test]
+fn a_document_another_process_adds_is_searched_by_the_next_question() {
+    let t = library();
+    let f = t.create_folder("Notes").unwrap().id;
+    add(&t, simple("first.pdf", f, &["glaciers retreat in summer"], 1));
+    let scope = folder_scope(&[f]);
+    for _ in 0..2 {
+        let r = search(&t, "glaciers", None, scope.clone(), SearchMode::Keyword);
+        assert_eq!(r.documents_searched, 1);
+    }
+    // `add` writes through a catalog connection of its own, as another process would.
+    add(&t, simple("second.pdf", f, &["glaciers calve into the sea"], 2));
+    let r = search(&t, "glaciers", None, scope.clone(), SearchMode::Keyword);
+    assert_eq!(r.documents_searched, 2);
+    assert_eq!(r.sources.len(), 2, "{:#?}", r.hits);
+    t.create_folder("Elsewhere").unwrap();
+    let moved = r.hits.iter().find(|h| h.document_name == "first.pdf").unwrap().document;
+    t.move_document(moved, "Elsewhere").unwrap();
+    let r = search(&t, "glaciers", None, scope, SearchMode::Keyword);
+    assert_eq!(r.documents_searched, 1);
+}
+
+#[test]
 fn moved_and_deleted_documents_never_show_up_under_their_old_folder() {
     let t = library();
     let a = t.create_folder("A").unwrap().id;

@@ -3,6 +3,7 @@
 //! reading them all.
 
 use crate::dot::dot_f32;
+use crate::quantize::{QuantizedBlock, QuantizedQuery};
 
 /// Up to `k` unit centroids of `rows` (row-major, `dimension` wide, each of unit length), row
 /// after row: `iterations` rounds of spherical k-means started from evenly spaced rows. A
@@ -46,6 +47,28 @@ pub fn centroids(rows: &[f32], dimension: usize, k: usize, iterations: usize) ->
     centres
 }
 
+/// Of `groups` (each the centroids of a group of rows, and how many rows it holds), the
+/// positions of those whose best centroid comes nearest `query`, best first (ties by position),
+/// until they hold at least `budget` rows: the groups whose rows to scan for the query.
+pub fn nearest_groups(groups: &[(&QuantizedBlock, u64)], query: &QuantizedQuery, budget: u64) -> Vec<usize> {
+    let mut scored: Vec<(f32, usize)> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, (centres, _))| (centres.best(query), i))
+        .collect();
+    scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut held = 0u64;
+    scored
+        .into_iter()
+        .take_while(|&(_, i)| {
+            let more = held < budget;
+            held += groups[i].1;
+            more
+        })
+        .map(|(_, i)| i)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +91,21 @@ mod tests {
         assert!(near(1.0, 0.0) && near(0.0, 1.0), "{c:?}");
         assert_eq!(centroids(&rows[..2], 2, 5, 3).len(), 2, "one row, one centroid");
         assert!(centroids(&[], 2, 5, 3).is_empty());
+    }
+
+    #[test]
+    fn the_nearest_groups_are_taken_until_they_hold_the_budget() {
+        let axis = |x: f32, y: f32| QuantizedBlock::from_rows(&[x, y], 2);
+        let (east, north, west) = (axis(1.0, 0.0), axis(0.0, 1.0), axis(-1.0, 0.0));
+        let groups = [(&west, 10), (&north, 10), (&east, 10)];
+        let query = QuantizedQuery::new(&[0.9, 0.3]);
+        assert_eq!(nearest_groups(&groups, &query, 5), [2], "one group holds the budget");
+        assert_eq!(
+            nearest_groups(&groups, &query, 11),
+            [2, 1],
+            "the next nearest makes it up"
+        );
+        assert_eq!(nearest_groups(&groups, &query, 100), [2, 1, 0]);
+        assert!(nearest_groups(&[], &query, 100).is_empty());
     }
 }

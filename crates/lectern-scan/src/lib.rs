@@ -14,7 +14,7 @@ mod dot;
 mod quantize;
 mod topk;
 
-pub use cluster::centroids;
+pub use cluster::{centroids, nearest_groups};
 pub use dot::{dot_f32, dot_i8};
 pub use quantize::{QuantizedBlock, QuantizedQuery};
 pub use topk::{Candidate, TopK};

@@ -246,19 +246,12 @@ fn summarise(dir: &Path) -> Result<Option<(Vec<crate::chunk::Chunk>, Summary)>, 
 pub fn choose(candidates: &[(usize, &Summary)], query: &QuantizedQuery) -> Vec<usize> {
     let total: u64 = candidates.iter().map(|(_, s)| s.chunks).sum();
     let budget = ((total as f64 * SCAN_SHARE).ceil() as u64).max(SCAN_AT_LEAST);
-    let mut scored: Vec<(f32, usize, u64)> = candidates
+    let (positions, groups): (Vec<usize>, Vec<(&QuantizedBlock, u64)>) = candidates
         .iter()
-        .filter_map(|(pos, s)| Some((s.vectors.as_ref()?.block.best(query), *pos, s.chunks)))
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut scanned = 0u64;
-    scored
+        .filter_map(|(pos, s)| Some((*pos, (&s.vectors.as_ref()?.block, s.chunks))))
+        .unzip();
+    lectern_scan::nearest_groups(&groups, query, budget)
         .into_iter()
-        .take_while(|(_, _, chunks)| {
-            let more = scanned < budget;
-            scanned += chunks;
-            more
-        })
-        .map(|(_, pos, _)| pos)
+        .map(|i| positions[i])
         .collect()
 }
