@@ -191,6 +191,10 @@ pub struct SearchBenchArgs {
     /// Timed queries per size.
     #[arg(long, default_value_t = 200)]
     pub queries: usize,
+    /// Leave out the one-table LanceDB column (its flat scans take most of a run's time): for
+    /// quick loops on latency and recall.
+    #[arg(long)]
+    pub without_lancedb: bool,
     /// Also time the questions of this file on the real library (`--home`), in `--folder`.
     #[arg(long)]
     pub questions: Option<PathBuf>,

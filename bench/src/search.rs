@@ -114,7 +114,7 @@ struct Probe {
     hybrid: Latency,
     vector: Latency,
     keyword: Latency,
-    lancedb_flat: Latency,
+    lancedb_flat: Option<Latency>,
     rss_before_mb: f64,
     rss_after_mb: f64,
     anon_before_mb: f64,
@@ -264,12 +264,12 @@ pub async fn run(config: LibraryConfig, args: &SearchBenchArgs) -> anyhow::Resul
                 pair(p.hybrid),
                 pair(p.vector),
                 pair(p.keyword),
-                pair(p.lancedb_flat),
-                format!(
+                p.lancedb_flat.map_or("-".into(), pair),
+                p.lancedb_flat.map_or("-".into(), |lance| format!(
                     "{:.2}x / {:.2}x",
-                    p.hybrid.p50 / p.lancedb_flat.p50,
-                    p.hybrid.p99 / p.lancedb_flat.p99
-                ),
+                    p.hybrid.p50 / lance.p50,
+                    p.hybrid.p99 / lance.p99
+                )),
                 format!("{:.0} ms{}", p.cold_ms, if p.cold_cache { "" } else { "*" }),
                 format!(
                     "{:.0} ({:.0})",
@@ -314,7 +314,8 @@ fn probe_command(exe: &Path, args: &SearchBenchArgs, sizes: &[usize], size: usiz
         .args(["--sizes", &join(sizes), "--chunks", &args.chunks.to_string(), "--texts"])
         .arg(&args.texts)
         .args(["--probe", &size.to_string()])
-        .args(args.mixed.then_some("--mixed"));
+        .args(args.mixed.then_some("--mixed"))
+        .args(args.without_lancedb.then_some("--without-lancedb"));
     command
 }
 
@@ -368,6 +369,7 @@ pub async fn synthetic_library(
         only: Vec::new(),
         probe_exhaustive: false,
         probe_keep: false,
+        without_lancedb: false,
     };
     ensure_data(&args, &args.sizes).await?;
     let texts = Texts::load(texts)?;
@@ -720,6 +722,31 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
     let rss_after = rss_mb();
     let (_, block_bytes) = library.search_cache().usage();
 
+    let lancedb_flat = match args.without_lancedb {
+        true => None,
+        false => Some(lancedb_flat(&data, size, &qs[..10 + args.queries]).await?),
+    };
+    Ok(Some(Probe {
+        documents: size,
+        chunks: Shape::of(args).total(size),
+        cold_ms,
+        cold_cache,
+        hybrid: latency[0],
+        vector: latency[1],
+        keyword: latency[2],
+        lancedb_flat,
+        rss_before_mb: rss_before.0,
+        rss_after_mb: rss_after.0,
+        anon_before_mb: rss_before.1,
+        anon_after_mb: rss_after.1,
+        vector_blocks_mb: block_bytes as f64 / 1e6,
+        tops,
+    }))
+}
+
+/// The one-table LanceDB baseline's latency: a flat scan of the size's table for each question
+/// (the first ten to warm up).
+async fn lancedb_flat(data: &Path, size: usize, questions: &[(String, Vec<f32>)]) -> anyhow::Result<Latency> {
     let db = lancedb::connect(&data.join(format!("baseline-{size}")).to_string_lossy())
         .execute()
         .await
@@ -729,9 +756,8 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
         .execute()
         .await
         .map_err(lectern::index::IndexError::from)?;
-    let timed = &timed[..args.queries];
-    let mut ms = Vec::with_capacity(timed.len());
-    for (i, (_, vector)) in warm.iter().chain(timed).enumerate() {
+    let mut ms = Vec::with_capacity(questions.len());
+    for (i, (_, vector)) in questions.iter().enumerate() {
         let started = Instant::now();
         let batches: Vec<RecordBatch> = table
             .query()
@@ -746,29 +772,14 @@ async fn probe(args: &SearchBenchArgs, sizes: &[usize], size: usize) -> anyhow::
             .try_collect()
             .await
             .map_err(lectern::index::IndexError::from)?;
-        if i >= warm.len() {
+        if i >= 10 {
             ms.push(started.elapsed().as_secs_f64() * 1000.0);
         }
         if batches.iter().map(RecordBatch::num_rows).sum::<usize>() != K {
             return Err(anyhow::anyhow!("the baseline table returned fewer rows than asked"));
         }
     }
-    Ok(Some(Probe {
-        documents: size,
-        chunks: Shape::of(args).total(size),
-        cold_ms,
-        cold_cache,
-        hybrid: latency[0],
-        vector: latency[1],
-        keyword: latency[2],
-        lancedb_flat: Latency::of(ms),
-        rss_before_mb: rss_before.0,
-        rss_after_mb: rss_after.0,
-        anon_before_mb: rss_before.1,
-        anon_after_mb: rss_after.1,
-        vector_blocks_mb: block_bytes as f64 / 1e6,
-        tops,
-    }))
+    Ok(Latency::of(ms))
 }
 
 /// Latency of real questions on a real library (`--home`), question embedding not counted.

@@ -12,6 +12,17 @@ use tantivy::{DocAddress, Term};
 use super::statistics::ScopeStatistics;
 use super::{IndexError, KeywordReader};
 
+/// BM25 scores are kept to this many significant bits (of f32's 24). One passage's score is a
+/// sum over the question's terms in an order that depends on the index searched, so the same
+/// score can come out one unit in the last place apart in a document's own index and in the
+/// library's; kept to fewer bits (a relative step of 1 in 65,536), such ties are exact again
+/// (but for the rare pair on either side of a step) and
+/// fall to the tie-break, and the passages kept at the end of a list of many ties are the same
+/// whichever index is searched. Cutting bits lowers a score, never raises it, so the pruning
+/// threshold (just below the worst score kept) stays exact.
+const SCORE_BITS: u32 = 16;
+const SCORE_MASK: u32 = !((1 << (24 - SCORE_BITS)) - 1);
+
 /// The best keyword hits over many documents: score descending, then document position, then
 /// address within the document.
 pub struct KeywordHits {
@@ -60,7 +71,9 @@ impl KeywordHits {
         }
     }
 
+    /// Offers a hit; its score is kept to [`SCORE_BITS`] bits (see there).
     pub fn offer(&mut self, score: f32, pos: usize, address: DocAddress) {
+        let score = f32::from_bits(score.to_bits() & SCORE_MASK);
         let hit = KeywordHit { score, pos, address };
         if self.heap.len() < self.limit {
             self.heap.push(Reverse(hit));
