@@ -43,6 +43,11 @@ pub struct LocalStore {
     wide_index_from: usize,
 }
 
+/// Threads that read the blocks a question needs from disk: a read waits on the disk, not on a
+/// core, so more reads than cores keep the disk busy (a new question's blocks are seldom in the
+/// page cache of a large library).
+const READERS: usize = 8;
+
 /// Scopes of this many documents go through the wide index unless told otherwise.
 pub const WIDE_INDEX_FROM: usize = 1_000;
 
@@ -301,7 +306,7 @@ impl<'s> LocalScope<'s> {
                 }
                 covered.retain(|(pos, _)| !unsearchable.contains(pos));
                 let chosen = wide::choose(&candidates, q);
-                let parts = fan_out(&chosen, store.threads, |slice, _| {
+                let parts = fan_out(&chosen, store.threads.max(READERS), |slice, _| {
                     let mut part = LocalScope::empty(store, &[], pool, wanted.depth);
                     for &pos in slice {
                         match block::read_resident(&store.dirs.dir(docs[pos].id), q.dimension()) {
@@ -373,6 +378,15 @@ impl<'s> LocalScope<'s> {
         self.stats.merge(part.stats);
         self.pool.merge(part.pool);
         self.keyword_only.extend(part.keyword_only);
+    }
+
+    /// `read` of each of `items`, in their order, on [`READERS`] threads: reads that wait on the
+    /// disk.
+    fn read_each<I: Sync, T: Send>(&self, items: &[I], read: impl Fn(&I) -> T + Sync) -> Vec<T> {
+        let parts = fan_out(items, self.store.threads.max(READERS), |slice, _| {
+            slice.iter().map(&read).collect::<Vec<_>>()
+        });
+        parts.into_iter().flatten().collect()
     }
 
     /// Whether the wide index answers for the document at `pos`.
@@ -535,9 +549,11 @@ impl ScopeSearch for LocalScope<'_> {
         for c in pool.into_sorted() {
             by_doc.entry(c.block as usize).or_default().push(c.row);
         }
+        let by_doc: Vec<(usize, Vec<u32>)> = by_doc.into_iter().collect();
+        let read = self.read_each(&by_doc, |(pos, rows)| (*pos, self.exact_scores(*pos, rows)));
         let mut list = Vec::new();
-        for (pos, rows) in by_doc {
-            match self.exact_scores(pos, &rows) {
+        for (pos, scores) in read {
+            match scores {
                 Ok(Some(scores)) => list.extend(scores.into_iter().map(|(meta, score)| Found {
                     doc: pos,
                     located: located(&meta),
@@ -578,6 +594,14 @@ impl ScopeSearch for LocalScope<'_> {
             }
         }
         scores
+    }
+
+    fn vector_scores_of(&self, wanted: &[(usize, Vec<Located>)]) -> Vec<Vec<Option<f32>>> {
+        self.read_each(wanted, |(doc, passages)| self.vector_scores(*doc, passages))
+    }
+
+    fn passages(&self, wanted: &[(usize, Option<PassageKey>, &str)]) -> Vec<Result<(String, String), IndexError>> {
+        self.read_each(wanted, |(doc, key, chunk_id)| self.passage(*doc, *key, chunk_id))
     }
 
     fn passage(&self, doc: usize, key: Option<PassageKey>, chunk_id: &str) -> Result<(String, String), IndexError> {

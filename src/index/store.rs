@@ -161,9 +161,27 @@ pub trait ScopeSearch {
     /// the document has no vector of the question's model for it.
     fn vector_scores(&self, doc: usize, passages: &[Located]) -> Vec<Option<f32>>;
 
+    /// [`Self::vector_scores`] of several documents, in their order: a store whose reads wait
+    /// on a disk reads them side by side.
+    fn vector_scores_of(&self, wanted: &[(usize, Vec<Located>)]) -> Vec<Vec<Option<f32>>> {
+        wanted
+            .iter()
+            .map(|(doc, passages)| self.vector_scores(*doc, passages))
+            .collect()
+    }
+
     /// The text of a passage and its context ([`crate::chunk::Chunk::context`]), by the key a
     /// list gave it or else by chunk id. A passage the store lacks is damage.
     fn passage(&self, doc: usize, key: Option<PassageKey>, chunk_id: &str) -> Result<(String, String), IndexError>;
+
+    /// [`Self::passage`] of several passages (document, key, chunk id), in their order, read
+    /// side by side where the store can.
+    fn passages(&self, wanted: &[(usize, Option<PassageKey>, &str)]) -> Vec<Result<(String, String), IndexError>> {
+        wanted
+            .iter()
+            .map(|(doc, key, chunk_id)| self.passage(*doc, *key, chunk_id))
+            .collect()
+    }
 
     /// The documents that could not be searched since the last call, by scope position, with why.
     fn take_skipped(&mut self) -> Vec<(usize, IndexError)>;

@@ -75,17 +75,24 @@ pub fn fill_vector_scores(hits: &mut [Ranked], scope: &dyn ScopeSearch) {
             wanted.entry(hit.doc).or_default().push(i);
         }
     }
-    for (doc, want) in wanted {
-        let located: Vec<Located> = want
-            .iter()
-            .map(|&i| Located {
-                chunk_id: hits[i].chunk_id.clone(),
-                page: hits[i].page,
-                char_start: hits[i].char_start,
-                char_end: hits[i].char_end,
-            })
-            .collect();
-        for (i, score) in want.into_iter().zip(scope.vector_scores(doc, &located)) {
+    let wanted: Vec<(usize, Vec<usize>)> = wanted.into_iter().collect();
+    let located: Vec<(usize, Vec<Located>)> = wanted
+        .iter()
+        .map(|(doc, want)| {
+            let located = want
+                .iter()
+                .map(|&i| Located {
+                    chunk_id: hits[i].chunk_id.clone(),
+                    page: hits[i].page,
+                    char_start: hits[i].char_start,
+                    char_end: hits[i].char_end,
+                })
+                .collect();
+            (*doc, located)
+        })
+        .collect();
+    for ((_, want), scores) in wanted.into_iter().zip(scope.vector_scores_of(&located)) {
+        for (i, score) in want.into_iter().zip(scores) {
             if score.is_some() {
                 hits[i].vector = score;
             }
@@ -132,12 +139,19 @@ pub fn top_k(
 /// Reads the text of the passages that lack it; returns the documents whose passages could not
 /// be read, with why.
 fn read_texts(hits: &mut [Ranked], scope: &dyn ScopeSearch) -> Vec<(usize, IndexError)> {
+    let lacking: Vec<usize> = (0..hits.len()).filter(|&i| hits[i].text.is_none()).collect();
+    let wanted: Vec<(usize, Option<PassageKey>, &str)> = lacking
+        .iter()
+        .map(|&i| (hits[i].doc, hits[i].key, hits[i].chunk_id.as_str()))
+        .collect();
+    let read = scope.passages(&wanted);
     let mut unreadable: Vec<(usize, IndexError)> = Vec::new();
-    for hit in hits.iter_mut() {
-        if hit.text.is_some() || unreadable.iter().any(|(doc, _)| *doc == hit.doc) {
+    for (i, passage) in lacking.into_iter().zip(read) {
+        let hit = &mut hits[i];
+        if unreadable.iter().any(|(doc, _)| *doc == hit.doc) {
             continue;
         }
-        match scope.passage(hit.doc, hit.key, &hit.chunk_id) {
+        match passage {
             Ok((text, context)) => {
                 hit.text = Some(text);
                 hit.context = context;
