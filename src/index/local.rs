@@ -7,8 +7,9 @@
 //! of many documents goes through the library's wide index instead (`wide/`): one
 //! keyword query over the library's index, with the library's statistics, keeping the passages
 //! of the documents in scope, and the vectors of the documents whose centroids come nearest,
-//! read for the question and not kept; only the documents it does not cover are opened one by
-//! one, and a document is opened for its passages' text only. A document is published by
+//! read on several threads (a new question's reads wait on the disk) and kept within a bound
+//! (`cache.rs`); only the documents it does not cover are opened one by one, and a document is
+//! opened for its passages' text only. A document is published by
 //! writing its index in a temporary directory and putting it in place in one rename
 //! ([`IndexDirs::commit`]).
 
@@ -20,7 +21,7 @@ use lectern_scan::{dot_f32, QuantizedQuery, TopK};
 use tantivy::{DocAddress, Term};
 
 use super::block::{self, RowMeta};
-use super::cache::Indexed;
+use super::cache::{BlockCache, Indexed, BLOCK_CACHE_BYTES};
 use super::keyword_search::{KeywordHits, ScopeQuery};
 use super::keywords::{KeywordWriter, StoredChunks};
 use super::statistics::ScopeStatistics;
@@ -34,6 +35,8 @@ use crate::catalog::{DocumentId, ScopedDocument};
 pub struct LocalStore {
     dirs: IndexDirs,
     cache: IndexCache,
+    /// The blocks searches through the wide index read.
+    blocks: BlockCache,
     fields: Fields,
     /// How many threads a question fans out on.
     threads: usize,
@@ -58,6 +61,7 @@ impl LocalStore {
             wide: WideIndex::new(dirs.root()),
             dirs,
             cache: IndexCache::default(),
+            blocks: BlockCache::new(BLOCK_CACHE_BYTES),
             fields: Fields::new()?,
             threads: threads.max(1),
             wide_index_from: WIDE_INDEX_FROM,
@@ -135,6 +139,7 @@ impl IndexStore for LocalStore {
             manifest.write(&temp)?;
             self.dirs.commit(id, &temp)?;
             self.cache.evict(id);
+            self.blocks.evict(id);
             Ok(())
         })
     }
@@ -142,6 +147,7 @@ impl IndexStore for LocalStore {
     fn delete(&self, id: DocumentId) -> BoxFuture<'_, Result<(), IndexError>> {
         Box::pin(async move {
             self.cache.evict(id);
+            self.blocks.evict(id);
             self.dirs.remove(id)
         })
     }
@@ -189,6 +195,7 @@ impl IndexStore for LocalStore {
 
     fn forget(&self, id: DocumentId) {
         self.cache.evict(id);
+        self.blocks.evict(id);
     }
 }
 
@@ -309,7 +316,7 @@ impl<'s> LocalScope<'s> {
                 let parts = fan_out(&chosen, store.threads.max(READERS), |slice, _| {
                     let mut part = LocalScope::empty(store, &[], pool, wanted.depth);
                     for &pos in slice {
-                        match block::read_resident(&store.dirs.dir(docs[pos].id), q.dimension()) {
+                        match store.blocks.read((&docs[pos]).into(), &store.dirs, q.dimension()) {
                             Ok(block) => {
                                 block.vectors.scan(q, pos as u32, &mut part.pool);
                                 part.stamps.insert(pos, block.stamp);
