@@ -15,11 +15,10 @@ use super::{IndexError, KeywordReader};
 /// BM25 scores are kept to this many significant bits (of f32's 24). One passage's score is a
 /// sum over the question's terms in an order that depends on the index searched, so the same
 /// score can come out one unit in the last place apart in a document's own index and in the
-/// library's; kept to fewer bits (a relative step of 1 in 65,536), such ties are exact again
-/// (but for the rare pair on either side of a step) and
-/// fall to the tie-break, and the passages kept at the end of a list of many ties are the same
-/// whichever index is searched. Cutting bits lowers a score, never raises it, so the pruning
-/// threshold (just below the worst score kept) stays exact.
+/// library's. Kept to fewer bits (a relative step of 1 in 65,536), such ties are exact again (but
+/// for the rare pair on either side of a step) and fall to the tie-break, so the passages kept at
+/// the end of a list of many ties are the same whichever index is searched. Cutting bits lowers a
+/// score, never raises it, so the pruning threshold (just below the worst score kept) stays exact.
 const SCORE_BITS: u32 = 16;
 const SCORE_MASK: u32 = !((1 << (24 - SCORE_BITS)) - 1);
 
