@@ -39,4 +39,4 @@ pub use library::{
 };
 pub use llm::BackendKind;
 pub use secrets::SecretPlace;
-pub use watch::SyncReport;
+pub use watch::{SyncProgress, SyncReport};

@@ -17,7 +17,8 @@ use lectern::pdf::WordBox;
 use lectern::search::{Hit, ScoreComponents, SearchMode, SearchResults, Skipped, Source, Unreachable};
 use lectern::{
     AddedRemote, AskOutcome, BackendKind, Document, DocumentId, DocumentStatus, ErrorCode, ErrorPayload, Folder,
-    FolderId, Hint, ImportFailure, ImportReport, ModelEntry, Retrieval, SecretPlace, Settings, SyncReport,
+    FolderId, FolderStats, Hint, ImportFailure, ImportReport, ModelEntry, Retrieval, SecretPlace, Settings,
+    SyncProgress, SyncReport,
 };
 use ts_rs::{Config, TS};
 
@@ -38,7 +39,7 @@ fn typescript() -> String {
     // JSON numbers: the ids, counts and times the app sends fit in a double.
     let cfg = Config::new().with_large_int("number");
     let declarations = declarations![&cfg;
-        FolderId, DocumentId, Folder, DocumentStatus, Document, Link, LibraryView, ImportReport, ImportFailure,
+        FolderId, DocumentId, Folder, FolderStats, DocumentStatus, SyncProgress, Document, Link, LibraryView, ImportReport, ImportFailure,
         SyncReport, FolderDeletion, Scope, ScopeFilters, RemoteScope, Remote, AddedRemote, Unreachable, Citation, AnswerKind, Answer, NumberCounts, Finish, AnswerEvent, Role, Chat,
         ChatMessage, ChatView, Strategy, Retrieval, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
         AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,

@@ -5,6 +5,7 @@
 //! returns, and a library call may read a large file, walk a directory tree or wait for another
 //! program's write lock.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -15,8 +16,8 @@ use lectern::models::{InstallOptions, InstallProgress};
 use lectern::pdf::WordBox;
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{
-    AddedRemote, AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, ImportReport,
-    Library, ModelEntry, SecretPlace, Settings, SyncReport,
+    AddedRemote, AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderStats,
+    ImportReport, Library, ModelEntry, SecretPlace, Settings, SyncProgress, SyncReport,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
@@ -53,37 +54,62 @@ fn document_id(library: &Library, id: &str) -> Result<DocumentId, Error> {
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct LibraryView {
     folders: Vec<Folder>,
+    /// Each folder's totals, subfolders included, counted by the catalog.
+    totals: Vec<FolderStats>,
     documents: Vec<Document>,
     /// Directories linked to folders, with their sync state.
     links: Vec<Link>,
     /// Whether indexing is paused (the queue waits until it is resumed).
     paused: bool,
+    /// What to pass `library_state` next: it answers `null` while nothing has changed since
+    /// (`null` itself when that cannot be told, for a library in a database).
+    stamp: Option<String>,
 }
 
+/// The library as the sidebar shows it; `null` if nothing has changed since the view stamped
+/// `known` (a window polling while documents are indexed gets nothing to parse and draw).
 #[tauri::command]
-pub async fn library_state(state: State<'_, AppState>) -> Reply<LibraryView> {
-    blocking(&state, "reading the library", |library| {
-        Ok(LibraryView {
-            folders: library.folders()?,
+pub async fn library_state(state: State<'_, AppState>, known: Option<String>) -> Reply<Option<LibraryView>> {
+    blocking(&state, "reading the library", move |library| {
+        // Taken first: a change made while the rest is read shows as a change next time.
+        let stamp = library.change_stamp();
+        if known.is_some() && known == stamp {
+            return Ok(None);
+        }
+        let totals = library.folder_stats()?;
+        Ok(Some(LibraryView {
+            folders: totals.iter().map(|t| t.folder.clone()).collect(),
+            totals,
             documents: library.documents(None, true)?,
             links: library.links()?,
             paused: library.indexing_paused()?,
-        })
+            stamp,
+        }))
     })
     .await
 }
 
-/// Links a directory to a folder; the app's watcher keeps them in sync from now on.
+/// Links a directory to a folder, sending how far its first sync has come (a directory of
+/// thousands of PDFs takes minutes); the app's watcher keeps them in sync from now on.
 #[tauri::command]
 pub async fn link_directory(
     state: State<'_, AppState>,
     path: String,
     folder: String,
     keep_deleted: bool,
+    on_progress: Channel<SyncProgress>,
 ) -> Reply<SyncReport> {
     blocking(&state, "linking the directory", move |library| {
+        // As for a model's download: a tenth of a second between messages, and the last of each step.
+        let last = Cell::new(None::<Instant>);
+        let progress = |p: SyncProgress| {
+            if p.done == p.total || last.get().is_none_or(|at| at.elapsed() >= Duration::from_millis(100)) {
+                last.set(Some(Instant::now()));
+                let _ = on_progress.send(p);
+            }
+        };
         library
-            .link_directory(&PathBuf::from(path), &folder, keep_deleted)
+            .link_directory_reporting(&PathBuf::from(path), &folder, keep_deleted, &progress)
             .map(|(_, report)| report)
     })
     .await

@@ -156,8 +156,9 @@ pub struct Document {
     pub embed_total: u64,
 }
 
-/// Per-folder totals for `lectern status`.
+/// Per-folder totals (`lectern status`, the app's tree).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct FolderStats {
     pub folder: Folder,
     pub documents: u64,
@@ -222,6 +223,15 @@ impl Catalog {
     /// no document needs are each done inside it. All or nothing: rolled back if `f` fails.
     pub fn locked<T, E: From<CatalogError>>(&self, f: impl FnOnce(&Catalog) -> Result<T, E>) -> Result<T, E> {
         self.db.transaction(|| f(self))
+    }
+
+    /// A stamp that changes whenever anything in the catalog may have changed, other processes'
+    /// commits included: what was read at one stamp is still true while it is unchanged. `None`
+    /// where that cannot be told (PostgreSQL, or inside a transaction).
+    pub fn change_stamp(&self) -> Option<String> {
+        self.db
+            .change_stamp()
+            .map(|(version, changes)| format!("{version}.{changes}"))
     }
 }
 

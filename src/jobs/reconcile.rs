@@ -39,10 +39,13 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
     let mut done = Reconciled::default();
     // Indexes on disk the library's database lacks.
     let mut to_share = Vec::new();
-    let catalog = engine.catalog();
-    let interrupted = catalog.requeue_interrupted()?;
+    // The catalog is held for its reads and writes only, not for the files looked at between: a
+    // window asking for the library at start waits for a statement, not for 10,000 files.
+    let (interrupted, documents) = {
+        let catalog = engine.catalog();
+        (catalog.requeue_interrupted()?, catalog.list_documents(None)?)
+    };
     (done.interrupted, done.set_aside) = (interrupted.requeued, interrupted.set_aside);
-    let documents = catalog.list_documents(None)?;
     let known: HashSet<DocumentId> = documents.iter().map(|d| d.id).collect();
     let sweep = engine.dirs().sweep(&known)?;
     done.temporary_removed = sweep.temporary;
@@ -60,17 +63,32 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
         }
         None => HashMap::new(),
     };
+    // A document deleted (by the window) since the list was read is left alone.
+    let set_status = |id: DocumentId, status: DocumentStatus, reason: Option<&str>| -> Result<(), Error> {
+        let catalog = engine.catalog();
+        if catalog.document(id).is_ok() {
+            catalog.set_status(id, status, reason)?;
+        }
+        Ok(())
+    };
     for doc in &documents {
         let missing = match engine.files().path(&doc.content_hash) {
             Ok(path) if path.is_file() => None,
-            Ok(_) if catalog.keeps_files() && catalog.has_file(&doc.content_hash)? => None,
+            Ok(_)
+                if {
+                    let catalog = engine.catalog();
+                    catalog.keeps_files() && catalog.has_file(&doc.content_hash)?
+                } =>
+            {
+                None
+            }
             Ok(_) => {
                 Some("the library's copy of this PDF is missing; delete the document and add the file again".into())
             }
             Err(e) => Some(e.to_string()),
         };
         if let Some(reason) = missing {
-            catalog.set_status(doc.id, DocumentStatus::Failed, Some(&reason))?;
+            set_status(doc.id, DocumentStatus::Failed, Some(&reason))?;
             done.files_missing += 1;
         } else if doc.status == DocumentStatus::Ready {
             // The index says which model's vectors it holds: the record follows it (an indexer
@@ -79,15 +97,19 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
             // copy is published only where the database has none.
             let in_database = published.get(&doc.id).filter(|m| m.content_hash == doc.content_hash);
             match (in_database, engine.dirs().manifest(doc.id)) {
-                (Some(manifest), _) => catalog.correct_embedded_with(doc.id, manifest.embedder.as_deref())?,
+                (Some(manifest), _) => engine
+                    .catalog()
+                    .correct_embedded_with(doc.id, manifest.embedder.as_deref())?,
                 (None, Some(manifest)) => {
-                    catalog.correct_embedded_with(doc.id, manifest.embedder.as_deref())?;
+                    engine
+                        .catalog()
+                        .correct_embedded_with(doc.id, manifest.embedder.as_deref())?;
                     if engine.shared_store().is_some() {
                         to_share.push(doc.id);
                     }
                 }
                 (None, None) => {
-                    catalog.set_status(doc.id, DocumentStatus::Queued, None)?;
+                    set_status(doc.id, DocumentStatus::Queued, None)?;
                     done.requeued_missing += 1;
                 }
             }
@@ -95,7 +117,7 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
     }
     // Listed again under the write lock: a file another process imports meanwhile is either
     // referenced in this list or not yet in place.
-    catalog.locked(|catalog| {
+    engine.catalog().locked(|catalog| {
         let referenced: HashSet<String> = catalog
             .list_documents(None)?
             .into_iter()
@@ -106,7 +128,6 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
         }
         engine.files().sweep(&referenced, FILE_GRACE)
     })?;
-    drop(catalog);
     for id in to_share {
         engine.share_index(id)?;
         done.shared += 1;

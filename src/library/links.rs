@@ -6,11 +6,22 @@ use std::path::Path;
 use super::Library;
 use crate::catalog::{CatalogError, Link, LinkId};
 use crate::error::Error;
-use crate::watch::{SyncReport, Watcher};
+use crate::watch::{SyncProgress, SyncReport, Watcher};
 
 impl Library {
     /// Links the directory `dir` to the folder at `folder` and syncs it once.
     pub fn link_directory(&self, dir: &Path, folder: &str, keep_deleted: bool) -> Result<(Link, SyncReport), Error> {
+        self.link_directory_reporting(dir, folder, keep_deleted, &|_| {})
+    }
+
+    /// [`Self::link_directory`], telling `progress` how far its first sync has come after each file.
+    pub fn link_directory_reporting(
+        &self,
+        dir: &Path,
+        folder: &str,
+        keep_deleted: bool,
+        progress: &dyn Fn(SyncProgress),
+    ) -> Result<(Link, SyncReport), Error> {
         let dir = std::fs::canonicalize(dir).map_err(|_| Error::NotFound(dir.to_path_buf()))?;
         if !dir.is_dir() {
             return Err(Error::Config {
@@ -23,7 +34,7 @@ impl Library {
             let folder = catalog.folder_by_path(folder)?;
             catalog.insert_link(folder.id, &dir.to_string_lossy(), keep_deleted)?
         };
-        let report = self.sync_link(link.id)?;
+        let report = crate::watch::sync_link(&self.engine, link.id, progress)?;
         Ok((self.engine.catalog().link(link.id)?, report))
     }
 
@@ -53,7 +64,7 @@ impl Library {
 
     /// Brings the folder of link `id` in line with its directory.
     pub fn sync_link(&self, id: LinkId) -> Result<SyncReport, Error> {
-        crate::watch::sync_link(&self.engine, id)
+        crate::watch::sync_link(&self.engine, id, &|_| {})
     }
 
     /// Syncs every link, carrying on past one that fails.

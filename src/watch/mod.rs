@@ -12,6 +12,6 @@ mod sync;
 mod watcher;
 
 pub use scan::{scan, Scan, ScannedFile, STABLE_AFTER};
-pub use sync::SyncReport;
 pub(crate) use sync::{sync_link, sync_links};
+pub use sync::{SyncProgress, SyncReport};
 pub use watcher::Watcher;

@@ -41,8 +41,20 @@ pub struct SyncReport {
     pub failed: Vec<(String, String)>,
 }
 
-/// Brings the folder of link `id` in line with its directory.
-pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
+/// How far a sync has come: the directory's files read (hashed where they are new or changed),
+/// then the new ones added, each of the listing's total.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct SyncProgress {
+    /// True once every file has been read and the new ones are being added.
+    pub adding: bool,
+    pub done: usize,
+    pub total: usize,
+}
+
+/// Brings the folder of link `id` in line with its directory, telling `progress` before each
+/// file and at the end of each step.
+pub fn sync_link(engine: &Engine, id: LinkId, progress: &dyn Fn(SyncProgress)) -> Result<SyncReport, Error> {
     let link = engine.catalog().link(id)?;
     let mut report = SyncReport::default();
     let known_files = engine.catalog().linked_files(id)?;
@@ -64,7 +76,13 @@ pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
     let mut known: HashMap<String, LinkedFile> = known_files.into_iter().map(|f| (f.rel_path.clone(), f)).collect();
 
     let mut appeared = Vec::new();
-    for file in &listing.files {
+    let total = listing.files.len();
+    for (done, file) in listing.files.iter().enumerate() {
+        progress(SyncProgress {
+            adding: false,
+            done,
+            total,
+        });
         let seen = known.remove(&file.rel_path);
         if let Some(old) = &seen {
             if old.size == file.size && old.mtime == file.mtime {
@@ -98,6 +116,12 @@ pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
         }
     }
 
+    progress(SyncProgress {
+        adding: false,
+        done: total,
+        total,
+    });
+
     // What is left of `known` and not under a directory the scan could not read vanished; an
     // appeared file with a vanished one's content is it, renamed or moved. Copies with one
     // content are each their own file, so the map holds every vanished file of a content.
@@ -105,7 +129,13 @@ pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
     for old in known.into_values().filter(|f| !listing.may_hold(&f.rel_path)) {
         vanished.entry(old.content_hash.clone()).or_default().push(old);
     }
-    for (file, hash) in appeared {
+    let adding = appeared.len();
+    for (done, (file, hash)) in appeared.into_iter().enumerate() {
+        progress(SyncProgress {
+            adding: true,
+            done,
+            total: adding,
+        });
         if let Some(old) = vanished.get_mut(&hash).and_then(Vec::pop) {
             engine.catalog().locked(|catalog| {
                 catalog.delete_linked_file(id, &old.rel_path)?;
@@ -120,6 +150,13 @@ pub fn sync_link(engine: &Engine, id: LinkId) -> Result<SyncReport, Error> {
         } else if import_linked(engine, id, &folder, file, &hash, None, &mut report) {
             report.added += 1;
         }
+    }
+    if adding > 0 {
+        progress(SyncProgress {
+            adding: true,
+            done: adding,
+            total: adding,
+        });
     }
     for old in vanished.into_values().flatten() {
         if link.keep_deleted {
@@ -149,7 +186,7 @@ pub fn sync_links(engine: &Engine) -> Vec<(Link, Result<SyncReport, Error>)> {
     links
         .into_iter()
         .map(|link| {
-            let report = sync_link(engine, link.id);
+            let report = sync_link(engine, link.id, &|_| {});
             (link, report)
         })
         .collect()

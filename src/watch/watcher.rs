@@ -141,7 +141,7 @@ fn run(engine: &Engine, stop: &AtomicBool) {
         for id in std::mem::take(&mut dirty) {
             let Ok(link) = engine.catalog().link(id) else { continue };
             // A fault in one sync is reported; it never ends the watching of every link.
-            let synced = catch_unwind(AssertUnwindSafe(|| sync_link(engine, id))).unwrap_or_else(|panic| {
+            let synced = catch_unwind(AssertUnwindSafe(|| sync_link(engine, id, &|_| {}))).unwrap_or_else(|panic| {
                 Err(Error::Stopped {
                     what: "syncing a linked directory",
                     reason: crate::panic::message(panic.as_ref()),

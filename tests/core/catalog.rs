@@ -182,6 +182,31 @@ fn a_folders_counts_include_its_subfolders() {
     );
 }
 
+#[test]
+fn the_change_stamp_moves_with_every_change_another_process_makes_too() {
+    let lib = library();
+    let stamp = lib.change_stamp();
+    if std::env::var_os("LECTERN_TEST_LIBRARY_IN_DATABASE").is_some() {
+        // PostgreSQL does not tell a connection of other clients' commits: never "unchanged".
+        assert_eq!(stamp, None);
+        return;
+    }
+    assert!(stamp.is_some());
+    lib.folders().unwrap();
+    assert_eq!(lib.change_stamp(), stamp, "reading changes nothing");
+    lib.create_folder("Work").unwrap();
+    let after_own = lib.change_stamp();
+    assert_ne!(after_own, stamp, "this library's own change");
+    // Another process: a second library over the same catalog.
+    let other = lectern::Library::open(crate::common::config(lib.home.path())).unwrap();
+    other
+        .add(&[crate::common::corpus_pdf("text-libreoffice-writer-1p.pdf")], "Work")
+        .unwrap();
+    assert_ne!(lib.change_stamp(), after_own, "another's commit");
+    let now = lib.change_stamp();
+    assert_eq!(lib.change_stamp(), now);
+}
+
 /// Builds a catalog at every older schema version with rows valid for it, then opens it with the
 /// current code: the data must survive and the schema must be the latest.
 #[test]

@@ -6,6 +6,8 @@ use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
+use std::sync::Mutex;
+
 use lectern::{Library, SyncReport};
 
 use crate::common::{corpus_pdf, index_all, library, obey_file_permissions, write_text_pdf};
@@ -30,6 +32,39 @@ fn names(library: &Library, folder: &str) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+#[test]
+fn linking_a_directory_tells_how_far_it_has_come() {
+    let t = library();
+    t.create_folder("Linked").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a.pdf", "b.pdf", "c.pdf"] {
+        copy_settled(&corpus_pdf("text-libreoffice-writer-1p.pdf"), &dir.path().join(name));
+    }
+    copy_settled(
+        &corpus_pdf("text-word-mac-lorem-ipsum-2p.pdf"),
+        &dir.path().join("d.pdf"),
+    );
+    let told = Mutex::new(Vec::new());
+    let (_, report) = t
+        .link_directory_reporting(dir.path(), "Linked", false, &|p| told.lock().unwrap().push(p))
+        .unwrap();
+    assert_eq!(report.added, 4, "{report:?}");
+    let told = told.into_inner().unwrap();
+    let step = |adding: bool| -> Vec<usize> {
+        told.iter()
+            .filter(|p| p.adding == adding)
+            .inspect(|p| assert_eq!(p.total, 4, "{p:?}"))
+            .map(|p| p.done)
+            .collect()
+    };
+    assert_eq!(step(false), [0, 1, 2, 3, 4], "the files read, one by one: {told:?}");
+    assert_eq!(step(true), [0, 1, 2, 3, 4], "then the new ones added: {told:?}");
+    assert!(
+        told.windows(2).all(|w| w[0].adding <= w[1].adding),
+        "reading ends before adding begins: {told:?}"
+    );
 }
 
 #[test]

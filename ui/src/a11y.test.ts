@@ -12,7 +12,7 @@ import { WHOLE_LIBRARY } from "./scope";
 import { Sidebar } from "./sidebar";
 import { EMPTY_LIBRARY, Store } from "./store";
 import { SettingsDialog } from "./settings";
-import { doc, fakeModalDialogs, folder, savedChat } from "./test-fixtures";
+import { doc, fakeModalDialogs, folder, libraryView, savedChat } from "./test-fixtures";
 
 beforeAll(fakeModalDialogs);
 afterEach(() => document.body.replaceChildren());
@@ -149,12 +149,10 @@ describe("accessibility (axe-core)", () => {
   it("the sidebar", async () => {
     const root = document.createElement("aside");
     document.body.append(root);
-    const library = {
-      folders: [folder(1, null, "Work"), folder(2, 1, "Work/taxes")],
-      documents: [doc("d1", 1, "report.pdf"), doc("d2", 2, "scan.pdf", { status: "indexing", progress_total: 4 })],
-      links: [],
-      paused: false,
-    };
+    const library = libraryView(
+      [folder(1, null, "Work"), folder(2, 1, "Work/taxes")],
+      [doc("d1", 1, "report.pdf"), doc("d2", 2, "scan.pdf", { status: "indexing", progress_total: 4 })],
+    );
     const hooks = sidebarHooks();
     new Sidebar(root, hooks, window.sessionStorage).render(library);
     (root.querySelector(".row-menu") as HTMLButtonElement).click();
@@ -170,7 +168,7 @@ describe("accessibility (axe-core)", () => {
     document.body.append(root);
     const hooks = sidebarHooks();
     const sidebar = new Sidebar(root, hooks, window.sessionStorage);
-    sidebar.render({ folders: [folder(1, null, "Work")], documents: [], links: [], paused: false });
+    sidebar.render(libraryView([folder(1, null, "Work")], []));
     await sidebar.remotes.load();
     expect(root.querySelectorAll(".remote-tree [role=treeitem]")).toHaveLength(4);
     expect(root.querySelector(".remote-status.unreachable")).not.toBeNull();
@@ -208,7 +206,7 @@ describe("accessibility (axe-core)", () => {
     const root = document.createElement("main");
     document.body.append(root);
     const chat = new ChatPane(root, { api, scope: new Store(WHOLE_LIBRARY), openCitation: () => {}, openSettings: () => {}, report: () => {}, save: async () => null });
-    chat.updateLibrary({ folders: [folder(1, null, "Work")], documents: [], links: [], paused: false });
+    chat.updateLibrary(libraryView([folder(1, null, "Work")], []));
     (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
     await chat.ask();
     root.querySelector(".answer button.footnote")?.dispatchEvent(new MouseEvent("mouseenter"));

@@ -26,9 +26,24 @@ strategy: Strategy | null,
 inherited_strategy: Strategy | null, created_at: number, };
 
 /**
+ * Per-folder totals (`lectern status`, the app's tree).
+ */
+export type FolderStats = { folder: Folder, documents: number, pages: number, chunks: number, ready: number, pending: number, needing_attention: number, latest_added: number | null, };
+
+/**
  * Where a document stands in its life: waiting, being indexed, or one of the end states.
  */
 export type DocumentStatus = "queued" | "indexing" | "ready" | "needs_ocr" | "needs_password" | "failed";
+
+/**
+ * How far a sync has come: the directory's files read (hashed where they are new or changed),
+ * then the new ones added, each of the listing's total.
+ */
+export type SyncProgress = { 
+/**
+ * True once every file has been read and the new ones are being added.
+ */
+adding: boolean, done: number, total: number, };
 
 /**
  * A document as the catalog records it.
@@ -117,7 +132,11 @@ failed: Array<[string, string]>, };
 /**
  * Everything the sidebar shows.
  */
-export type LibraryView = { folders: Array<Folder>, documents: Array<LibraryDocument>, 
+export type LibraryView = { folders: Array<Folder>, 
+/**
+ * Each folder's totals, subfolders included, counted by the catalog.
+ */
+totals: Array<FolderStats>, documents: Array<LibraryDocument>, 
 /**
  * Directories linked to folders, with their sync state.
  */
@@ -125,7 +144,12 @@ links: Array<Link>,
 /**
  * Whether indexing is paused (the queue waits until it is resumed).
  */
-paused: boolean, };
+paused: boolean, 
+/**
+ * What to pass `library_state` next: it answers `null` while nothing has changed since
+ * (`null` itself when that cannot be told, for a library in a database).
+ */
+stamp: string | null, };
 
 /**
  * What an import did, file by file: one bad file never stops the others.

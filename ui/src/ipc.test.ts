@@ -34,7 +34,8 @@ describe("ipc", () => {
       "link_directory",
       "unlink_directory",
     ]);
-    expect(calls[3][1]).toEqual({ path: "/home/me/Papers", folder: "Work", keepDeleted: true });
+    expect(calls[0][1]).toEqual({ known: null });
+    expect(calls[3][1]).toMatchObject({ path: "/home/me/Papers", folder: "Work", keepDeleted: true });
     expect(calls[4][1]).toEqual({ id: 7 });
     expect(calls[1][1]).toEqual({ ids: ["a", "b"], folder: "Work" });
     expect(calls[2][1]?.request).toEqual({

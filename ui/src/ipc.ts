@@ -29,6 +29,7 @@ import type {
   Settings,
   SettingsView,
   Strategy,
+  SyncProgress,
   SyncReport,
   WordBox,
 } from "./bindings";
@@ -67,7 +68,9 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     }
   };
   return {
-    libraryState: () => call<LibraryView>("library_state"),
+    /** The library as the sidebar shows it; null while nothing has changed since the view
+     *  stamped `known`. */
+    libraryState: (known: string | null = null) => call<LibraryView | null>("library_state", { known }),
     createFolder: (path: string) => call<Folder>("create_folder", { path }),
     renameFolder: (path: string, name: string) => call<Folder>("rename_folder", { path, name }),
     moveFolder: (path: string, parent: string | null) => call<Folder>("move_folder", { path, parent }),
@@ -89,8 +92,12 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     cancelIndexing: (id: string) => call<boolean>("cancel_indexing", { id }),
     pauseIndexing: (paused: boolean) => call<boolean>("pause_indexing", { paused }),
     unlockDocument: (id: string, password: string) => call<LibraryDocument>("unlock_document", { id, password }),
-    linkDirectory: (path: string, folder: string, keepDeleted: boolean) =>
-      call<SyncReport>("link_directory", { path, folder, keepDeleted }),
+    /** Links a directory to a folder, telling `onProgress` how far its first sync has come. */
+    linkDirectory: (path: string, folder: string, keepDeleted: boolean, onProgress: (p: SyncProgress) => void = () => {}) => {
+      const channel = newChannel<SyncProgress>();
+      channel.onmessage = onProgress;
+      return call<SyncReport>("link_directory", { path, folder, keepDeleted, onProgress: channel });
+    },
     unlinkDirectory: (id: number) => call<Link>("unlink_directory", { id }),
     listChats: () => call<Chat[]>("list_chats"),
     openChat: (id: string) => call<ChatView>("open_chat", { id }),

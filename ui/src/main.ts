@@ -85,22 +85,40 @@ const tree = new Sidebar(sidebar, hooks);
 const indexing = new IndexingPanel(hooks);
 (document.getElementById("sidebar") as HTMLElement).append(indexing.element);
 
-/** The library as last drawn, to skip drawing the tree again unchanged (1,000 rows are not
- *  free); the indexing panel samples its rate at every look all the same. */
-let drawn = "";
+/** The look at the library under way, and the one asked for meanwhile (reading 10,000
+ *  documents takes a tenth of a second: looks do not pile up). */
+let looking: Promise<void> | null = null;
+let next: Promise<void> | null = null;
 
-async function refresh() {
+/** Shows the library as it now is; resolves once a look begun after the call has. */
+function refresh(): Promise<void> {
+  if (looking === null) {
+    looking = look().finally(() => (looking = null));
+    return looking;
+  }
+  next ??= looking.then(() => {
+    next = null;
+    return refresh();
+  });
+  return next;
+}
+
+/** Asks for the library, and draws it unless it has not changed since it was drawn; the indexing
+ *  panel samples its rate at every look all the same. */
+async function look() {
+  let changed: LibraryView | null;
   try {
-    library = await api.libraryState();
+    changed = await api.libraryState(library.stamp);
   } catch (e) {
     report(errorMessage(e));
     return;
   }
+  if (changed !== null) library = changed;
   indexing.update(library);
-  const state = JSON.stringify(library);
-  if (state === drawn) return;
-  drawn = state;
+  if (changed === null) return;
   tree.render(library);
+  // When the tree was first drawn with the library, for the app's benchmark.
+  if (performance.getEntriesByName("library-drawn").length === 0) performance.mark("library-drawn");
   chat.updateLibrary(library);
 }
 
@@ -140,7 +158,7 @@ void getCurrentWebview().onDragDropEvent(async (event) => {
 // Progress made by another process (a `lectern add` in a terminal) sends no events here: while
 // anything is waiting or being indexed, look again every second.
 window.setInterval(() => {
-  if (library.documents.some((d) => d.status === "queued" || d.status === "indexing")) void refresh();
+  if (library.totals.some((t) => t.pending > 0)) void refresh();
 }, 1000);
 
 // The first run with no chat model installed opens the model setup.

@@ -21,6 +21,11 @@ export class RovingFocus<R extends { key: string }> {
     });
   }
 
+  /** The row with the tab stop, if any. */
+  get key(): string | null {
+    return this.focused;
+  }
+
   /** The place of the row with the tab stop among the rows; -1 if there is none. */
   get at(): number {
     return this.rows().findIndex((r) => r.key === this.focused);
@@ -61,13 +66,13 @@ export class RovingFocus<R extends { key: string }> {
 
   /** Runs `draw`, which draws the rows (as they now are) again with `add`; the tab stop stays on
    *  its row if it is still there (else goes to the first), and so does the focus if the tree
-   *  had it. */
+   *  had it (without scrolling to it: a tree redrawn as it scrolls keeps its scroll). */
   redraw(draw: () => void) {
     const hadFocus = this.tree.contains(document.activeElement);
     const rows = this.rows();
     if (!rows.some((r) => r.key === this.focused)) this.focused = rows[0]?.key ?? null;
     this.items = new Map();
     draw();
-    if (hadFocus) this.item(this.focused)?.focus();
+    if (hadFocus) this.item(this.focused)?.focus({ preventScroll: true });
   }
 }

@@ -1,15 +1,13 @@
 import { ScopeBar } from "./scope-bar";
 import { chips, isWholeLibrary, prune, remoteIncluded, toggleRemote, WHOLE_LIBRARY, withoutRemote } from "./scope";
 import { Store } from "./store";
-import { doc, folder } from "./test-fixtures";
+import { doc, folder, libraryView } from "./test-fixtures";
 import type { LibraryView, Scope } from "./bindings";
 
-const view: LibraryView = {
-  folders: [folder(1, null, "Work"), folder(2, 1, "Work/taxes")],
-  documents: [doc("d1", 1, "report.pdf", { title: "Annual report" })],
-  links: [],
-  paused: false,
-};
+const view: LibraryView = libraryView(
+  [folder(1, null, "Work"), folder(2, 1, "Work/taxes")],
+  [doc("d1", 1, "report.pdf", { title: "Annual report" })],
+);
 
 afterEach(() => document.body.replaceChildren());
 

@@ -98,16 +98,19 @@ describe("instant search", () => {
     expect(opened[0]).toMatchObject({ document: "b", page: 7, char_start: 10, quote: "Operating revenue fell." });
   });
 
-  it("shows only the answer to the latest words typed", async () => {
+  it("searches one at a time: keys typed meanwhile are searched once, as the box then reads", async () => {
     let slow: (hits: Hit[]) => void = () => {};
-    const { type, hits, search } = dialog((query) =>
+    const { calls, type, hits, search } = dialog((query) =>
       query === "rev" ? new Promise((resolve) => (slow = resolve)) : [hit("b", 2, "revenue")],
     );
     type("rev");
+    await vi.waitFor(() => expect(calls).toContain("rev"));
+    type("reve");
     type("revenue");
-    await vi.waitFor(() => expect(hits()).toHaveLength(1));
+    expect(calls).toEqual(["(warm)", "rev"]);
     slow([hit("a", 1, "rev"), hit("a", 2, "rev")]);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await vi.waitFor(() => expect(search.element.dataset.searched).toBe("revenue"));
+    expect(calls).toEqual(["(warm)", "rev", "revenue"]);
     expect(hits().map((h) => (h as HTMLElement).dataset.page)).toEqual(["2"]);
     expect(Number(search.element.dataset.latency)).toBeGreaterThanOrEqual(0);
   });

@@ -78,6 +78,11 @@ export class QuickSearch {
   private chosen = 0;
   /** The number of the latest search: replies to older ones are dropped. */
   private latest = 0;
+  /** Whether a search is under way: keys typed meanwhile wait for it, and then the box is
+   *  searched once, as it is by then (searches side by side would only slow each other). */
+  private searching = false;
+  /** When the latest key waiting for the search under way came, if one is. */
+  private waiting: number | null = null;
   /** The opening of the library's indexes under way, if any. */
   private warming: Promise<unknown> | null = null;
 
@@ -120,10 +125,26 @@ export class QuickSearch {
     this.input.select();
   }
 
-  /** Searches for what the box holds; `began` is when the keystroke came, for the latency the
-   *  dialog records with the words searched (`data-latency` in milliseconds and `data-searched`,
-   *  read by the app's benchmark). */
+  /** Searches for what the box holds, after the search under way if there is one; `began` is
+   *  when the keystroke came, for the latency the dialog records with the words searched
+   *  (`data-latency` in milliseconds and `data-searched`, read by the app's benchmark). */
   async search(began: number) {
+    if (this.searching) {
+      this.waiting = began;
+      return;
+    }
+    this.searching = true;
+    try {
+      await this.searchNow(began);
+    } finally {
+      this.searching = false;
+    }
+    const waiting = this.waiting;
+    this.waiting = null;
+    if (waiting !== null) await this.search(waiting);
+  }
+
+  private async searchNow(began: number) {
     const query = this.input.value.trim();
     const number = ++this.latest;
     if (words(query).length === 0) {

@@ -2,25 +2,18 @@ import { makeApi, type OpenDialog } from "./ipc";
 import { WHOLE_LIBRARY } from "./scope";
 import { importPdfs, Sidebar, type SidebarHooks } from "./sidebar";
 import { Store } from "./store";
-import { doc, folder } from "./test-fixtures";
-import type { LibraryView } from "./bindings";
+import { doc, folder, libraryView } from "./test-fixtures";
+import type { LibraryView, SyncProgress } from "./bindings";
 
-const library: LibraryView = {
-  folders: [folder(1, null, "Work"), folder(2, 1, "Work/taxes")],
-  documents: [],
-  links: [],
-  paused: false,
-};
+const folders = [folder(1, null, "Work"), folder(2, 1, "Work/taxes")];
+const library: LibraryView = libraryView(folders, []);
 
-const filled: LibraryView = {
-  ...library,
-  documents: [
-    doc("d1", 1, "report.pdf", { page_count: 10, chunk_count: 40, added_at: Date.UTC(2026, 0, 5) }),
-    doc("d2", 2, "return.pdf", { page_count: 4, chunk_count: 9, added_at: Date.UTC(2026, 2, 1) }),
-    doc("d3", 2, "scan.pdf", { status: "indexing", progress_done: 1, progress_total: 4, page_count: null }),
-    doc("d4", 1, "broken.pdf", { status: "failed", reason: "the file is damaged" }),
-  ],
-};
+const filled: LibraryView = libraryView(folders, [
+  doc("d1", 1, "report.pdf", { page_count: 10, chunk_count: 40, added_at: Date.UTC(2026, 0, 5) }),
+  doc("d2", 2, "return.pdf", { page_count: 4, chunk_count: 9, added_at: Date.UTC(2026, 2, 1) }),
+  doc("d3", 2, "scan.pdf", { status: "indexing", progress_done: 1, progress_total: 4, page_count: null }),
+  doc("d4", 1, "broken.pdf", { status: "failed", reason: "the file is damaged" }),
+]);
 
 afterEach(() => document.body.replaceChildren());
 
@@ -32,7 +25,11 @@ function sidebar(view: LibraryView, open: OpenDialog = async () => null) {
   const opened: string[] = [];
   const api = makeApi(
     async (command, args) => {
-      calls.push([command, args]);
+      const { onProgress, ...rest } = args ?? {};
+      calls.push([command, args && rest]);
+      // A link's first sync tells how far it has come.
+      const progress = onProgress as { onmessage: (p: SyncProgress) => void } | undefined;
+      progress?.onmessage({ adding: false, done: 1, total: 2 });
       const paths = (args?.paths as string[] | undefined) ?? [];
       const bad = paths.filter((p) => p.includes("bad"));
       return { added: [], already_present: [], failed: bad.map((path) => ({ path, reason: "not a PDF" })), ignored: 0 };
@@ -81,7 +78,7 @@ describe("sidebar", () => {
     expect(s.row("d:d2").getAttribute("aria-level")).toBe("3");
     const count = work.querySelector(".folder-row .count") as HTMLElement;
     expect(count.textContent).toBe("4");
-    expect(count.title).toMatch(/^4 documents · 17 pages · 49 passages · latest added /);
+    expect(count.title).toMatch(/^4 documents · 17 pages · 49 passages · 1 waiting or indexing · 1 needing attention · latest added /);
     (work.querySelector(".disclosure") as SVGElement).dispatchEvent(new MouseEvent("click", { bubbles: true }));
     expect(s.row("f:1").getAttribute("aria-expanded")).toBe("false");
     expect(s.row("d:d1")).toBeNull();
@@ -235,6 +232,7 @@ describe("sidebar", () => {
     pick(s.row("f:1"), "Link a directory…");
     await vi.waitFor(() => expect(s.counts.refreshes).toBe(1));
     expect(s.calls).toEqual([["link_directory", { path: "/home/me/Papers", folder: "Work", keepDeleted: false }]]);
+    expect(s.reports).toEqual(["Linking /home/me/Papers: reading 1 of 2 files…"]);
 
     const link = { id: 3, folder: 1, path: "/home/me/Papers", keep_deleted: false, created_at: 0 };
     s.tree.render({ ...library, links: [{ ...link, last_sync: null, available: false, pending: 0, failed: [] }] });
@@ -302,5 +300,52 @@ describe("sidebar", () => {
     expect(s.root.querySelector(".empty-library")?.textContent).toContain("Drop PDFs onto a folder");
     s.tree.render({ ...library, documents: [doc("d1", 1, "report.pdf")] });
     expect(s.root.querySelector(".empty-library")).toBeNull();
+  });
+
+  it("draws only the rows in view of a large library, and the keys and scrolling reach the rest", async () => {
+    const many = Array.from({ length: 2000 }, (_, i) => doc(`n${i}`, 1, `paper-${String(i).padStart(4, "0")}.pdf`));
+    const root = document.createElement("aside");
+    document.body.append(root);
+    // A window 280 pixels high onto a tree 40 pixels below the top (jsdom lays nothing out).
+    Object.defineProperty(root, "clientHeight", { value: 280 });
+    const s = new Sidebar(root, sidebar(library).hooks, window.sessionStorage);
+    const tree = () => root.querySelector('[role="tree"]') as HTMLElement;
+    root.getBoundingClientRect = () => ({ top: 0 }) as DOMRect;
+    s.render(libraryView(folders, many));
+    tree().getBoundingClientRect = () => ({ top: 40 - root.scrollTop }) as DOMRect;
+    s.render(libraryView(folders, many));
+    const drawn = () => [...root.querySelectorAll<HTMLElement>('[role="treeitem"]')].map((r) => r.dataset.key);
+    const spacers = () => [...root.querySelectorAll<HTMLElement>("li.spacer")].map((r) => parseInt(r.style.height, 10));
+    // The rows in view and a screen more, the rest stood in for by a spacer of their height.
+    expect(drawn().length).toBeLessThan(40);
+    expect(drawn().slice(0, 3)).toEqual(["f:1", "f:2", "d:n0"]);
+    const height = 28 * 2002;
+    expect(spacers().reduce((a, b) => a + b, 0) + 28 * drawn().length).toBe(height);
+
+    root.scrollTop = 28 * 1000;
+    root.dispatchEvent(new Event("scroll"));
+    await vi.waitFor(() => expect(drawn()).toContain("d:n1000"));
+    expect(drawn()).not.toContain("d:n0");
+    expect(drawn().length).toBeLessThan(40);
+
+    // End goes to the last row, scrolled into view and drawn; each row says its place.
+    root.scrollTop = 0;
+    s.render(libraryView(folders, many));
+    (root.querySelector('[data-key="f:1"]') as HTMLElement).focus();
+    (document.activeElement as HTMLElement).dispatchEvent(new KeyboardEvent("keydown", { key: "End", bubbles: true }));
+    const last = root.querySelector('[data-key="d:n1999"]') as HTMLElement;
+    expect(document.activeElement).toBe(last);
+    expect(root.scrollTop).toBe(height + 40 - 280);
+    expect([last.getAttribute("aria-level"), last.getAttribute("aria-setsize"), last.getAttribute("aria-posinset")]).toEqual(["2", "2001", "2001"]);
+    expect(last.dataset.folderPath).toBe("Work");
+
+    // Scrolled away by the wheel, the focused row stays drawn, and the keys go on from it.
+    root.scrollTop = 0;
+    root.dispatchEvent(new Event("scroll"));
+    await vi.waitFor(() => expect(drawn()).toContain("d:n0"));
+    expect(drawn()).toContain("d:n1999");
+    expect(document.activeElement).toBe(root.querySelector('[data-key="d:n1999"]'));
+    (document.activeElement as HTMLElement).dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowUp", bubbles: true }));
+    expect(document.activeElement).toBe(root.querySelector('[data-key="d:n1998"]'));
   });
 });

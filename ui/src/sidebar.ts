@@ -1,5 +1,7 @@
 // The sidebar: the library as a tree (ARIA tree with one tab stop). Folders open and close, show
-// their totals and icons; documents show a status badge and a progress ring while indexing.
+// their totals and icons; documents show a status badge and a progress ring while indexing. Only
+// the rows in view are drawn (a library of 10,000 documents scrolls as one of ten): the rows are
+// flat, each saying its level and place, with spacers standing in for the rest.
 // Each row has a check box that puts it in the question's scope, and a menu (right click,
 // Shift+F10 or its ⋮ button) with what can be done to it (a folder's: when chats over it search,
 // too); the keys are the usual ones (arrows, Home/End, Enter, Space, F2, Delete), Ctrl/Shift+click
@@ -34,8 +36,8 @@ import {
   documentsBetween,
   folderKey,
   loadClosed,
+  rowsInView,
   saveClosed,
-  totals,
   totalsText,
   visibleRows,
   type Row,
@@ -61,9 +63,33 @@ export interface SidebarHooks {
 const DOC_MIME = "application/x-lectern-documents";
 const FOLDER_MIME = "application/x-lectern-folder";
 
+/** The shapes of rows, each of one height: a folder, a document, one with its status below, one
+ *  with a password button too. */
+type Shape = "folder" | "document" | "status" | "locked";
+
+/** Whether a document's row says its status on a line of its own. */
+const saysStatus = (doc: LibraryDocument) => doc.status !== "ready" || doc.embed_total > 0 || doc.reason !== null;
+
+function shapeOf(row: Row): Shape {
+  if (row.kind === "folder") return "folder";
+  if (row.doc.status === "needs_password") return "locked";
+  return saysStatus(row.doc) ? "status" : "document";
+}
+
 export class Sidebar {
   private view: LibraryView = EMPTY_LIBRARY;
+  /** The folder tree of the library drawn last (built again only with a new library). */
+  private roots: FolderNode[] = [];
   private rows: Row[] = [];
+  /** Each row's top in the tree, in pixels, and last the tree's height. */
+  private tops: number[] = [0];
+  /** The height of each shape of row as last measured (a first guess until one is drawn). */
+  private readonly heights: Record<Shape, number> = { folder: 28, document: 28, status: 44, locked: 72 };
+  /** The rows drawn around the view, first and last, and their elements by key. */
+  private drawn: [number, number] = [0, -1];
+  private elements = new Map<string, HTMLElement>();
+  /** The frame that draws the rows scrolled into view, while one is awaited. */
+  private scrolling = 0;
   private readonly closed: Set<number>;
   /** The documents chosen (Ctrl/Shift+click), which drag and Delete act on together. */
   readonly selected = new Set<string>();
@@ -79,8 +105,9 @@ export class Sidebar {
   /** The row with the tree's tab stop, and the rows drawn. */
   private readonly roving = new RovingFocus(this.tree, () => this.rows);
 
+  /** `root` is the sidebar's scrolling box. */
   constructor(
-    root: HTMLElement,
+    private readonly root: HTMLElement,
     private readonly hooks: SidebarHooks,
     private readonly storage: Storage = window.localStorage,
   ) {
@@ -92,7 +119,8 @@ export class Sidebar {
     this.tree.addEventListener("keydown", (e) => this.key(e));
     this.remotes = new RemoteTree(hooks);
     root.replaceChildren(this.local, this.remotes.element);
-    hooks.scope.subscribe(() => this.render(this.view));
+    root.addEventListener("scroll", () => this.scrolled(), { passive: true });
+    hooks.scope.subscribe(() => this.draw());
   }
 
   /** Draws the library, keeping which folders are open, the focus and the selection. */
@@ -102,20 +130,135 @@ export class Sidebar {
     const typing = document.activeElement;
     const renaming = typing instanceof HTMLInputElement && typing.classList.contains("rename");
     if (this.renaming !== null && renaming && this.tree.contains(typing)) return;
-    for (const id of [...this.selected]) if (!view.documents.some((d) => d.id === id)) this.selected.delete(id);
-    const roots = buildTree(view);
-    this.rows = visibleRows(roots, this.closed);
-    this.roving.redraw(() => {
-      this.tree.replaceChildren(...roots.map((node) => this.folderItem(node, 1)));
-      this.local.replaceChildren(this.header(), this.tree);
-      if (view.documents.length === 0) {
-        const empty = document.createElement("p");
-        empty.className = "empty-library";
-        empty.textContent =
-          "No documents yet. Drop PDFs onto a folder here, or choose “Add PDFs…” in a folder's menu; each is indexed on this machine.";
-        this.local.append(empty);
-      }
+    if (this.selected.size > 0) {
+      const ids = new Set(view.documents.map((d) => d.id));
+      for (const id of [...this.selected]) if (!ids.has(id)) this.selected.delete(id);
+    }
+    this.roots = buildTree(view);
+    this.local.replaceChildren(this.header(), this.tree);
+    if (view.documents.length === 0) {
+      const empty = document.createElement("p");
+      empty.className = "empty-library";
+      empty.textContent =
+        "No documents yet. Drop PDFs onto a folder here, or choose “Add PDFs…” in a folder's menu; each is indexed on this machine.";
+      this.local.append(empty);
+    }
+    this.layout();
+  }
+
+  /** Lists the rows as the folders stand open or closed, and draws those in view. */
+  private layout() {
+    this.rows = visibleRows(this.roots, this.closed);
+    this.place();
+    this.draw();
+  }
+
+  /** Each row's top, from the heights of their shapes. */
+  private place() {
+    const tops = new Array<number>(this.rows.length + 1);
+    let y = 0;
+    this.rows.forEach((row, i) => {
+      tops[i] = y;
+      y += this.heights[shapeOf(row)];
     });
+    tops[this.rows.length] = y;
+    this.tops = tops;
+  }
+
+  /** The rows a view onto the tree shows, with `margin` pixels more above and below; every row
+   *  where the tree is not laid out (hidden, or in tests). */
+  private inView(margin: number): [number, number] {
+    const height = this.root.clientHeight;
+    if (height === 0) return [0, this.rows.length - 1];
+    const top = this.root.getBoundingClientRect().top - this.tree.getBoundingClientRect().top;
+    return rowsInView(this.tops, top, top + height, margin);
+  }
+
+  /** Draws the rows in view and a screen's worth around them, and the row with the tab stop
+   *  wherever it is (so the focus stays in the tree), with spacers for the rows between; with
+   *  `moved`, only the view has changed, and rows drawn before are kept. */
+  private draw(moved = false) {
+    const [first, last] = this.inView(this.root.clientHeight);
+    this.drawn = [first, last];
+    const kept = moved ? this.elements : new Map<string, HTMLElement>();
+    this.elements = new Map();
+    const drawnRows: [Row, HTMLElement][] = [];
+    this.roving.redraw(() => {
+      const at = this.roving.at;
+      const runs: [number, number][] = [[first, last]];
+      if (at >= 0 && (at < first || at > last)) runs.push([at, at]);
+      runs.sort((a, b) => a[0] - b[0]);
+      const items: HTMLElement[] = [];
+      let end = 0;
+      for (const [from, to] of runs) {
+        items.push(this.spacer(this.tops[from] - this.tops[end]));
+        for (let i = from; i <= to; i++) {
+          const row = this.rows[i];
+          let item = kept.get(row.key);
+          if (item) this.roving.add(row.key, item);
+          else item = row.kind === "folder" ? this.folderItem(row) : this.documentItem(row);
+          this.elements.set(row.key, item);
+          drawnRows.push([row, item]);
+          items.push(item);
+        }
+        end = to + 1;
+      }
+      items.push(this.spacer(this.tops[this.rows.length] - this.tops[end]));
+      this.tree.replaceChildren(...items);
+    });
+    this.measure(drawnRows);
+  }
+
+  /** Learns the heights of the shapes drawn (the interface's size changes them); places and
+   *  draws the rows again if one was not as thought. */
+  private measure(drawn: [Row, HTMLElement][]) {
+    let changed = false;
+    for (const [row, item] of drawn) {
+      const height = item.offsetHeight;
+      if (height === 0 || this.heights[shapeOf(row)] === height) continue;
+      this.heights[shapeOf(row)] = height;
+      changed = true;
+    }
+    if (changed) {
+      this.place();
+      this.draw();
+    }
+  }
+
+  private spacer(height: number): HTMLElement {
+    const spacer = document.createElement("li");
+    spacer.className = "spacer";
+    spacer.setAttribute("role", "none");
+    spacer.style.height = `${height}px`;
+    return spacer;
+  }
+
+  /** Once a frame, while the tree scrolls: draws the rows come into view, if any were not. */
+  private scrolled() {
+    if (this.scrolling !== 0) return;
+    this.scrolling = requestAnimationFrame(() => {
+      this.scrolling = 0;
+      const [first, last] = this.inView(0);
+      if (first < this.drawn[0] || last > this.drawn[1]) this.draw(true);
+    });
+  }
+
+  /** Scrolls row `key` into view, drawn. */
+  private reveal(key: string) {
+    const i = this.rows.findIndex((r) => r.key === key);
+    const height = this.root.clientHeight;
+    if (i < 0 || height === 0) return;
+    const offset = this.tree.getBoundingClientRect().top - this.root.getBoundingClientRect().top + this.root.scrollTop;
+    const [top, bottom] = [offset + this.tops[i], offset + this.tops[i + 1]];
+    if (top < this.root.scrollTop) this.root.scrollTop = top;
+    else if (bottom > this.root.scrollTop + height) this.root.scrollTop = bottom - height;
+    this.draw(true);
+  }
+
+  /** Gives row `key` the tab stop and the focus, scrolled into view. */
+  private focusRow(key: string) {
+    this.reveal(key);
+    this.roving.focus(key);
   }
 
   private header(): HTMLElement {
@@ -136,17 +279,17 @@ export class Sidebar {
     return header;
   }
 
-  private folderItem(node: FolderNode, level: number): HTMLLIElement {
+  private folderItem(row: Row & { kind: "folder" }): HTMLLIElement {
+    const { node, key } = row;
     const { folder, link } = node;
-    const key = folderKey(folder.id);
     const open = !this.closed.has(folder.id);
-    const item = this.treeItem(key, level, `folder${link ? " linked" : ""}`);
+    const item = this.treeItem(row, `folder${link ? " linked" : ""}`);
     item.dataset.folderPath = folder.path;
     if (node.children.length > 0 || node.documents.length > 0) item.setAttribute("aria-expanded", String(open));
     if (link && (!link.available || link.failed.length > 0)) item.classList.add("link-trouble");
-    const row = document.createElement("div");
-    row.className = "folder-row";
-    row.draggable = true;
+    const line = document.createElement("div");
+    line.className = "folder-row";
+    line.draggable = true;
     const disclosure = icon(ChevronRight, "disclosure");
     disclosure.addEventListener("click", (e) => {
       e.stopPropagation();
@@ -155,12 +298,12 @@ export class Sidebar {
     const name = this.nameOf(key, folder.name, "folder-name");
     const count = document.createElement("span");
     count.className = "count";
-    const sums = totals(node);
-    count.textContent = sums.documents > 0 ? sums.documents.toLocaleString("en") : "";
-    count.title = totalsText(sums);
-    row.title = link ? `${totalsText(sums)}\n${linkText(link)}` : totalsText(sums);
+    const documents = node.totals?.documents ?? 0;
+    count.textContent = documents > 0 ? documents.toLocaleString("en") : "";
+    count.title = totalsText(node.totals);
+    line.title = link ? `${count.title}\n${linkText(link)}` : count.title;
     if (link) name.title = linkText(link);
-    row.append(
+    line.append(
       disclosure,
       this.checkBox(key, folder.path, folderIncluded(this.hooks.scope.value, this.view, folder.id)),
       icon(link ? FolderSync : open ? FolderOpen : Folder, "kind"),
@@ -168,35 +311,30 @@ export class Sidebar {
       count,
       this.menuButton(key, folder.name),
     );
-    row.addEventListener("click", () => this.roving.focus(key));
-    row.addEventListener("dblclick", () => this.toggleOpen(folder.id));
-    row.addEventListener("contextmenu", (e) => {
+    line.addEventListener("click", () => this.roving.focus(key));
+    line.addEventListener("dblclick", () => this.toggleOpen(folder.id));
+    line.addEventListener("contextmenu", (e) => {
       e.preventDefault();
       this.roving.focus(key);
       this.showMenuFor(key, e.clientX, e.clientY);
     });
-    this.dropTarget(row, folder.path);
-    row.addEventListener("dragstart", (e) => e.dataTransfer?.setData(FOLDER_MIME, folder.path));
-    item.append(row);
-    if (open) {
-      const group = document.createElement("ul");
-      group.setAttribute("role", "group");
-      for (const child of node.children) group.append(this.folderItem(child, level + 1));
-      for (const doc of node.documents) group.append(this.documentItem(doc, level + 1));
-      item.append(group);
-    }
+    this.dropTarget(line, folder.path);
+    line.addEventListener("dragstart", (e) => e.dataTransfer?.setData(FOLDER_MIME, folder.path));
+    item.append(line);
     return item;
   }
 
-  private documentItem(doc: LibraryDocument, level: number): HTMLLIElement {
-    const key = documentKey(doc.id);
-    const item = this.treeItem(key, level, `document status-${doc.status}`);
+  private documentItem(row: Row & { kind: "document" }): HTMLLIElement {
+    const { doc, key } = row;
+    const item = this.treeItem(row, `document status-${doc.status}`);
     item.dataset.documentId = doc.id;
+    // Where files dropped onto it go.
+    item.dataset.folderPath = row.folder.folder.path;
     item.draggable = true;
     item.setAttribute("aria-selected", String(this.selected.has(doc.id)));
     item.classList.toggle("selected", this.selected.has(doc.id));
-    const row = document.createElement("div");
-    row.className = "document-row";
+    const line = document.createElement("div");
+    line.className = "document-row";
     const label = doc.title || doc.file_name;
     // Renaming changes the file name; the title, when the PDF has one, is shown otherwise.
     const name = this.nameOf(key, label, "document-name", doc.file_name);
@@ -210,7 +348,7 @@ export class Sidebar {
     }
     const space = document.createElement("span");
     space.className = "disclosure-space";
-    row.append(
+    line.append(
       space,
       box,
       icon(FileText, "kind"),
@@ -218,10 +356,10 @@ export class Sidebar {
       statusBadge(doc),
       this.menuButton(key, label),
     );
-    item.append(row);
+    item.append(line);
     const status = statusText(doc);
     item.title = `${doc.file_name}\n${status}`;
-    if (doc.status !== "ready" || doc.embed_total > 0 || doc.reason !== null) {
+    if (saysStatus(doc)) {
       const line = document.createElement("div");
       line.className = "document-status";
       line.textContent = status;
@@ -244,13 +382,15 @@ export class Sidebar {
     return item;
   }
 
-  private treeItem(key: string, level: number, className: string): HTMLLIElement {
+  private treeItem(row: Row, className: string): HTMLLIElement {
     const item = document.createElement("li");
     item.className = className;
-    item.dataset.key = key;
+    item.dataset.key = row.key;
     item.setAttribute("role", "treeitem");
-    item.setAttribute("aria-level", String(level));
-    this.roving.add(key, item);
+    item.setAttribute("aria-level", String(row.level));
+    item.setAttribute("aria-setsize", String(row.setsize));
+    item.setAttribute("aria-posinset", String(row.posinset));
+    this.roving.add(row.key, item);
     return item;
   }
 
@@ -268,7 +408,7 @@ export class Sidebar {
     return inlineEdit(edited, `rename ${className}`, `New name for ${text}`, (name) => {
       this.renaming = null;
       if (name) void this.rename(key, name);
-      else this.render(this.view);
+      else this.draw();
       this.roving.item(key)?.focus();
     });
   }
@@ -319,7 +459,7 @@ export class Sidebar {
       this.selected.add(id);
       this.anchor = key;
     }
-    this.roving.focus(key);
+    this.focusRow(key);
     for (const el of this.tree.querySelectorAll<HTMLElement>("li.document")) {
       const on = this.selected.has(el.dataset.documentId ?? "");
       el.classList.toggle("selected", on);
@@ -330,7 +470,7 @@ export class Sidebar {
   private toggleOpen(id: number) {
     if (!this.closed.delete(id)) this.closed.add(id);
     saveClosed(this.storage, this.closed);
-    this.render(this.view);
+    this.layout();
   }
 
   private toggleScope(key: string) {
@@ -351,7 +491,7 @@ export class Sidebar {
     const move = (i: number) =>
       this.roving.move(i, (next) => {
         if (next.kind === "document" && !(e.ctrlKey || e.metaKey)) this.choose(next.doc.id, e);
-        else this.roving.focus(next.key);
+        else this.focusRow(next.key);
       });
     const folderOpen = row.kind === "folder" && !this.closed.has(row.node.folder.id);
     const hasChildren = row.kind === "folder" && (row.node.children.length > 0 || row.node.documents.length > 0);
@@ -375,7 +515,7 @@ export class Sidebar {
         break;
       case "ArrowLeft":
         if (row.kind === "folder" && folderOpen && hasChildren) this.toggleOpen(row.node.folder.id);
-        else if (row.parent) this.roving.focus(row.parent);
+        else if (row.parent) this.focusRow(row.parent);
         break;
       case "Enter":
         if (row.kind === "folder") this.toggleOpen(row.node.folder.id);
@@ -410,7 +550,7 @@ export class Sidebar {
 
   private startRename(key: string) {
     this.renaming = key;
-    this.render(this.view);
+    this.draw();
   }
 
   private showMenuFor(key: string, x: number, y: number) {
@@ -548,7 +688,12 @@ export class Sidebar {
         `Keep "${folder}" in sync with ${chosen}?\n\n` +
           "OK: a PDF deleted from the directory is deleted here too.\nCancel: its document is kept.",
       );
-      await this.run(() => this.hooks.api.linkDirectory(chosen, folder, keep));
+      const files = (n: number) => `${n.toLocaleString("en")} file${n === 1 ? "" : "s"}`;
+      await this.run(() =>
+        this.hooks.api.linkDirectory(chosen, folder, keep, ({ adding, done, total }) =>
+          this.hooks.report(`Linking ${chosen}: ${adding ? "adding" : "reading"} ${done.toLocaleString("en")} of ${files(total)}…`),
+        ),
+      );
     } catch (e) {
       this.hooks.report(errorMessage(e));
     }
@@ -563,7 +708,7 @@ export class Sidebar {
 
   private async deleteFolder(node: FolderNode) {
     const path = node.folder.path;
-    const { documents } = totals(node);
+    const documents = node.totals?.documents ?? 0;
     if (documents === 0 && node.children.length === 0) {
       if (window.confirm(`Delete the empty folder "${path}"?`)) {
         await this.run(() => this.hooks.api.deleteFolder(path, "only_if_empty"));

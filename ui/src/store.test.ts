@@ -1,6 +1,6 @@
 import { applyAnswerEvent, buildTree, citationsByDocument, errorRemedy, linkText, statusText, Store } from "./store";
 import type { Citation, Link } from "./bindings";
-import { doc, folder } from "./test-fixtures";
+import { doc, folder, libraryView } from "./test-fixtures";
 
 
 const citation = (number: number, document: string, page: number): Citation => ({
@@ -31,7 +31,7 @@ const link = (extra: Partial<Link> = {}): Link => ({
 describe("stores", () => {
   it("puts each link on its folder and says what its last sync found", () => {
     const folders = [folder(1, null, "A"), folder(2, null, "B")];
-    const tree = buildTree({ folders, documents: [], links: [link()], paused: false });
+    const tree = buildTree(libraryView(folders, [], { links: [link()] }));
     expect(tree.map((n) => [n.folder.name, n.link?.id ?? null])).toEqual([
       ["A", null],
       ["B", 7],
@@ -44,17 +44,12 @@ describe("stores", () => {
   });
 
   it("builds the folder tree with documents, sorted by name", () => {
-    const tree = buildTree({
-      folders: [
-        folder(1, null, "Work"),
-        folder(2, 1, "Work/taxes"),
-        folder(3, 1, "Work/Admin"),
-        folder(4, null, "Home"),
-      ],
-      documents: [doc("b", 2, "b.pdf"), doc("a", 2, "A.pdf"), doc("c", 4, "c.pdf")],
-      links: [],
-      paused: false,
-    });
+    const tree = buildTree(
+      libraryView(
+        [folder(1, null, "Work"), folder(2, 1, "Work/taxes"), folder(3, 1, "Work/Admin"), folder(4, null, "Home")],
+        [doc("b", 2, "b.pdf"), doc("a", 2, "A.pdf"), doc("c", 4, "c.pdf")],
+      ),
+    );
     expect(tree.map((n) => n.folder.name)).toEqual(["Home", "Work"]);
     expect(tree[1].children.map((n) => n.folder.name)).toEqual(["Admin", "taxes"]);
     expect(tree[1].children[1].documents.map((d) => d.file_name)).toEqual(["A.pdf", "b.pdf"]);

@@ -2,7 +2,7 @@
 // the library's flat lists, and the chat as it streams, its sources named (a remote library's
 // with the remote's name).
 
-import type { AnswerEvent, Citation, ErrorPayload, Folder, LibraryDocument, LibraryView, Link } from "./bindings";
+import type { AnswerEvent, Citation, ErrorPayload, Folder, FolderStats, LibraryDocument, LibraryView, Link } from "./bindings";
 
 /** A tiny observable value. */
 export class Store<T> {
@@ -26,7 +26,7 @@ export class Store<T> {
 }
 
 /** A library with nothing in it, before the first state arrives. */
-export const EMPTY_LIBRARY: LibraryView = { folders: [], documents: [], links: [], paused: false };
+export const EMPTY_LIBRARY: LibraryView = { folders: [], totals: [], documents: [], links: [], paused: false, stamp: null };
 
 export interface FolderNode {
   folder: Folder;
@@ -34,12 +34,23 @@ export interface FolderNode {
   documents: LibraryDocument[];
   /** The directory the folder mirrors, if it is linked to one. */
   link: Link | null;
+  /** What it holds, subfolders included, as the catalog counted it. */
+  totals: FolderStats | null;
 }
+
+/** Names in a person's order: case-insensitive, then exact (collators made once: 10,000 names
+ *  sort in milliseconds, where `localeCompare` with options makes one per comparison). */
+const loose = new Intl.Collator(undefined, { sensitivity: "base" });
+const exact = new Intl.Collator();
+const byName = (a: string, b: string) => loose.compare(a, b) || exact.compare(a, b);
 
 /** The folder tree, children and documents sorted by name (case-insensitive, then exact). */
 export function buildTree(view: LibraryView): FolderNode[] {
   const nodes = new Map<number, FolderNode>();
-  for (const folder of view.folders) nodes.set(folder.id, { folder, children: [], documents: [], link: null });
+  const totals = new Map(view.totals.map((t) => [t.folder.id, t]));
+  for (const folder of view.folders) {
+    nodes.set(folder.id, { folder, children: [], documents: [], link: null, totals: totals.get(folder.id) ?? null });
+  }
   for (const link of view.links) {
     const node = nodes.get(link.folder);
     if (node) node.link = link;
@@ -50,7 +61,6 @@ export function buildTree(view: LibraryView): FolderNode[] {
     (parent ? parent.children : roots).push(node);
   }
   for (const doc of view.documents) nodes.get(doc.folder)?.documents.push(doc);
-  const byName = (a: string, b: string) => a.localeCompare(b, undefined, { sensitivity: "base" }) || a.localeCompare(b);
   const sort = (list: FolderNode[]) => {
     list.sort((a, b) => byName(a.folder.name, b.folder.name));
     for (const node of list) {

@@ -2,7 +2,7 @@
 // dialogs that open and close in jsdom (which has no modal dialogs).
 
 import { WHOLE_LIBRARY } from "./scope";
-import type { Chat, Folder, LibraryDocument } from "./bindings";
+import type { Chat, Folder, FolderStats, LibraryDocument, LibraryView } from "./bindings";
 
 /** A ready document of three pages, with `extra` fields over it. */
 export const doc = (id: string, folder: number, file_name: string, extra: Partial<LibraryDocument> = {}): LibraryDocument => ({
@@ -45,6 +45,29 @@ export const folder = (id: number, parent: number | null, path: string, extra: P
   created_at: 0,
   ...extra,
 });
+
+/** A library of these folders, documents and `extra` fields, with each folder's totals
+ *  (subfolders included) as the catalog counts them. */
+export function libraryView(folders: Folder[], documents: LibraryDocument[], extra: Partial<LibraryView> = {}): LibraryView {
+  const totals = folders.map((f): FolderStats => {
+    const inside = documents.filter((d) => {
+      const at = folders.find((g) => g.id === d.folder);
+      return at !== undefined && (at.path === f.path || at.path.startsWith(`${f.path}/`));
+    });
+    const count = (statuses: string[]) => inside.filter((d) => statuses.includes(d.status)).length;
+    return {
+      folder: f,
+      documents: inside.length,
+      pages: inside.reduce((n, d) => n + (d.page_count ?? 0), 0),
+      chunks: inside.reduce((n, d) => n + (d.chunk_count ?? 0), 0),
+      ready: count(["ready"]),
+      pending: count(["queued", "indexing"]),
+      needing_attention: count(["needs_ocr", "needs_password", "failed"]),
+      latest_added: inside.length === 0 ? null : Math.max(...inside.map((d) => d.added_at)),
+    };
+  });
+  return { folders, totals, documents, links: [], paused: false, stamp: null, ...extra };
+}
 
 /** A saved chat of one question and its answer over the whole library, with no strategy of its
  *  own, with `extra` fields over it. */

@@ -1,49 +1,36 @@
-// The library tree apart from the DOM: a folder's totals with its subfolders, the rows the
-// keyboard walks through as the folders stand open or closed, and which folders are closed; and
-// the rows of the remote libraries' tree, each remote with the folders its server said.
+// The library tree apart from the DOM: what a folder's totals say, the rows the keyboard walks
+// through as the folders stand open or closed, which folders are closed, and which rows a window
+// of the tree's height shows; and the rows of the remote libraries' tree, each remote with the
+// folders its server said.
 
-import type { LibraryDocument, Remote, RemoteScope } from "./bindings";
+import type { FolderStats, LibraryDocument, Remote, RemoteScope } from "./bindings";
 import type { FolderNode } from "./store";
 
-/** What a folder holds, its subfolders included. */
-export interface Totals {
-  documents: number;
-  pages: number;
-  chunks: number;
-  /** When the latest of its documents was added (milliseconds since the epoch). */
-  latest: number | null;
-}
-
-export function totals(node: FolderNode): Totals {
-  const sum: Totals = { documents: 0, pages: 0, chunks: 0, latest: null };
-  const add = (doc: LibraryDocument) => {
-    sum.documents += 1;
-    sum.pages += doc.page_count ?? 0;
-    sum.chunks += doc.chunk_count ?? 0;
-    sum.latest = Math.max(sum.latest ?? 0, doc.added_at);
-  };
-  const walk = (n: FolderNode) => {
-    n.documents.forEach(add);
-    n.children.forEach(walk);
-  };
-  walk(node);
-  return sum;
-}
-
-/** A folder's totals as its row's tooltip says them. */
-export function totalsText(t: Totals): string {
-  if (t.documents === 0) return "No documents";
+/** A folder's totals (subfolders included, counted by the catalog) as its row's tooltip says them. */
+export function totalsText(t: FolderStats | null): string {
+  if (t === null || t.documents === 0) return "No documents";
   const n = (x: number) => x.toLocaleString("en");
   const parts = [`${n(t.documents)} document${t.documents === 1 ? "" : "s"}`, `${n(t.pages)} pages`];
   if (t.chunks > 0) parts.push(`${n(t.chunks)} passages`);
-  if (t.latest !== null) parts.push(`latest added ${new Date(t.latest).toLocaleDateString()}`);
+  if (t.pending > 0) parts.push(`${n(t.pending)} waiting or indexing`);
+  if (t.needing_attention > 0) parts.push(`${n(t.needing_attention)} needing attention`);
+  if (t.latest_added !== null) parts.push(`latest added ${new Date(t.latest_added).toLocaleDateString()}`);
   return parts.join(" · ");
+}
+
+/** Where a row stands among its siblings (ARIA's level, set size and position, 1-based): the
+ *  tree draws only the rows in view, so each says it. */
+interface Place {
+  key: string;
+  level: number;
+  setsize: number;
+  posinset: number;
 }
 
 /** One visible row of the tree. */
 export type Row =
-  | { kind: "folder"; key: string; level: number; node: FolderNode; parent: string | null }
-  | { kind: "document"; key: string; level: number; doc: LibraryDocument; parent: string };
+  | (Place & { kind: "folder"; node: FolderNode; parent: string | null })
+  | (Place & { kind: "document"; doc: LibraryDocument; parent: string; folder: FolderNode });
 
 export const folderKey = (id: number) => `f:${id}`;
 export const documentKey = (id: string) => `d:${id}`;
@@ -51,17 +38,38 @@ export const documentKey = (id: string) => `d:${id}`;
 /** The rows a person sees, top to bottom: a closed folder hides what it holds. */
 export function visibleRows(roots: FolderNode[], closed: ReadonlySet<number>): Row[] {
   const rows: Row[] = [];
-  const walk = (node: FolderNode, level: number, parent: string | null) => {
+  const walk = (node: FolderNode, level: number, parent: string | null, setsize: number, posinset: number) => {
     const key = folderKey(node.folder.id);
-    rows.push({ kind: "folder", key, level, node, parent });
+    rows.push({ kind: "folder", key, level, setsize, posinset, node, parent });
     if (closed.has(node.folder.id)) return;
-    for (const child of node.children) walk(child, level + 1, key);
-    for (const doc of node.documents) {
-      rows.push({ kind: "document", key: documentKey(doc.id), level: level + 1, doc, parent: key });
-    }
+    const inside = node.children.length + node.documents.length;
+    node.children.forEach((child, i) => walk(child, level + 1, key, inside, i + 1));
+    node.documents.forEach((doc, i) => {
+      const posinset = node.children.length + i + 1;
+      const row = { kind: "document" as const, key: documentKey(doc.id), level: level + 1, setsize: inside, posinset };
+      rows.push({ ...row, doc, parent: key, folder: node });
+    });
   };
-  for (const root of roots) walk(root, 1, null);
+  roots.forEach((root, i) => walk(root, 1, null, roots.length, i + 1));
   return rows;
+}
+
+/** The rows from `first` to `last` (both included) that a window onto the tree shows, with
+ *  `margin` pixels more above and below: `tops` holds each row's top and, last, the tree's height;
+ *  `from` and `to` are the window's top and bottom, in the tree's pixels. */
+export function rowsInView(tops: readonly number[], from: number, to: number, margin: number): [number, number] {
+  const count = tops.length - 1;
+  // The last row that starts above `y` (binary search over the ascending tops).
+  const rowAt = (y: number) => {
+    let [lo, hi] = [0, count - 1];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (tops[mid] <= y) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  return count === 0 ? [0, -1] : [rowAt(from - margin), rowAt(to + margin)];
 }
 
 /** The documents between two rows, both included, in the tree's order (a Shift+click range). */

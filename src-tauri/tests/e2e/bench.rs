@@ -1,13 +1,15 @@
-//! The app's figures, each beside its baseline in one run (an ignored test; `scripts/bench-app.sh`
-//! runs it): start to an interactive window and idle memory, empty library against 1,000
+//! The app's figures, each beside its baseline in one run (ignored tests; `scripts/bench-app.sh`
+//! runs them): start to an interactive window and idle memory, empty library against 1,000
 //! documents; instant search's keystroke to results on 1,000 documents, against its goal; the
 //! chat box's input latency, idle against while 50 PDFs are indexing and while 1,000 files are
-//! being added (a drop of a large directory).
+//! being added (a drop of a large directory). And the window at 10,000 documents against 1,000
+//! (`bench_large_library`): start, the tree's first paint, scrolling, opening a folder, the
+//! library's state, instant search.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::harness::{corpus_pdf, Desktop};
 use crate::{invoke, open_quick_search, start, LONG, SHORT};
@@ -380,5 +382,185 @@ fn bench_app() {
     assert!(
         busy_after > 0,
         "indexing finished before the typing did: the load figure would be idle"
+    );
+}
+
+/// The window's figures on one library (see [`bench_large_library`]).
+struct WindowFigures {
+    documents: usize,
+    start_first: Duration,
+    start_median: Duration,
+    /// Milliseconds from the page's start to the tree drawn with the library (`library-drawn`).
+    first_paint: f64,
+    /// Milliseconds of `library_state` called from the page, sorted.
+    state: Vec<f64>,
+    /// Milliseconds from a scroll of the tree by most of its height to the frame after, sorted.
+    scroll: Vec<f64>,
+    /// Milliseconds from a click on the largest folder's disclosure to the frame after (closing
+    /// and opening it again in turn), sorted.
+    toggle: Vec<f64>,
+    searches: Vec<f64>,
+    idle: Memory,
+}
+
+/// Scrolls `#library` down by most of its height `steps` times, then back to the top, and
+/// returns each step's milliseconds to the next frame (a frame drawn, plus one task).
+const SCROLL_SCRIPT: &str = "
+    const done = arguments[arguments.length - 1];
+    const scroller = document.getElementById('library');
+    const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    (async () => {
+      const ms = [];
+      for (let i = 0; i < arguments[0]; i++) {
+        const t0 = performance.now();
+        scroller.scrollTop += scroller.clientHeight * 0.9;
+        await frame();
+        ms.push(performance.now() - t0);
+      }
+      scroller.scrollTop = 0;
+      await frame();
+      done(ms);
+    })();";
+
+/// Clicks the disclosure of the folder holding the most rows `times` times (closing and opening
+/// it in turn) and returns each click's milliseconds to the next frame.
+const TOGGLE_SCRIPT: &str = "
+    const done = arguments[arguments.length - 1];
+    const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    (async () => {
+      const ms = [];
+      for (let i = 0; i < arguments[0]; i++) {
+        const folders = [...document.querySelectorAll('#library li.folder')];
+        const largest = folders.reduce((a, b) =>
+          Number(b.querySelector('.count')?.textContent.replace(/,/g, '') || 0) >
+          Number(a.querySelector('.count')?.textContent.replace(/,/g, '') || 0) ? b : a);
+        const t0 = performance.now();
+        largest.querySelector('.disclosure').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+        await frame();
+        ms.push(performance.now() - t0);
+      }
+      done(ms);
+    })();";
+
+/// Milliseconds of `library_state` called from the page `times` times, as the window calls it.
+const STATE_SCRIPT: &str = "
+    const done = arguments[arguments.length - 1];
+    (async () => {
+      const ms = [];
+      for (let i = 0; i < arguments[0]; i++) {
+        const t0 = performance.now();
+        await window.__TAURI_INTERNALS__.invoke('library_state', {});
+        ms.push(performance.now() - t0);
+      }
+      done(ms);
+    })();";
+
+fn sorted_ms(value: Value) -> Vec<f64> {
+    let mut ms: Vec<f64> = value.as_array().unwrap().iter().filter_map(Value::as_f64).collect();
+    ms.sort_by(f64::total_cmp);
+    ms
+}
+
+/// Starts the app on `home` [`STARTS`] times and measures the window on the last start.
+fn window_figures(home: &Path) -> WindowFigures {
+    let desktop = Desktop::start_with(Some(home), &[]);
+    let mut times = Vec::new();
+    let mut figures = None;
+    for i in 0..STARTS {
+        let (session, took) = start(&desktop);
+        times.push(took);
+        if i + 1 == STARTS {
+            let first_paint = session
+                .wait_until(
+                    "the library drawn",
+                    "const m = performance.getEntriesByName('library-drawn')[0]; return m && m.startTime;",
+                    SHORT,
+                )
+                .unwrap()
+                .as_f64()
+                .unwrap();
+            std::thread::sleep(Duration::from_secs(10));
+            let idle = memory(home);
+            let documents = invoke(&session, "library_state", json!({}))["documents"]
+                .as_array()
+                .unwrap()
+                .len();
+            let state = sorted_ms(session.execute_async(STATE_SCRIPT, json!([5])).unwrap());
+            let scroll = sorted_ms(session.execute_async(SCROLL_SCRIPT, json!([30])).unwrap());
+            let toggle = sorted_ms(session.execute_async(TOGGLE_SCRIPT, json!([10])).unwrap());
+            let searches = search_latencies(&session);
+            figures = Some((documents, first_paint, state, scroll, toggle, searches, idle));
+        }
+        session.close().unwrap();
+    }
+    let (documents, first_paint, state, scroll, toggle, searches, idle) = figures.unwrap();
+    let start_first = times[0];
+    times.sort();
+    WindowFigures {
+        documents,
+        start_first,
+        start_median: times[times.len() / 2],
+        first_paint,
+        state,
+        scroll,
+        toggle,
+        searches,
+        idle,
+    }
+}
+
+#[test]
+#[ignore = "a benchmark: scripts/bench-app.sh --large"]
+fn bench_large_library() {
+    let library =
+        |var: &str| PathBuf::from(std::env::var_os(var).unwrap_or_else(|| panic!("{var} names a library to open")));
+    let small = window_figures(&library("LECTERN_BENCH_LIBRARY"));
+    let large = window_figures(&library("LECTERN_BENCH_LARGE_LIBRARY"));
+    let docs = |f: &WindowFigures| format!("{} docs", f.documents);
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!("\nLectern's window on a large library (debug build, WebKitGTK under Xvfb)");
+    println!("{:<44} {:>24} {:>28}", "", "baseline", "measured");
+    let row = |figure: &str, a: f64, b: f64| {
+        println!(
+            "{:<44} {:>24} {:>28}",
+            figure,
+            format!("{}: {a:.1}", docs(&small)),
+            format!("{}: {b:.1}", docs(&large))
+        );
+    };
+    row(
+        "start to interactive window: first, ms",
+        ms(small.start_first),
+        ms(large.start_first),
+    );
+    row(
+        &format!("start to interactive window: median of {STARTS}, ms"),
+        ms(small.start_median),
+        ms(large.start_median),
+    );
+    row("page start to the tree drawn, ms", small.first_paint, large.first_paint);
+    for (figure, a, b) in [
+        ("library_state from the page", &small.state, &large.state),
+        ("scroll by a screen to next frame", &small.scroll, &large.scroll),
+        (
+            "close/open the largest folder to next frame",
+            &small.toggle,
+            &large.toggle,
+        ),
+        ("Ctrl+K keystroke to results", &small.searches, &large.searches),
+    ] {
+        for (label, p) in [("p50", 0.5), ("p95", 0.95), ("max", 1.0)] {
+            row(&format!("{figure}: {label}, ms"), percentile(a, p), percentile(b, p));
+        }
+    }
+    row(
+        "idle memory, app + WebKit processes: RSS, MB",
+        small.idle.rss,
+        large.idle.rss,
+    );
+    row(
+        "idle memory, app + WebKit processes: PSS, MB",
+        small.idle.pss,
+        large.idle.pss,
     );
 }

@@ -219,8 +219,8 @@ fn export_last_answer(session: &Session, path: &Path) -> String {
 
 /// No serious or critical accessibility violation that axe-core's WCAG 2.1 A and AA rules find
 /// in the window as it is now, colour contrast included (which needs a real renderer). One
-/// finding is not one: an open folder's tree item holds its subtree's group (the ARIA tree
-/// pattern), and is named by its own row, which axe reads as a name missing the subtree's text.
+/// finding is not one: a tree item is named by its name alone and shows more (a document's
+/// status, a folder's count), which axe reads as a name missing the item's text.
 /// `view` names what is checked, for the failure's message.
 fn accessible(session: &Session, view: &str) {
     let axe =
@@ -848,7 +848,7 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     assert_eq!(moved, json!(true));
     session
         .wait_for(
-            &format!("li.folder[data-folder-path=\"Elsewhere\"] li.document[data-document-id=\"{lorem}\"]"),
+            &format!("li.document[data-document-id=\"{lorem}\"][data-folder-path=\"Elsewhere\"]"),
             SHORT,
         )
         .unwrap();
