@@ -22,7 +22,8 @@ use lectern::{
 };
 use ts_rs::{Config, TS};
 
-use crate::commands::{AskPayload, ChatView, FolderDeletion, LibraryView, ServerView, SettingsView};
+use crate::commands::{AskPayload, ChatView, FolderDeletion, ServerView, SettingsView};
+use crate::library_view::{LibraryUpdate, LibraryView};
 use crate::COMMANDS;
 
 const BINDINGS: &str = "../ui/src/bindings.ts";
@@ -39,7 +40,7 @@ fn typescript() -> String {
     // JSON numbers: the ids, counts and times the app sends fit in a double.
     let cfg = Config::new().with_large_int("number");
     let declarations = declarations![&cfg;
-        FolderId, DocumentId, Folder, FolderStats, DocumentStatus, SyncProgress, Document, Link, LibraryView, ImportReport, ImportFailure,
+        FolderId, DocumentId, Folder, FolderStats, DocumentStatus, SyncProgress, Document, Link, LibraryView, LibraryUpdate, ImportReport, ImportFailure,
         SyncReport, FolderDeletion, Scope, ScopeFilters, RemoteScope, Remote, AddedRemote, Unreachable, Citation, AnswerKind, Answer, NumberCounts, Finish, AnswerEvent, Role, Chat,
         ChatMessage, ChatView, Strategy, Retrieval, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
         AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,

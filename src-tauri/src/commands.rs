@@ -16,14 +16,15 @@ use lectern::models::{InstallOptions, InstallProgress};
 use lectern::pdf::WordBox;
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{
-    AddedRemote, AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, FolderStats,
-    ImportReport, Library, ModelEntry, SecretPlace, Settings, SyncProgress, SyncReport,
+    AddedRemote, AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, ImportReport,
+    Library, ModelEntry, SecretPlace, Settings, SyncProgress, SyncReport,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
 use tauri::State;
 
 use crate::app_config;
+use crate::library_view::LibraryUpdate;
 use crate::state::AppState;
 
 type Reply<T> = Result<T, ErrorPayload>;
@@ -49,42 +50,13 @@ fn document_id(library: &Library, id: &str) -> Result<DocumentId, Error> {
     library.document(id).map(|d| d.id)
 }
 
-/// Everything the sidebar shows.
-#[derive(Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct LibraryView {
-    folders: Vec<Folder>,
-    /// Each folder's totals, subfolders included, counted by the catalog.
-    totals: Vec<FolderStats>,
-    documents: Vec<Document>,
-    /// Directories linked to folders, with their sync state.
-    links: Vec<Link>,
-    /// Whether indexing is paused (the queue waits until it is resumed).
-    paused: bool,
-    /// What to pass `library_state` next: it answers `null` while nothing has changed since
-    /// (`null` itself when that cannot be told, for a library in a database).
-    stamp: Option<String>,
-}
-
-/// The library as the sidebar shows it; `null` if nothing has changed since the view stamped
-/// `known` (a window polling while documents are indexed gets nothing to parse and draw).
+/// The library as the sidebar shows it: all of it without `known`, else what changed since the
+/// view stamped `known` (`null` if nothing has).
 #[tauri::command]
-pub async fn library_state(state: State<'_, AppState>, known: Option<String>) -> Reply<Option<LibraryView>> {
+pub async fn library_state(state: State<'_, AppState>, known: Option<String>) -> Reply<Option<LibraryUpdate>> {
+    let sent = state.sent.clone();
     blocking(&state, "reading the library", move |library| {
-        // Taken first: a change made while the rest is read shows as a change next time.
-        let stamp = library.change_stamp();
-        if known.is_some() && known == stamp {
-            return Ok(None);
-        }
-        let totals = library.folder_stats()?;
-        Ok(Some(LibraryView {
-            folders: totals.iter().map(|t| t.folder.clone()).collect(),
-            totals,
-            documents: library.documents(None, true)?,
-            links: library.links()?,
-            paused: library.indexing_paused()?,
-            stamp,
-        }))
+        sent.update(library, known)
     })
     .await
 }

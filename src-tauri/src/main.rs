@@ -8,6 +8,7 @@ mod app_config;
 #[cfg(test)]
 mod bindings;
 mod commands;
+mod library_view;
 mod server;
 mod state;
 

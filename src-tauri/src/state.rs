@@ -1,14 +1,15 @@
 //! What the app holds while it runs: the library (which keeps the language model once loaded and
 //! the cancel flag of every answer being generated and every model being installed), where the
-//! app's own configuration lives, why the indexer stopped, if it did, and the server for other
-//! programs, while it runs.
+//! app's own configuration lives, why the indexer stopped, if it did, the server for other
+//! programs, while it runs, and the documents the window was last sent.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use lectern::{Error, ErrorPayload, Library};
 
 use crate::app_config;
+use crate::library_view::Sent;
 use crate::server::Running;
 
 pub struct AppState {
@@ -20,6 +21,8 @@ pub struct AppState {
     /// The server for other programs, while it runs (held while it starts or stops), or why it
     /// could not start.
     pub server: tokio::sync::Mutex<Result<Option<Running>, String>>,
+    /// The documents the window was last sent, to send it only what changes.
+    pub sent: Arc<Sent>,
 }
 
 impl AppState {
@@ -31,6 +34,7 @@ impl AppState {
             config_dir,
             indexer_stopped: Mutex::new(None),
             server: tokio::sync::Mutex::new(Ok(None)),
+            sent: Arc::default(),
         })
     }
 }

@@ -15,13 +15,6 @@ impl Library {
         Ok(self.engine.catalog().folder_stats()?)
     }
 
-    /// A stamp of everything the catalog holds (folders, documents, links, settings): unchanged,
-    /// nothing read from it before has changed. `None` where that cannot be told (a library in a
-    /// database); then read again.
-    pub fn change_stamp(&self) -> Option<String> {
-        self.engine.catalog().change_stamp()
-    }
-
     /// The folder at `path`.
     pub fn folder(&self, path: &str) -> Result<Folder, Error> {
         Ok(self.engine.catalog().folder_by_path(path)?)

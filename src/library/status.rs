@@ -1,5 +1,6 @@
 //! The state of the library at a glance: per folder the documents, pages, chunks and latest
-//! addition; the documents waiting or needing attention.
+//! addition; the documents waiting or needing attention; a stamp that says whether any of it
+//! may have changed since.
 
 use serde::Serialize;
 
@@ -33,5 +34,12 @@ impl Library {
             needing_attention: rest.into_iter().filter(|d| d.status != DocumentStatus::Ready).collect(),
             paused,
         })
+    }
+
+    /// A stamp of everything the catalog holds (folders, documents, links, settings): unchanged,
+    /// nothing read from it before has changed. `None` where that cannot be told (a library in a
+    /// database); then read again.
+    pub fn change_stamp(&self) -> Option<String> {
+        self.engine.catalog().change_stamp()
     }
 }

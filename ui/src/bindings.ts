@@ -146,8 +146,39 @@ links: Array<Link>,
  */
 paused: boolean, 
 /**
- * What to pass `library_state` next: it answers `null` while nothing has changed since
- * (`null` itself when that cannot be told, for a library in a database).
+ * What to give `library_state` next: it answers with what changed since, or `null` if
+ * nothing has (`null` itself when that cannot be told, for a library in a database).
+ */
+stamp: string | null, };
+
+/**
+ * The library as it changed since the view the window holds.
+ */
+export type LibraryUpdate = { 
+/**
+ * Whether `documents` holds only the documents added or changed since the view stamped
+ * `known` (else every document).
+ */
+partial: boolean, 
+/**
+ * With `partial`, the documents gone since.
+ */
+removed: Array<DocumentId>, folders: Array<Folder>, 
+/**
+ * Each folder's totals, subfolders included, counted by the catalog.
+ */
+totals: Array<FolderStats>, documents: Array<LibraryDocument>, 
+/**
+ * Directories linked to folders, with their sync state.
+ */
+links: Array<Link>, 
+/**
+ * Whether indexing is paused (the queue waits until it is resumed).
+ */
+paused: boolean, 
+/**
+ * What to give `library_state` next: it answers with what changed since, or `null` if
+ * nothing has (`null` itself when that cannot be told, for a library in a database).
  */
 stamp: string | null, };
 

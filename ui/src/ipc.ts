@@ -18,7 +18,7 @@ import type {
   ImportReport,
   InstallProgress,
   LibraryDocument,
-  LibraryView,
+  LibraryUpdate,
   Link,
   LogEntry,
   ModelEntry,
@@ -68,9 +68,9 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     }
   };
   return {
-    /** The library as the sidebar shows it; null while nothing has changed since the view
-     *  stamped `known`. */
-    libraryState: (known: string | null = null) => call<LibraryView | null>("library_state", { known }),
+    /** The library as the sidebar shows it: all of it without `known`, else what changed since
+     *  the view stamped `known` (null if nothing has; `applyUpdate` makes it a view). */
+    libraryState: (known: string | null = null) => call<LibraryUpdate | null>("library_state", { known }),
     createFolder: (path: string) => call<Folder>("create_folder", { path }),
     renameFolder: (path: string, name: string) => call<Folder>("rename_folder", { path, name }),
     moveFolder: (path: string, parent: string | null) => call<Folder>("move_folder", { path, parent }),

@@ -17,8 +17,8 @@ import { SettingsDialog } from "./settings";
 import { SetupDialog } from "./setup";
 import { WHOLE_LIBRARY } from "./scope";
 import { folderAt, importPdfs, Sidebar, type SidebarHooks } from "./sidebar";
-import { EMPTY_LIBRARY, Store } from "./store";
-import type { ErrorPayload, LibraryView, Scope } from "./bindings";
+import { applyUpdate, EMPTY_LIBRARY, Store } from "./store";
+import type { ErrorPayload, LibraryUpdate, LibraryView, Scope } from "./bindings";
 import { Viewer } from "./viewer";
 
 const api = makeApi(invoke, () => new Channel());
@@ -103,19 +103,19 @@ function refresh(): Promise<void> {
   return next;
 }
 
-/** Asks for the library, and draws it unless it has not changed since it was drawn; the indexing
- *  panel samples its rate at every look all the same. */
+/** Asks for what changed in the library, and draws it unless nothing has; the indexing panel
+ *  samples its rate at every look all the same. */
 async function look() {
-  let changed: LibraryView | null;
+  let update: LibraryUpdate | null;
   try {
-    changed = await api.libraryState(library.stamp);
+    update = await api.libraryState(library.stamp);
   } catch (e) {
     report(errorMessage(e));
     return;
   }
-  if (changed !== null) library = changed;
+  if (update !== null) library = applyUpdate(library, update);
   indexing.update(library);
-  if (changed === null) return;
+  if (update === null) return;
   tree.render(library);
   // When the tree was first drawn with the library, for the app's benchmark.
   if (performance.getEntriesByName("library-drawn").length === 0) performance.mark("library-drawn");

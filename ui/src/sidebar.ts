@@ -1,7 +1,7 @@
 // The sidebar: the library as a tree (ARIA tree with one tab stop). Folders open and close, show
 // their totals and icons; documents show a status badge and a progress ring while indexing. Only
-// the rows in view are drawn (a library of 10,000 documents scrolls as one of ten): the rows are
-// flat, each saying its level and place, with spacers standing in for the rest.
+// the rows in view are drawn (`rows-in-view.ts`): the rows are flat, each saying its level and
+// place among its siblings.
 // Each row has a check box that puts it in the question's scope, and a menu (right click,
 // Shift+F10 or its ⋮ button) with what can be done to it (a folder's: when chats over it search,
 // too); the keys are the usual ones (arrows, Home/End, Enter, Space, F2, Delete), Ctrl/Shift+click
@@ -28,6 +28,7 @@ import { errorMessage, type Api, type OpenDialog } from "./ipc";
 import { menuButton, showMenu, underRow, type MenuItem } from "./menu";
 import { RemoteTree } from "./remote-tree";
 import { RovingFocus } from "./roving";
+import { RowsInView, type Drawing } from "./rows-in-view";
 import { askingOnly, folderIncluded, toggleDocument, toggleFolder } from "./scope";
 import { buildTree, EMPTY_LIBRARY, linkText, statusText, type FolderNode, type Store } from "./store";
 import { STRATEGIES } from "./strategy";
@@ -36,7 +37,6 @@ import {
   documentsBetween,
   folderKey,
   loadClosed,
-  rowsInView,
   saveClosed,
   totalsText,
   visibleRows,
@@ -64,8 +64,9 @@ const DOC_MIME = "application/x-lectern-documents";
 const FOLDER_MIME = "application/x-lectern-folder";
 
 /** The shapes of rows, each of one height: a folder, a document, one with its status below, one
- *  with a password button too. */
+ *  with a password button too; and a first guess at their heights, in pixels. */
 type Shape = "folder" | "document" | "status" | "locked";
+const GUESSED_HEIGHTS: Record<Shape, number> = { folder: 28, document: 28, status: 44, locked: 72 };
 
 /** Whether a document's row says its status on a line of its own. */
 const saysStatus = (doc: LibraryDocument) => doc.status !== "ready" || doc.embed_total > 0 || doc.reason !== null;
@@ -81,15 +82,6 @@ export class Sidebar {
   /** The folder tree of the library drawn last (built again only with a new library). */
   private roots: FolderNode[] = [];
   private rows: Row[] = [];
-  /** Each row's top in the tree, in pixels, and last the tree's height. */
-  private tops: number[] = [0];
-  /** The height of each shape of row as last measured (a first guess until one is drawn). */
-  private readonly heights: Record<Shape, number> = { folder: 28, document: 28, status: 44, locked: 72 };
-  /** The rows drawn around the view, first and last, and their elements by key. */
-  private drawn: [number, number] = [0, -1];
-  private elements = new Map<string, HTMLElement>();
-  /** The frame that draws the rows scrolled into view, while one is awaited. */
-  private scrolling = 0;
   private readonly closed: Set<number>;
   /** The documents chosen (Ctrl/Shift+click), which drag and Delete act on together. */
   readonly selected = new Set<string>();
@@ -104,10 +96,12 @@ export class Sidebar {
   readonly remotes: RemoteTree;
   /** The row with the tree's tab stop, and the rows drawn. */
   private readonly roving = new RovingFocus(this.tree, () => this.rows);
+  /** The rows drawn: those in view. */
+  private readonly inView: RowsInView<Row>;
 
   /** `root` is the sidebar's scrolling box. */
   constructor(
-    private readonly root: HTMLElement,
+    root: HTMLElement,
     private readonly hooks: SidebarHooks,
     private readonly storage: Storage = window.localStorage,
   ) {
@@ -119,7 +113,14 @@ export class Sidebar {
     this.tree.addEventListener("keydown", (e) => this.key(e));
     this.remotes = new RemoteTree(hooks);
     root.replaceChildren(this.local, this.remotes.element);
-    root.addEventListener("scroll", () => this.scrolled(), { passive: true });
+    const drawing: Drawing<Row> = {
+      shape: shapeOf,
+      draw: (row) => (row.kind === "folder" ? this.folderItem(row) : this.documentItem(row)),
+      keep: (row, element) => this.roving.add(row.key, element),
+      pinned: () => this.roving.at,
+      around: (draw) => this.roving.redraw(draw),
+    };
+    this.inView = new RowsInView(root, this.tree, drawing, { ...GUESSED_HEIGHTS });
     hooks.scope.subscribe(() => this.draw());
   }
 
@@ -149,115 +150,17 @@ export class Sidebar {
   /** Lists the rows as the folders stand open or closed, and draws those in view. */
   private layout() {
     this.rows = visibleRows(this.roots, this.closed);
-    this.place();
-    this.draw();
+    this.inView.show(this.rows);
   }
 
-  /** Each row's top, from the heights of their shapes. */
-  private place() {
-    const tops = new Array<number>(this.rows.length + 1);
-    let y = 0;
-    this.rows.forEach((row, i) => {
-      tops[i] = y;
-      y += this.heights[shapeOf(row)];
-    });
-    tops[this.rows.length] = y;
-    this.tops = tops;
-  }
-
-  /** The rows a view onto the tree shows, with `margin` pixels more above and below; every row
-   *  where the tree is not laid out (hidden, or in tests). */
-  private inView(margin: number): [number, number] {
-    const height = this.root.clientHeight;
-    if (height === 0) return [0, this.rows.length - 1];
-    const top = this.root.getBoundingClientRect().top - this.tree.getBoundingClientRect().top;
-    return rowsInView(this.tops, top, top + height, margin);
-  }
-
-  /** Draws the rows in view and a screen's worth around them, and the row with the tab stop
-   *  wherever it is (so the focus stays in the tree), with spacers for the rows between; with
-   *  `moved`, only the view has changed, and rows drawn before are kept. */
-  private draw(moved = false) {
-    const [first, last] = this.inView(this.root.clientHeight);
-    this.drawn = [first, last];
-    const kept = moved ? this.elements : new Map<string, HTMLElement>();
-    this.elements = new Map();
-    const drawnRows: [Row, HTMLElement][] = [];
-    this.roving.redraw(() => {
-      const at = this.roving.at;
-      const runs: [number, number][] = [[first, last]];
-      if (at >= 0 && (at < first || at > last)) runs.push([at, at]);
-      runs.sort((a, b) => a[0] - b[0]);
-      const items: HTMLElement[] = [];
-      let end = 0;
-      for (const [from, to] of runs) {
-        items.push(this.spacer(this.tops[from] - this.tops[end]));
-        for (let i = from; i <= to; i++) {
-          const row = this.rows[i];
-          let item = kept.get(row.key);
-          if (item) this.roving.add(row.key, item);
-          else item = row.kind === "folder" ? this.folderItem(row) : this.documentItem(row);
-          this.elements.set(row.key, item);
-          drawnRows.push([row, item]);
-          items.push(item);
-        }
-        end = to + 1;
-      }
-      items.push(this.spacer(this.tops[this.rows.length] - this.tops[end]));
-      this.tree.replaceChildren(...items);
-    });
-    this.measure(drawnRows);
-  }
-
-  /** Learns the heights of the shapes drawn (the interface's size changes them); places and
-   *  draws the rows again if one was not as thought. */
-  private measure(drawn: [Row, HTMLElement][]) {
-    let changed = false;
-    for (const [row, item] of drawn) {
-      const height = item.offsetHeight;
-      if (height === 0 || this.heights[shapeOf(row)] === height) continue;
-      this.heights[shapeOf(row)] = height;
-      changed = true;
-    }
-    if (changed) {
-      this.place();
-      this.draw();
-    }
-  }
-
-  private spacer(height: number): HTMLElement {
-    const spacer = document.createElement("li");
-    spacer.className = "spacer";
-    spacer.setAttribute("role", "none");
-    spacer.style.height = `${height}px`;
-    return spacer;
-  }
-
-  /** Once a frame, while the tree scrolls: draws the rows come into view, if any were not. */
-  private scrolled() {
-    if (this.scrolling !== 0) return;
-    this.scrolling = requestAnimationFrame(() => {
-      this.scrolling = 0;
-      const [first, last] = this.inView(0);
-      if (first < this.drawn[0] || last > this.drawn[1]) this.draw(true);
-    });
-  }
-
-  /** Scrolls row `key` into view, drawn. */
-  private reveal(key: string) {
-    const i = this.rows.findIndex((r) => r.key === key);
-    const height = this.root.clientHeight;
-    if (i < 0 || height === 0) return;
-    const offset = this.tree.getBoundingClientRect().top - this.root.getBoundingClientRect().top + this.root.scrollTop;
-    const [top, bottom] = [offset + this.tops[i], offset + this.tops[i + 1]];
-    if (top < this.root.scrollTop) this.root.scrollTop = top;
-    else if (bottom > this.root.scrollTop + height) this.root.scrollTop = bottom - height;
-    this.draw(true);
+  /** Draws the rows in view again, as they now are. */
+  private draw() {
+    this.inView.draw();
   }
 
   /** Gives row `key` the tab stop and the focus, scrolled into view. */
   private focusRow(key: string) {
-    this.reveal(key);
+    this.inView.reveal(this.rows.findIndex((r) => r.key === key));
     this.roving.focus(key);
   }
 

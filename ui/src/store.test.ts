@@ -1,4 +1,4 @@
-import { applyAnswerEvent, buildTree, citationsByDocument, errorRemedy, linkText, statusText, Store } from "./store";
+import { applyAnswerEvent, applyUpdate, buildTree, citationsByDocument, errorRemedy, linkText, statusText, Store } from "./store";
 import type { Citation, Link } from "./bindings";
 import { doc, folder, libraryView } from "./test-fixtures";
 
@@ -73,6 +73,26 @@ describe("stores", () => {
       "Failed: the file is truncated",
     );
     expect(statusText(doc("a", 1, "a.pdf", { status: "needs_password" }))).toBe("Needs a password");
+  });
+
+  it("takes an update of the library: all of it, or what changed and what went", () => {
+    const folders = [folder(1, null, "A")];
+    const before = libraryView(folders, [doc("a", 1, "a.pdf"), doc("b", 1, "b.pdf"), doc("c", 1, "c.pdf")], { stamp: "1.1" });
+    const changed = doc("b", 1, "b.pdf", { status: "failed" });
+    const partial = applyUpdate(before, {
+      ...libraryView(folders, [changed, doc("d", 1, "d.pdf")], { stamp: "1.2" }),
+      partial: true,
+      removed: ["c"],
+    });
+    expect(partial.documents.map((d) => [d.id, d.status])).toEqual([
+      ["a", "ready"],
+      ["b", "failed"],
+      ["d", "ready"],
+    ]);
+    expect(partial.stamp).toBe("1.2");
+    const whole = applyUpdate(before, { ...libraryView(folders, [doc("e", 1, "e.pdf")]), partial: false, removed: [] });
+    expect(whole.documents.map((d) => d.id)).toEqual(["e"]);
+    expect(Object.keys(whole).sort()).toEqual(["documents", "folders", "links", "paused", "stamp", "totals"]);
   });
 
   it("accumulates a streamed answer and groups its sources", () => {

@@ -2,7 +2,17 @@
 // the library's flat lists, and the chat as it streams, its sources named (a remote library's
 // with the remote's name).
 
-import type { AnswerEvent, Citation, ErrorPayload, Folder, FolderStats, LibraryDocument, LibraryView, Link } from "./bindings";
+import type {
+  AnswerEvent,
+  Citation,
+  ErrorPayload,
+  Folder,
+  FolderStats,
+  LibraryDocument,
+  LibraryUpdate,
+  LibraryView,
+  Link,
+} from "./bindings";
 
 /** A tiny observable value. */
 export class Store<T> {
@@ -27,6 +37,17 @@ export class Store<T> {
 
 /** A library with nothing in it, before the first state arrives. */
 export const EMPTY_LIBRARY: LibraryView = { folders: [], totals: [], documents: [], links: [], paused: false, stamp: null };
+
+/** The library as `update` says it now is, after `view`: its documents all, or (`partial`) those
+ *  added or changed, the rest kept as they were but those `removed`. */
+export function applyUpdate(view: LibraryView, update: LibraryUpdate): LibraryView {
+  const { partial, removed, ...next } = update;
+  if (!partial) return next;
+  const documents = new Map(view.documents.map((d) => [d.id, d]));
+  for (const id of removed) documents.delete(id);
+  for (const doc of next.documents) documents.set(doc.id, doc);
+  return { ...next, documents: [...documents.values()] };
+}
 
 export interface FolderNode {
   folder: Folder;

@@ -1,7 +1,7 @@
 // The library tree apart from the DOM: what a folder's totals say, the rows the keyboard walks
-// through as the folders stand open or closed, which folders are closed, and which rows a window
-// of the tree's height shows; and the rows of the remote libraries' tree, each remote with the
-// folders its server said.
+// through as the folders stand open or closed (each with its place among its siblings), which
+// folders are closed; and the rows of the remote libraries' tree, each remote with the folders
+// its server said.
 
 import type { FolderStats, LibraryDocument, Remote, RemoteScope } from "./bindings";
 import type { FolderNode } from "./store";
@@ -52,24 +52,6 @@ export function visibleRows(roots: FolderNode[], closed: ReadonlySet<number>): R
   };
   roots.forEach((root, i) => walk(root, 1, null, roots.length, i + 1));
   return rows;
-}
-
-/** The rows from `first` to `last` (both included) that a window onto the tree shows, with
- *  `margin` pixels more above and below: `tops` holds each row's top and, last, the tree's height;
- *  `from` and `to` are the window's top and bottom, in the tree's pixels. */
-export function rowsInView(tops: readonly number[], from: number, to: number, margin: number): [number, number] {
-  const count = tops.length - 1;
-  // The last row that starts above `y` (binary search over the ascending tops).
-  const rowAt = (y: number) => {
-    let [lo, hi] = [0, count - 1];
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (tops[mid] <= y) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
-  return count === 0 ? [0, -1] : [rowAt(from - margin), rowAt(to + margin)];
 }
 
 /** The documents between two rows, both included, in the tree's order (a Shift+click range). */

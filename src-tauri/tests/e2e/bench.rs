@@ -392,8 +392,10 @@ struct WindowFigures {
     start_median: Duration,
     /// Milliseconds from the page's start to the tree drawn with the library (`library-drawn`).
     first_paint: f64,
-    /// Milliseconds of `library_state` called from the page, sorted.
+    /// Milliseconds of `library_state` called from the page, the whole library and what changed
+    /// after a change, sorted.
     state: Vec<f64>,
+    state_changes: Vec<f64>,
     /// Milliseconds from a scroll of the tree by most of its height to the frame after, sorted.
     scroll: Vec<f64>,
     /// Milliseconds from a click on the largest folder's disclosure to the frame after (closing
@@ -442,17 +444,25 @@ const TOGGLE_SCRIPT: &str = "
       done(ms);
     })();";
 
-/// Milliseconds of `library_state` called from the page `times` times, as the window calls it.
+/// Milliseconds of `library_state` called from the page `times` times: the whole library (as the
+/// window's first look), then with the stamp of the view before after a change (a folder made,
+/// as the window looks after each change).
 const STATE_SCRIPT: &str = "
     const done = arguments[arguments.length - 1];
+    const invoke = window.__TAURI_INTERNALS__.invoke;
     (async () => {
-      const ms = [];
+      const [whole, changes] = [[], []];
       for (let i = 0; i < arguments[0]; i++) {
-        const t0 = performance.now();
-        await window.__TAURI_INTERNALS__.invoke('library_state', {});
-        ms.push(performance.now() - t0);
+        let t0 = performance.now();
+        const view = await invoke('library_state', {});
+        whole.push(performance.now() - t0);
+        await invoke('create_folder', { path: `bench-${Date.now()}-${i}` });
+        t0 = performance.now();
+        const update = await invoke('library_state', { known: view.stamp });
+        changes.push(performance.now() - t0);
+        if (!update.partial) throw new Error('the look after a change was not partial');
       }
-      done(ms);
+      done([whole, changes]);
     })();";
 
 fn sorted_ms(value: Value) -> Vec<f64> {
@@ -485,15 +495,25 @@ fn window_figures(home: &Path) -> WindowFigures {
                 .as_array()
                 .unwrap()
                 .len();
-            let state = sorted_ms(session.execute_async(STATE_SCRIPT, json!([5])).unwrap());
+            let looks = session.execute_async(STATE_SCRIPT, json!([5])).unwrap();
+            let (state, state_changes) = (sorted_ms(looks[0].clone()), sorted_ms(looks[1].clone()));
             let scroll = sorted_ms(session.execute_async(SCROLL_SCRIPT, json!([30])).unwrap());
             let toggle = sorted_ms(session.execute_async(TOGGLE_SCRIPT, json!([10])).unwrap());
             let searches = search_latencies(&session);
-            figures = Some((documents, first_paint, state, scroll, toggle, searches, idle));
+            figures = Some((
+                documents,
+                first_paint,
+                state,
+                state_changes,
+                scroll,
+                toggle,
+                searches,
+                idle,
+            ));
         }
         session.close().unwrap();
     }
-    let (documents, first_paint, state, scroll, toggle, searches, idle) = figures.unwrap();
+    let (documents, first_paint, state, state_changes, scroll, toggle, searches, idle) = figures.unwrap();
     let start_first = times[0];
     times.sort();
     WindowFigures {
@@ -502,6 +522,7 @@ fn window_figures(home: &Path) -> WindowFigures {
         start_median: times[times.len() / 2],
         first_paint,
         state,
+        state_changes,
         scroll,
         toggle,
         searches,
@@ -540,7 +561,12 @@ fn bench_large_library() {
     );
     row("page start to the tree drawn, ms", small.first_paint, large.first_paint);
     for (figure, a, b) in [
-        ("library_state from the page", &small.state, &large.state),
+        ("library_state from the page: whole", &small.state, &large.state),
+        (
+            "library_state from the page: a change",
+            &small.state_changes,
+            &large.state_changes,
+        ),
         ("scroll by a screen to next frame", &small.scroll, &large.scroll),
         (
             "close/open the largest folder to next frame",
