@@ -70,7 +70,7 @@ impl Library {
     pub fn api_token(&self) -> Result<String, Error> {
         match self.kept_api_token()? {
             Some(token) => Ok(token),
-            None => self.rotate_api_token(),
+            None => self.write_api_token(false),
         }
     }
 
@@ -86,6 +86,13 @@ impl Library {
 
     /// Replaces the library's token with a new one (the old one stops working); returns it.
     pub fn rotate_api_token(&self) -> Result<String, Error> {
+        self.write_api_token(true)
+    }
+
+    /// Writes a new token, in place of the one kept (`replace`) or only where none is: of two
+    /// processes (or a server and its caller) making the first token at once, the first to put
+    /// it in place wins, for both. Returns the token kept.
+    fn write_api_token(&self, replace: bool) -> Result<String, Error> {
         let home = &self.config().home;
         let token = new_token();
         let path = home.join(TOKEN_FILE);
@@ -103,8 +110,17 @@ impl Library {
         file.write_all(token.as_bytes())
             .and_then(|()| file.sync_all())
             .map_err(io)?;
-        std::fs::rename(&fresh, &path).map_err(io)?;
-        // Two processes making a token at once: the one kept is the last renamed, for both.
+        if replace {
+            // Two processes replacing it at once: the one kept is the last renamed, for both.
+            std::fs::rename(&fresh, &path).map_err(io)?;
+        } else {
+            let linked = std::fs::hard_link(&fresh, &path);
+            let _ = std::fs::remove_file(&fresh);
+            match linked {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(io(e)),
+                _ => {}
+            }
+        }
         Ok(std::fs::read_to_string(&path).map_err(io)?.trim().to_string())
     }
 

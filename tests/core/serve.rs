@@ -77,6 +77,18 @@ impl Served {
 }
 
 #[test]
+fn callers_making_the_first_token_at_once_all_get_the_one_kept() {
+    let t = library();
+    let tokens: Vec<String> = std::thread::scope(|s| {
+        let callers: Vec<_> = (0..8).map(|_| s.spawn(|| t.api_token().unwrap())).collect();
+        callers.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    let kept = t.api_token().unwrap();
+    assert!(tokens.iter().all(|token| *token == kept), "{tokens:?} against {kept}");
+    assert_ne!(t.rotate_api_token().unwrap(), kept, "a rotation replaces it");
+}
+
+#[test]
 fn the_library_is_served_to_other_programs_behind_its_token() {
     let served = Served::new();
     let (t, rt, base, http) = (&served.t, &served.rt, &served.base, &served.http);
