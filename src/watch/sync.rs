@@ -76,13 +76,10 @@ pub fn sync_link(engine: &Engine, id: LinkId, progress: &dyn Fn(SyncProgress)) -
     let mut known: HashMap<String, LinkedFile> = known_files.into_iter().map(|f| (f.rel_path.clone(), f)).collect();
 
     let mut appeared = Vec::new();
+    let tell = |adding, done, total| progress(SyncProgress { adding, done, total });
     let total = listing.files.len();
     for (done, file) in listing.files.iter().enumerate() {
-        progress(SyncProgress {
-            adding: false,
-            done,
-            total,
-        });
+        tell(false, done, total);
         let seen = known.remove(&file.rel_path);
         if let Some(old) = &seen {
             if old.size == file.size && old.mtime == file.mtime {
@@ -116,11 +113,7 @@ pub fn sync_link(engine: &Engine, id: LinkId, progress: &dyn Fn(SyncProgress)) -
         }
     }
 
-    progress(SyncProgress {
-        adding: false,
-        done: total,
-        total,
-    });
+    tell(false, total, total);
 
     // What is left of `known` and not under a directory the scan could not read vanished; an
     // appeared file with a vanished one's content is it, renamed or moved. Copies with one
@@ -131,11 +124,7 @@ pub fn sync_link(engine: &Engine, id: LinkId, progress: &dyn Fn(SyncProgress)) -
     }
     let adding = appeared.len();
     for (done, (file, hash)) in appeared.into_iter().enumerate() {
-        progress(SyncProgress {
-            adding: true,
-            done,
-            total: adding,
-        });
+        tell(true, done, adding);
         if let Some(old) = vanished.get_mut(&hash).and_then(Vec::pop) {
             engine.catalog().locked(|catalog| {
                 catalog.delete_linked_file(id, &old.rel_path)?;
@@ -152,11 +141,7 @@ pub fn sync_link(engine: &Engine, id: LinkId, progress: &dyn Fn(SyncProgress)) -
         }
     }
     if adding > 0 {
-        progress(SyncProgress {
-            adding: true,
-            done: adding,
-            total: adding,
-        });
+        tell(true, adding, adding);
     }
     for old in vanished.into_values().flatten() {
         if link.keep_deleted {
