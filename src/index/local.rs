@@ -8,7 +8,9 @@
 //! keyword query over the library's index, with the library's statistics, keeping the passages
 //! of the documents in scope, and the vectors of the documents whose centroids come nearest,
 //! read on several threads (a new question's reads wait on the disk) and kept within a bound
-//! (`cache.rs`); only the documents it does not cover are opened one by one, and a document is
+//! (`cache.rs`). The keyword query runs, and its hits are located, while those vectors are read
+//! and rescored, so that a new question waits on the disk and on the cores at once. Only the
+//! documents it does not cover are opened one by one, and a document is
 //! opened for its passages' text only. A document is published by
 //! writing its index in a temporary directory and putting it in place in one rename
 //! ([`IndexDirs::commit`]).
@@ -22,7 +24,7 @@ use tantivy::{DocAddress, Term};
 
 use super::block::{self, RowMeta};
 use super::cache::{BlockCache, Indexed, BLOCK_CACHE_BYTES};
-use super::keyword_search::{KeywordHits, ScopeQuery};
+use super::keyword_search::{KeywordHit, KeywordHits, ScopeQuery};
 use super::keywords::{KeywordWriter, StoredChunks};
 use super::statistics::ScopeStatistics;
 use super::store::{best_first, DocumentIndex, Found, IndexStore, PassageKey, Publication, ScopeSearch, Wanted};
@@ -46,10 +48,11 @@ pub struct LocalStore {
     wide_index_from: usize,
 }
 
-/// Threads that read the blocks a question needs from disk: a read waits on the disk, not on a
-/// core, so more reads than cores keep the disk busy (a new question's blocks are seldom in the
-/// page cache of a large library).
-const READERS: usize = 8;
+/// Threads that read what a question needs from disk (blocks, exact rows, passages): a read waits
+/// on the disk, not on a core, so many more reads than cores keep the disk busy (a new
+/// question's blocks are seldom in the page cache of a large library; 24 answered a new question
+/// over 10,000 documents a few milliseconds sooner than 8).
+const READERS: usize = 24;
 
 /// Scopes of this many documents go through the wide index unless told otherwise.
 pub const WIDE_INDEX_FROM: usize = 1_000;
@@ -219,16 +222,23 @@ struct LocalScope<'s> {
     vector: Option<Vec<f32>>,
     /// The vector candidates, on quantised scores.
     pool: TopK,
+    /// The vector list, when it was made as the scope was opened.
+    rescored: Option<Vec<Found>>,
     keyword_only: HashSet<usize>,
     depth: usize,
 }
 
-/// The documents of a scope the wide index covers: its keyword index, and the scope position of
-/// each covered document's key.
+/// The documents of a scope the wide index covers: the scope position of each covered document's
+/// key, and what the library's keyword index found among them.
 struct LibraryPart {
-    keywords: Arc<KeywordReader>,
-    members: HashMap<u64, usize>,
+    members: Arc<HashMap<u64, usize>>,
+    /// The best passages of the question's terms among them, found and located as the scope was
+    /// opened.
+    hits: Option<Result<Vec<LocatedHit>, IndexError>>,
 }
+
+/// A hit of the library's keyword index, and where its passage is.
+type LocatedHit = (KeywordHit, Result<Located, IndexError>);
 
 impl<'s> LocalScope<'s> {
     fn empty(store: &'s LocalStore, docs: &[ScopedDocument], pool: usize, depth: usize) -> LocalScope<'s> {
@@ -243,6 +253,7 @@ impl<'s> LocalScope<'s> {
             stats: ScopeStatistics::default(),
             vector: None,
             pool: TopK::new(pool),
+            rescored: None,
             keyword_only: HashSet::new(),
             depth,
         }
@@ -261,6 +272,7 @@ impl<'s> LocalScope<'s> {
         // Candidates are picked on quantised scores, then rescored exactly: pick generously.
         let pool = wanted.depth * 2 + 16;
         let mut scope = LocalScope::empty(store, docs, pool, wanted.depth);
+        scope.vector = wanted.vector.map(|(v, _)| v.to_vec());
         let snapshot = match docs.len() >= store.wide_index_from {
             // A wide index that cannot be read leaves every document to be searched on its own.
             true => store.wide.snapshot().ok().flatten(),
@@ -292,8 +304,8 @@ impl<'s> LocalScope<'s> {
                     return scope;
                 }
             }
+            let mut candidates = Vec::new();
             if let (Some(q), Some((_, embedder))) = (quantized.as_ref(), wanted.vector) {
-                let mut candidates = Vec::new();
                 let mut unsearchable = HashSet::new();
                 for &(pos, summary) in &covered {
                     match &summary.vectors {
@@ -312,31 +324,54 @@ impl<'s> LocalScope<'s> {
                     }
                 }
                 covered.retain(|(pos, _)| !unsearchable.contains(pos));
-                let chosen = wide::choose(&candidates, q);
-                let parts = fan_out(&chosen, store.threads.max(READERS), |slice, _| {
-                    let mut part = LocalScope::empty(store, &[], pool, wanted.depth);
-                    for &pos in slice {
-                        match store.blocks.read((&docs[pos]).into(), &store.dirs, q.dimension()) {
-                            Ok(block) => {
-                                block.vectors.scan(q, pos as u32, &mut part.pool);
-                                part.stamps.insert(pos, block.stamp);
-                            }
-                            Err(e) => part.skipped.push((pos, e)),
-                        }
-                    }
-                    part
-                });
-                for part in parts {
-                    scope.absorb(part);
-                }
             }
+            let members: Arc<HashMap<u64, usize>> =
+                Arc::new(covered.iter().map(|(pos, _)| (key_of(docs[*pos].id), *pos)).collect());
             scope.library = Some(LibraryPart {
-                keywords: snapshot.keywords.clone(),
-                members: covered.iter().map(|(pos, _)| (key_of(docs[*pos].id), *pos)).collect(),
+                members: members.clone(),
+                hits: None,
             });
+            let query = (!terms.is_empty()).then(|| ScopeQuery::prepare(&snapshot.keywords, &terms, &scope.stats));
+            // The library's keyword query runs on its cores, and its hits are located, while the
+            // vectors' reads wait on the disk.
+            let hits = std::thread::scope(|s| {
+                let hits = query.map(|query| {
+                    let (keywords, members) = (&snapshot.keywords, &*members);
+                    s.spawn(move || {
+                        let hits = library_hits(keywords, members, &query?, wanted.depth, store.threads)?.into_sorted();
+                        let located = read_each(&hits, store.threads.max(READERS), |hit| keywords.locate(hit.address));
+                        Ok(hits.into_iter().zip(located).collect())
+                    })
+                });
+                if let Some(q) = quantized.as_ref().filter(|_| !candidates.is_empty()) {
+                    let chosen = wide::choose(&candidates, q);
+                    let parts = fan_out(&chosen, store.threads.max(READERS), |slice, _| {
+                        let mut part = LocalScope::empty(store, &[], pool, wanted.depth);
+                        for &pos in slice {
+                            match store.blocks.read((&docs[pos]).into(), &store.dirs, q.dimension()) {
+                                Ok(block) => {
+                                    block.vectors.scan(q, pos as u32, &mut part.pool);
+                                    part.stamps.insert(pos, block.stamp);
+                                }
+                                Err(e) => part.skipped.push((pos, e)),
+                            }
+                        }
+                        part
+                    });
+                    for part in parts {
+                        scope.absorb(part);
+                    }
+                }
+                if scope.vector.is_some() {
+                    scope.rescored = Some(scope.rescore());
+                }
+                hits.map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            });
+            if let Some(library) = scope.library.as_mut() {
+                library.hits = hits;
+            }
         }
         scope.terms = terms;
-        scope.vector = wanted.vector.map(|(v, _)| v.to_vec());
         scope
     }
 
@@ -390,10 +425,32 @@ impl<'s> LocalScope<'s> {
     /// `read` of each of `items`, in their order, on [`READERS`] threads: reads that wait on the
     /// disk.
     fn read_each<I: Sync, T: Send>(&self, items: &[I], read: impl Fn(&I) -> T + Sync) -> Vec<T> {
-        let parts = fan_out(items, self.store.threads.max(READERS), |slice, _| {
-            slice.iter().map(&read).collect::<Vec<_>>()
-        });
-        parts.into_iter().flatten().collect()
+        read_each(items, self.store.threads.max(READERS), read)
+    }
+
+    /// The vector candidates rescored exactly from their blocks' `f32` rows, best first.
+    fn rescore(&mut self) -> Vec<Found> {
+        let pool = std::mem::replace(&mut self.pool, TopK::new(0));
+        let mut by_doc: HashMap<usize, Vec<u32>> = HashMap::new();
+        for c in pool.into_sorted() {
+            by_doc.entry(c.block as usize).or_default().push(c.row);
+        }
+        let by_doc: Vec<(usize, Vec<u32>)> = by_doc.into_iter().collect();
+        let read = self.read_each(&by_doc, |(pos, rows)| (*pos, self.exact_scores(*pos, rows)));
+        let mut list = Vec::new();
+        for (pos, scores) in read {
+            match scores {
+                Ok(Some(scores)) => list.extend(scores.into_iter().map(|(meta, score)| Found {
+                    doc: pos,
+                    located: located(&meta),
+                    key: None,
+                    score,
+                })),
+                Ok(None) => self.skipped.push((pos, IndexError::rebuilt(&self.dir(pos)))),
+                Err(e) => self.skipped.push((pos, e)),
+            }
+        }
+        best_first(list, self.depth)
     }
 
     /// Whether the wide index answers for the document at `pos`.
@@ -464,78 +521,57 @@ impl ScopeSearch for LocalScope<'_> {
         if self.terms.is_empty() {
             return Vec::new();
         }
+        let depth = self.depth;
+        let mut found = KeywordHits::new(depth);
         let mut docs: Vec<(usize, Arc<DocIndex>)> = self.opened.iter().map(|(p, i)| (*p, i.clone())).collect();
         docs.sort_by_key(|(p, _)| *p);
-        // The weights depend on the statistics only: any reader of the scope prepares them.
-        let prepared = match (&self.library, docs.first()) {
-            (Some(library), _) => ScopeQuery::prepare(&library.keywords, &self.terms, &self.stats),
-            (None, Some((_, first))) => ScopeQuery::prepare(&first.keywords, &self.terms, &self.stats),
-            (None, None) => return Vec::new(),
-        };
-        let query = match prepared {
-            Ok(query) => query,
-            Err(e) => {
-                if let Some((pos, _)) = docs.first() {
-                    self.skipped.push((*pos, e));
-                }
-                return Vec::new();
-            }
-        };
-        let depth = self.depth;
-        let parts = fan_out(&docs, self.store.threads, |slice, _| {
-            let mut hits = KeywordHits::new(depth);
-            let mut failed = Vec::new();
-            for (pos, index) in slice {
-                if let Err(e) = query.collect(&index.keywords, *pos, &mut hits) {
-                    failed.push((*pos, e));
-                }
-            }
-            (hits, failed)
-        });
-        let mut found = KeywordHits::new(depth);
-        for (hits, failed) in parts {
-            found.merge(hits);
-            self.skipped.extend(failed);
-        }
-        if let Some(library) = &self.library {
-            // The library's segments on the store's threads, each keeping its own best: largest
-            // first, dealt alternately, so that each thread gets a like share.
-            let readers = library.keywords.searcher().segment_readers();
-            let mut by_size: Vec<usize> = (0..readers.len()).collect();
-            by_size.sort_by_key(|&ord| std::cmp::Reverse(readers[ord].max_doc()));
-            let segments: Vec<usize> = by_size
-                .iter()
-                .step_by(2)
-                .chain(by_size.iter().skip(1).step_by(2))
-                .copied()
-                .collect();
-            let parts = fan_out(&segments, self.store.threads, |slice, _| {
-                let mut hits = KeywordHits::new(depth);
-                let mut failed = None;
-                for &ord in slice {
-                    if let Err(e) = query.collect_members(&library.keywords, ord, &library.members, &mut hits) {
-                        failed = Some(e);
+        if let Some((first_pos, first)) = docs.first() {
+            // The weights depend on the statistics only: any reader of the scope prepares them.
+            match ScopeQuery::prepare(&first.keywords, &self.terms, &self.stats) {
+                Ok(query) => {
+                    let parts = fan_out(&docs, self.store.threads, |slice, _| {
+                        let mut hits = KeywordHits::new(depth);
+                        let mut failed = Vec::new();
+                        for (pos, index) in slice {
+                            if let Err(e) = query.collect(&index.keywords, *pos, &mut hits) {
+                                failed.push((*pos, e));
+                            }
+                        }
+                        (hits, failed)
+                    });
+                    for (hits, failed) in parts {
+                        found.merge(hits);
+                        self.skipped.extend(failed);
                     }
                 }
-                (hits, failed)
-            });
-            let mut failure = None;
-            for (hits, failed) in parts {
-                found.merge(hits);
-                failure = failure.or(failed);
+                Err(e) => self.skipped.push((*first_pos, e)),
             }
-            if let Some(e) = failure {
-                let unread = self.store.wide_unread(library.members.values().copied(), &e);
-                self.skipped.extend(unread);
+        }
+        let mut located_there = HashMap::new();
+        if let Some(library) = self.library.as_mut() {
+            match library.hits.take() {
+                Some(Ok(hits)) => {
+                    for (hit, located) in hits {
+                        found.offer(hit.score, hit.pos, hit.address);
+                        located_there.insert((hit.pos, hit.address), located);
+                    }
+                }
+                Some(Err(e)) => {
+                    let unread = self.store.wide_unread(library.members.values().copied(), &e);
+                    self.skipped.extend(unread);
+                }
+                None => {}
             }
         }
         let mut list = Vec::new();
         for hit in found.into_sorted() {
-            let (located, key) = match (self.opened.get(&hit.pos), &self.library) {
-                (Some(index), _) => (index.keywords.locate(hit.address), Some(key_of_address(hit.address))),
+            let (located, key) = match self.opened.get(&hit.pos) {
+                Some(index) => (index.keywords.locate(hit.address), Some(key_of_address(hit.address))),
                 // A hit of the library's index is read back by chunk id from its document's.
-                (None, Some(library)) => (library.keywords.locate(hit.address), None),
-                (None, None) => continue,
+                None => match located_there.remove(&(hit.pos, hit.address)) {
+                    Some(located) => (located, None),
+                    None => continue,
+                },
             };
             match located {
                 Ok(located) => list.push(Found {
@@ -551,27 +587,10 @@ impl ScopeSearch for LocalScope<'_> {
     }
 
     fn vector_list(&mut self) -> Vec<Found> {
-        let pool = std::mem::replace(&mut self.pool, TopK::new(0));
-        let mut by_doc: HashMap<usize, Vec<u32>> = HashMap::new();
-        for c in pool.into_sorted() {
-            by_doc.entry(c.block as usize).or_default().push(c.row);
+        match self.rescored.take() {
+            Some(list) => list,
+            None => self.rescore(),
         }
-        let by_doc: Vec<(usize, Vec<u32>)> = by_doc.into_iter().collect();
-        let read = self.read_each(&by_doc, |(pos, rows)| (*pos, self.exact_scores(*pos, rows)));
-        let mut list = Vec::new();
-        for (pos, scores) in read {
-            match scores {
-                Ok(Some(scores)) => list.extend(scores.into_iter().map(|(meta, score)| Found {
-                    doc: pos,
-                    located: located(&meta),
-                    key: None,
-                    score,
-                })),
-                Ok(None) => self.skipped.push((pos, IndexError::rebuilt(&self.dir(pos)))),
-                Err(e) => self.skipped.push((pos, e)),
-            }
-        }
-        best_first(list, self.depth)
     }
 
     fn vector_scores(&self, doc: usize, passages: &[Located]) -> Vec<Option<f32>> {
@@ -646,6 +665,45 @@ fn located(meta: &RowMeta) -> Located {
         char_start: meta.char_start,
         char_end: meta.char_end,
     }
+}
+
+/// The best passages for `query` in the library's keyword index `keywords` of the documents
+/// whose keys `members` maps to scope positions: its segments on `threads` threads, largest first
+/// and dealt alternately, so that each thread gets a like share.
+fn library_hits(
+    keywords: &KeywordReader,
+    members: &HashMap<u64, usize>,
+    query: &ScopeQuery,
+    depth: usize,
+    threads: usize,
+) -> Result<KeywordHits, IndexError> {
+    let readers = keywords.searcher().segment_readers();
+    let mut by_size: Vec<usize> = (0..readers.len()).collect();
+    by_size.sort_by_key(|&ord| std::cmp::Reverse(readers[ord].max_doc()));
+    let segments: Vec<usize> = by_size
+        .iter()
+        .step_by(2)
+        .chain(by_size.iter().skip(1).step_by(2))
+        .copied()
+        .collect();
+    let parts = fan_out(&segments, threads, |slice, _| -> Result<KeywordHits, IndexError> {
+        let mut hits = KeywordHits::new(depth);
+        for &ord in slice {
+            query.collect_members(keywords, ord, members, &mut hits)?;
+        }
+        Ok(hits)
+    });
+    let mut found = KeywordHits::new(depth);
+    for part in parts {
+        found.merge(part?);
+    }
+    Ok(found)
+}
+
+/// `read` of each of `items`, in their order, on `threads` threads.
+fn read_each<I: Sync, T: Send>(items: &[I], threads: usize, read: impl Fn(&I) -> T + Sync) -> Vec<T> {
+    let parts = fan_out(items, threads, |slice, _| slice.iter().map(&read).collect::<Vec<_>>());
+    parts.into_iter().flatten().collect()
 }
 
 /// Runs `work` on contiguous slices of `items` (with the offset of each slice), one slice per
