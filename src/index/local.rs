@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use lectern_scan::{dot_f32, QuantizedQuery, TopK};
+use rayon::prelude::*;
 use tantivy::{DocAddress, Term};
 
 use super::block::{self, RowMeta};
@@ -706,26 +707,30 @@ fn read_each<I: Sync, T: Send>(items: &[I], threads: usize, read: impl Fn(&I) ->
     parts.into_iter().flatten().collect()
 }
 
-/// Runs `work` on contiguous slices of `items` (with the offset of each slice), one slice per
-/// thread, and returns each slice's result.
+/// Runs `work` on contiguous slices of `items` (with the offset of each slice), up to `threads`
+/// slices at once on the store's readers ([`readers`]; in this thread alone if they could not be
+/// started), and returns each slice's result.
 fn fan_out<I: Sync, T: Send>(items: &[I], threads: usize, work: impl Fn(&[I], usize) -> T + Sync) -> Vec<T> {
     let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
+    let Some(pool) = readers().filter(|_| threads > 1) else {
         return vec![work(items, 0)];
-    }
+    };
     let per = items.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(per)
-            .enumerate()
-            .map(|(i, slice)| {
-                let work = &work;
-                s.spawn(move || work(slice, i * per))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
+    let slices: Vec<(usize, &[I])> = items.chunks(per).enumerate().collect();
+    pool.install(|| slices.par_iter().map(|(i, slice)| work(slice, i * per)).collect())
+}
+
+/// The threads every question's reads and scans run on, started once: a question fans out a few
+/// times, and starting [`READERS`] threads each time costs more than the work of a question whose
+/// data is in memory.
+fn readers() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(READERS)
+            .thread_name(|i| format!("lectern-reader-{i}"))
+            .build()
+            .ok()
     })
+    .as_ref()
 }
