@@ -340,13 +340,13 @@ impl<'s> LocalScope<'s> {
                     let (keywords, members) = (&snapshot.keywords, &*members);
                     s.spawn(move || {
                         let hits = library_hits(keywords, members, &query?, wanted.depth, store.threads)?.into_sorted();
-                        let located = read_each(&hits, store.threads.max(READERS), |hit| keywords.locate(hit.address));
+                        let located = read_each(&hits, |hit| keywords.locate(hit.address));
                         Ok(hits.into_iter().zip(located).collect())
                     })
                 });
                 if let Some(q) = quantized.as_ref().filter(|_| !candidates.is_empty()) {
                     let chosen = wide::choose(&candidates, q);
-                    let parts = fan_out(&chosen, store.threads.max(READERS), |slice, _| {
+                    let parts = fan_out(&chosen, READERS, |slice, _| {
                         let mut part = LocalScope::empty(store, &[], pool, wanted.depth);
                         for &pos in slice {
                             match store.blocks.read((&docs[pos]).into(), &store.dirs, q.dimension()) {
@@ -423,12 +423,6 @@ impl<'s> LocalScope<'s> {
         self.keyword_only.extend(part.keyword_only);
     }
 
-    /// `read` of each of `items`, in their order, on [`READERS`] threads: reads that wait on the
-    /// disk.
-    fn read_each<I: Sync, T: Send>(&self, items: &[I], read: impl Fn(&I) -> T + Sync) -> Vec<T> {
-        read_each(items, self.store.threads.max(READERS), read)
-    }
-
     /// The vector candidates rescored exactly from their blocks' `f32` rows, best first.
     fn rescore(&mut self) -> Vec<Found> {
         let pool = std::mem::replace(&mut self.pool, TopK::new(0));
@@ -437,7 +431,7 @@ impl<'s> LocalScope<'s> {
             by_doc.entry(c.block as usize).or_default().push(c.row);
         }
         let by_doc: Vec<(usize, Vec<u32>)> = by_doc.into_iter().collect();
-        let read = self.read_each(&by_doc, |(pos, rows)| (*pos, self.exact_scores(*pos, rows)));
+        let read = read_each(&by_doc, |(pos, rows)| (*pos, self.exact_scores(*pos, rows)));
         let mut list = Vec::new();
         for (pos, scores) in read {
             match scores {
@@ -624,11 +618,11 @@ impl ScopeSearch for LocalScope<'_> {
     }
 
     fn vector_scores_of(&self, wanted: &[(usize, Vec<Located>)]) -> Vec<Vec<Option<f32>>> {
-        self.read_each(wanted, |(doc, passages)| self.vector_scores(*doc, passages))
+        read_each(wanted, |(doc, passages)| self.vector_scores(*doc, passages))
     }
 
     fn passages(&self, wanted: &[(usize, Option<PassageKey>, &str)]) -> Vec<Result<(String, String), IndexError>> {
-        self.read_each(wanted, |(doc, key, chunk_id)| self.passage(*doc, *key, chunk_id))
+        read_each(wanted, |(doc, key, chunk_id)| self.passage(*doc, *key, chunk_id))
     }
 
     fn passage(&self, doc: usize, key: Option<PassageKey>, chunk_id: &str) -> Result<(String, String), IndexError> {
@@ -701,9 +695,9 @@ fn library_hits(
     Ok(found)
 }
 
-/// `read` of each of `items`, in their order, on `threads` threads.
-fn read_each<I: Sync, T: Send>(items: &[I], threads: usize, read: impl Fn(&I) -> T + Sync) -> Vec<T> {
-    let parts = fan_out(items, threads, |slice, _| slice.iter().map(&read).collect::<Vec<_>>());
+/// `read` of each of `items`, in their order, on every reader thread: reads that wait on the disk.
+fn read_each<I: Sync, T: Send>(items: &[I], read: impl Fn(&I) -> T + Sync) -> Vec<T> {
+    let parts = fan_out(items, READERS, |slice, _| slice.iter().map(&read).collect::<Vec<_>>());
     parts.into_iter().flatten().collect()
 }
 
