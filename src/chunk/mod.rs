@@ -6,9 +6,11 @@
 //! from the document content and that range, so the same document always yields the same ids.
 
 mod context;
+mod page_numbers;
 mod tables;
 
 pub use context::Sections;
+pub use page_numbers::prints_page_number;
 pub use tables::{column_periods, is_year, statement_titled, Statement};
 
 use serde::{Deserialize, Serialize};

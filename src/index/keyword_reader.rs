@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use tantivy::collector::TopDocs;
+use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::columnar::{Column, StrColumn};
 use tantivy::query::{Bm25StatisticsProvider, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Value};
@@ -13,12 +13,14 @@ use tantivy::{DocAddress, Index, ReloadPolicy, Searcher, TantivyDocument, Term};
 use super::directory::SearchDirectory;
 use super::keywords::{field, schema};
 use super::IndexError;
+use crate::chunk::prints_page_number;
 
 /// The fields of the keyword schema a search reads by handle (positions come from fast
 /// fields, by name).
 #[derive(Debug, Clone, Copy)]
 pub struct Fields {
     pub chunk_id: Field,
+    pub page: Field,
     pub text: Field,
 }
 
@@ -28,6 +30,7 @@ impl Fields {
         let f = |name: &str| schema.get_field(name);
         Ok(Fields {
             chunk_id: f(field::CHUNK_ID)?,
+            page: f(field::PAGE)?,
             text: f(field::TEXT)?,
         })
     }
@@ -141,6 +144,58 @@ impl KeywordReader {
             char_start: number(&columns.start),
             char_end: number(&columns.end),
         })
+    }
+
+    /// The chunks of page `page` (1-based) with their addresses, in their order on the page.
+    pub fn page(&self, page: u32, fields: &Fields) -> Result<Vec<(DocAddress, Located)>, IndexError> {
+        let query = TermQuery::new(
+            Term::from_field_u64(fields.page, u64::from(page)),
+            IndexRecordOption::Basic,
+        );
+        let mut chunks = self
+            .searcher
+            .search(&query, &DocSetCollector)?
+            .into_iter()
+            .map(|address| Ok((address, self.locate(address)?)))
+            .collect::<Result<Vec<_>, IndexError>>()?;
+        chunks.sort_by_key(|(_, located)| located.char_start);
+        Ok(chunks)
+    }
+
+    /// The pages whose header or footer prints `number` ([`prints_page_number`]), in order.
+    pub fn numbered_pages(&self, number: u32, fields: &Fields) -> Result<Vec<u32>, IndexError> {
+        let query = TermQuery::new(
+            Term::from_field_text(fields.text, &number.to_string()),
+            IndexRecordOption::Basic,
+        );
+        let mut holding = self
+            .searcher
+            .search(&query, &DocSetCollector)?
+            .into_iter()
+            .collect::<Vec<_>>();
+        holding.sort();
+        let mut pages: Vec<u32> = Vec::new();
+        for address in holding {
+            let located = self.locate(address)?;
+            if pages.contains(&located.page) {
+                continue;
+            }
+            let Some((text, _)) = self.passage(address, fields)? else {
+                continue;
+            };
+            let first = located.char_start == 0;
+            let last = || -> Result<bool, IndexError> {
+                let on_page = self.page(located.page, fields)?;
+                Ok(on_page.last().is_some_and(|(_, l)| l.char_start == located.char_start))
+            };
+            if prints_page_number(&text, number, first, false)
+                || (prints_page_number(&text, number, false, true) && last()?)
+            {
+                pages.push(located.page);
+            }
+        }
+        pages.sort_unstable();
+        Ok(pages)
     }
 
     /// The stored text of one chunk and its context (the first value of the text field, and the

@@ -448,6 +448,17 @@ impl<'s> LocalScope<'s> {
         best_first(list, self.depth)
     }
 
+    /// The document's own index, open for this question or opened now for a covered document.
+    fn doc_index(&self, pos: usize) -> Result<Option<Arc<DocIndex>>, IndexError> {
+        if let Some(index) = self.opened.get(&pos) {
+            return Ok(Some(index.clone()));
+        }
+        match self.docs.get(pos).filter(|_| self.is_covered(pos)) {
+            Some(doc) => self.store.open_index(*doc).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// Whether the wide index answers for the document at `pos`.
     fn is_covered(&self, pos: usize) -> bool {
         let key = self.docs.get(pos).map(|d| key_of(d.id));
@@ -636,6 +647,32 @@ impl ScopeSearch for LocalScope<'_> {
                 path: self.store.dirs.root().to_path_buf(),
                 reason: format!("passage {chunk_id} of a document that was not opened"),
             }),
+        }
+    }
+
+    fn page_passages(&self, doc: usize, page: u32) -> Result<Vec<Found>, IndexError> {
+        let Some(index) = self.doc_index(doc)? else {
+            return Ok(Vec::new());
+        };
+        let on_page = index.keywords.page(page, &self.store.fields)?;
+        let located: Vec<Located> = on_page.iter().map(|(_, located)| located.clone()).collect();
+        let scores = self.vector_scores(doc, &located);
+        Ok(on_page
+            .into_iter()
+            .zip(scores)
+            .map(|((address, located), score)| Found {
+                doc,
+                located,
+                key: Some(key_of_address(address)),
+                score: score.unwrap_or(0.0),
+            })
+            .collect())
+    }
+
+    fn numbered_pages(&self, doc: usize, number: u32) -> Result<Vec<u32>, IndexError> {
+        match self.doc_index(doc)? {
+            Some(index) => index.keywords.numbered_pages(number, &self.store.fields),
+            None => Ok(Vec::new()),
         }
     }
 

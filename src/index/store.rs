@@ -183,6 +183,15 @@ pub trait ScopeSearch {
             .collect()
     }
 
+    /// The passages of page `page` (1-based) of the document at scope position `doc`, in their
+    /// order on the page, each scored by its exact cosine with the question's vector (0 without
+    /// one); none for a page the document lacks.
+    fn page_passages(&self, doc: usize, page: u32) -> Result<Vec<Found>, IndexError>;
+
+    /// The pages of the document at scope position `doc` whose header or footer prints `number`
+    /// as their page number ([`crate::chunk::prints_page_number`]), in order.
+    fn numbered_pages(&self, doc: usize, number: u32) -> Result<Vec<u32>, IndexError>;
+
     /// The documents that could not be searched since the last call, by scope position, with why.
     fn take_skipped(&mut self) -> Vec<(usize, IndexError)>;
 }

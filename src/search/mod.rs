@@ -23,6 +23,7 @@ pub mod eval;
 mod fusion;
 mod libraries;
 mod merge;
+mod named_pages;
 mod pages;
 mod question;
 mod run;

@@ -3,7 +3,8 @@
 //! the question's words that name (`question.rs`) → scope (`scope.rs`) → the index store opens
 //! the scope (`index::IndexStore`: keyword statistics of the whole scope, vector candidates) →
 //! its vector list and keyword list → fusion (`fusion.rs`) with the
-//! documents the question names (`documents.rs`) → the best passage of each page (`pages.rs`) →
+//! documents the question names (`documents.rs`) → the best passage of each page (`pages.rs`),
+//! the pages the question names beside their documents' best (`named_pages.rs`) →
 //! the top `k` read and merged (`merge.rs`), those under a financial statement the question
 //! names first (`statements.rs`) → the scope read again and the skipped documents queued
 //! (`scope.rs`) → when asked for, the best pages scored again (`second_stage.rs`).
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use super::documents::{name_scores, NAME_WEIGHT};
 use super::fusion::{fuse, union};
 use super::merge::{fill_vector_scores, rank_order, ranked, top_k, top_of, Ranked};
+use super::named_pages;
 use super::pages::best_per_page;
 use super::question::{keyword_text, search_text};
 use super::scope::Current;
@@ -108,6 +110,12 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
     };
     let query = vector.as_deref().zip(embedder.as_deref());
     let mut ranking = rank(engine.store(), &docs, request, query)?;
+    if request.mode == SearchMode::Hybrid {
+        let pages = named_pages::asked(&request.query);
+        if !pages.is_empty() {
+            named_pages::favour(&pages, &mut ranking.ranked, &*ranking.scope);
+        }
+    }
     let current = Current::read(
         engine,
         &request.scope,

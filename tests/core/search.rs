@@ -604,6 +604,60 @@ fn a_question_naming_the_document_finds_it_though_its_pages_never_say_the_name()
 }
 
 #[test]
+fn a_question_naming_a_page_finds_the_page_that_prints_its_number_else_the_pdfs() {
+    let t = library();
+    let f = t.create_folder("Reports").unwrap().id;
+    let pages = [
+        "Acme annual report",
+        "Contents",
+        "Overview of the year\n1",
+        "Results of the year\n2",
+        "Outlook for next year\n3",
+    ];
+    let report = add(&t, simple("report.pdf", f, &pages, 3));
+    add(
+        &t,
+        simple("other.pdf", f, &["Results of a survey", "Outlook of a survey"], 4),
+    );
+    let scope = Scope {
+        documents: vec![report],
+        ..Scope::default()
+    };
+    let first = |query: &str, scope: Scope| {
+        let r = search(&t, query, Some(vector(999)), scope, SearchMode::Hybrid);
+        (r.hits[0].document_name.clone(), r.hits[0].page)
+    };
+    // "Page 2" is the page whose footer prints 2: the PDF's fourth.
+    assert_eq!(
+        first("What does page 2 say about the overview?", scope.clone()),
+        ("report.pdf".into(), 4)
+    );
+    // "The second page" is counted as the PDF counts.
+    assert_eq!(
+        first("What is on the second page?", scope.clone()),
+        ("report.pdf".into(), 2)
+    );
+    // A number the document does not print is the PDF's page of that number.
+    assert_eq!(first("What is on page 5?", scope), ("report.pdf".into(), 5));
+    // Over a folder, the named page stands just above its document's best page.
+    let r = search(
+        &t,
+        "the results on page 3",
+        Some(vector(999)),
+        folder_scope(&[f]),
+        SearchMode::Hybrid,
+    );
+    let report_hits: Vec<u32> = r
+        .hits
+        .iter()
+        .filter(|h| h.document_name == "report.pdf")
+        .map(|h| h.page)
+        .collect();
+    assert_eq!(report_hits[0], 5, "{:#?}", r.hits);
+    assert_sorted(&r);
+}
+
+#[test]
 fn opening_a_scopes_indexes_ahead_keeps_them_open_and_only_vector_search_reads_their_vectors() {
     let t = library();
     let papers = t.create_folder("Papers").unwrap().id;

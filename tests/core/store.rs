@@ -356,6 +356,45 @@ fn passages_are_read_back_by_their_key_or_their_chunk_id() {
 }
 
 #[test]
+fn a_pages_passages_and_the_pages_printing_a_number_are_found_by_page() {
+    for under in stores() {
+        let id = DocumentId::new_random();
+        under.publish(
+            id,
+            &[
+                "Acme annual report",
+                "Contents\nOverview 1\nResults 2",
+                "Overview\nRevenue grew 17 percent\nAcme | Annual report    1",
+                "Results\nIncome rose\n2",
+            ],
+            &[
+                unit(&[1.0, 0.0, 0.0, 0.0]),
+                unit(&[0.0, 1.0, 0.0, 0.0]),
+                unit(&[0.0, 0.0, 1.0, 0.0]),
+                unit(&[0.0, 0.0, 0.0, 1.0]),
+            ],
+            MODEL,
+        );
+        let docs = [scoped(id, "a.pdf")];
+        let question = unit(&[0.0, 0.0, 0.6, 0.8]);
+        let scope = under.store().open(&docs, &wanted(&[], Some(&question))).unwrap();
+        let third = scope.page_passages(0, 3).unwrap();
+        assert_eq!(third.len(), 1, "{}", under.name);
+        assert_eq!(third[0].located.page, 3, "{}", under.name);
+        assert!((third[0].score - 0.6).abs() < 1e-3, "{}: {:?}", under.name, third[0]);
+        let text = scope.passage(0, third[0].key, &third[0].located.chunk_id).unwrap().0;
+        assert!(text.starts_with("Overview"), "{}: {text}", under.name);
+        assert!(scope.page_passages(0, 9).unwrap().is_empty(), "{}", under.name);
+        // Page 3 prints 1 in its footer and page 4 prints 2. The contents' last line ends with 2
+        // too (the search tells them apart by their neighbours); the 17 inside a line is no page
+        // number.
+        assert_eq!(scope.numbered_pages(0, 1).unwrap(), [3], "{}", under.name);
+        assert_eq!(scope.numbered_pages(0, 2).unwrap(), [2, 4], "{}", under.name);
+        assert!(scope.numbered_pages(0, 17).unwrap().is_empty(), "{}", under.name);
+    }
+}
+
+#[test]
 fn vectors_of_another_size_from_the_same_model_are_a_clear_error_not_a_silent_fallback() {
     for under in stores() {
         let (good, odd) = (DocumentId::new_random(), DocumentId::new_random());

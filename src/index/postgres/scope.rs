@@ -14,6 +14,7 @@ use super::schema;
 use super::vector::PgVector;
 use super::PgStore;
 use crate::catalog::ScopedDocument;
+use crate::chunk::prints_page_number;
 use crate::index::store::{best_first, Found, PassageKey, ScopeSearch, Wanted};
 use crate::index::{IndexError, Located};
 
@@ -305,6 +306,72 @@ impl ScopeSearch for PgScope<'_> {
                 Ok((read.text, read.context))
             }
         }
+    }
+
+    fn page_passages(&self, doc: usize, page: u32) -> Result<Vec<Found>, IndexError> {
+        let Some(id) = self.ids.get(doc) else {
+            return Ok(Vec::new());
+        };
+        let question = match &self.question {
+            Some(q) if !self.keyword_only.contains(&doc) => Some(PgVector(q.clone())),
+            _ => None,
+        };
+        let pool = &self.store.pool;
+        let page = i32::try_from(page).unwrap_or(i32::MAX);
+        let rows = self.store.run(async {
+            pool.get()
+                .await?
+                .query(
+                    "select ordinal, chunk_id, page, char_start, char_end, -(embedding <#> $3) from passages
+                     where doc_id = $1 and page = $2 order by ordinal",
+                    &[id, &page, &question],
+                )
+                .await
+                .map_err(pool.failed("read a page's passages"))
+        })?;
+        Ok(rows
+            .iter()
+            .map(|row| Found {
+                doc,
+                located: Located {
+                    chunk_id: row.get(1),
+                    page: row.get::<_, i32>(2) as u32,
+                    char_start: row.get::<_, i32>(3) as u32,
+                    char_end: row.get::<_, i32>(4) as u32,
+                },
+                key: Some(PassageKey(row.get::<_, i32>(0) as u64)),
+                score: row.get::<_, Option<f64>>(5).unwrap_or(0.0) as f32,
+            })
+            .collect())
+    }
+
+    fn numbered_pages(&self, doc: usize, number: u32) -> Result<Vec<u32>, IndexError> {
+        let Some(id) = self.ids.get(doc) else {
+            return Ok(Vec::new());
+        };
+        let pool = &self.store.pool;
+        let rows = self.store.run(async {
+            pool.get()
+                .await?
+                .query(
+                    "select m.page, m.text, m.char_start = 0,
+                         m.char_start = (select max(q.char_start) from passages q
+                                         where q.doc_id = m.doc_id and q.page = m.page)
+                     from passages m join postings w on w.doc_id = m.doc_id and w.ordinal = m.ordinal
+                     where m.doc_id = $1 and w.word = $2",
+                    &[id, &number.to_string()],
+                )
+                .await
+                .map_err(pool.failed("find a printed page number"))
+        })?;
+        let mut pages: Vec<u32> = rows
+            .iter()
+            .filter(|row| prints_page_number(row.get(1), number, row.get(2), row.get(3)))
+            .map(|row| row.get::<_, i32>(0) as u32)
+            .collect();
+        pages.sort_unstable();
+        pages.dedup();
+        Ok(pages)
     }
 
     fn take_skipped(&mut self) -> Vec<(usize, IndexError)> {
