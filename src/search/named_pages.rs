@@ -3,7 +3,10 @@
 //! number after "page" or "slide", "the second page", "the cover page"), each of the best
 //! [`DOCUMENTS`] documents of a hybrid search offers those pages, each placed just above that
 //! document's best page. In a document's own scope that is the first place; over a folder the
-//! named page stays with its document's rank. Pages are counted as the PDF counts them, from 1.
+//! named page stays with its document's rank. "Page 17" is the page whose header or footer
+//! prints 17 where the document prints its numbers (a report's page 17 is often the PDF's 20th),
+//! else the PDF's 17th; "the second page" and "the cover page" are counted as the PDF counts,
+//! from 1.
 
 use std::collections::HashSet;
 
@@ -117,8 +120,12 @@ pub fn favour(pages: &[Named], ranked: &mut Vec<Ranked>, scope: &dyn ScopeSearch
         .map(|r| (r.doc, r.score))
         .take(DOCUMENTS)
         .collect();
-    for (doc, score) in best {
-        for page in pages.iter().map(|named| page_of(*named, doc, scope)) {
+    for (nth, (doc, score)) in best.into_iter().enumerate() {
+        // Every document has a second page: one counted is offered by the best document only.
+        let offered = pages
+            .iter()
+            .filter(|named| nth == 0 || matches!(named, Named::Numbered(_)));
+        for page in offered.map(|named| page_of(*named, doc, scope)) {
             let named = match ranked.iter().position(|r| r.doc == doc && r.page == page) {
                 Some(at) => Some(ranked.remove(at)),
                 // A page that cannot be read is left out; the document's damage, if any, shows
@@ -152,11 +159,18 @@ fn page_of(named: Named, doc: usize, scope: &dyn ScopeSearch) -> u32 {
     let Some(&first) = printed.first() else {
         return number;
     };
-    let before = printing(number.saturating_sub(1));
-    let after = printing(number + 1);
+    let before = number
+        .checked_sub(1)
+        .filter(|n| *n > 0)
+        .map(printing)
+        .unwrap_or_default();
+    let after = number.checked_add(1).map(printing).unwrap_or_default();
     printed
         .into_iter()
-        .find(|&page| before.contains(&(page - 1)) || after.contains(&(page + 1)))
+        .find(|&page| {
+            page.checked_sub(1).is_some_and(|p| before.contains(&p))
+                || page.checked_add(1).is_some_and(|p| after.contains(&p))
+        })
         .unwrap_or(first)
 }
 

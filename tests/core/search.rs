@@ -638,7 +638,9 @@ fn a_question_naming_a_page_finds_the_page_that_prints_its_number_else_the_pdfs(
         ("report.pdf".into(), 2)
     );
     // A number the document does not print is the PDF's page of that number.
-    assert_eq!(first("What is on page 5?", scope), ("report.pdf".into(), 5));
+    assert_eq!(first("What is on page 5?", scope.clone()), ("report.pdf".into(), 5));
+    // A page the document lacks is not offered, however large its number.
+    assert_eq!(first("the results on page 4294967295", scope).1, 4);
     // Over a folder, the named page stands just above its document's best page.
     let r = search(
         &t,
