@@ -37,8 +37,10 @@ const ORDINALS: [(&str, u32); 10] = [
 ];
 
 /// Number words after "page".
-const NUMBERS: [&str; 10] = [
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+#[rustfmt::skip]
+const NUMBERS: [&str; 20] = [
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
 ];
 
 /// Words before "page" that name the first.
@@ -192,6 +194,7 @@ mod tests {
         );
         assert_eq!(asked("Compare pages 3 and 4"), [Numbered(3), Numbered(4)]);
         assert_eq!(asked("What is on slide two?"), [Numbered(2)]);
+        assert_eq!(asked("What is the fax number on page thirteen?"), [Numbered(13)]);
         assert_eq!(
             asked("List all pages with the logo. The answer should be formatted as a list like ['Page 2', 'Page 4']."),
             []
