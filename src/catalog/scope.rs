@@ -80,6 +80,8 @@ pub struct ScopedDocument {
     pub title: Option<String>,
     /// Bumped each time the document's index is published.
     pub index_generation: i64,
+    /// How many pages the PDF has.
+    pub page_count: u64,
 }
 
 /// The ready documents of a scope as one read of the catalog found them, ordered by id, with the
@@ -132,6 +134,7 @@ impl ScopedDocument {
             file_name: file_name.into(),
             title: title.map(String::from),
             index_generation: 1,
+            page_count: 1,
         }
     }
 }
@@ -226,7 +229,7 @@ impl Catalog {
             conditions.push(format!("d.added_at < {p}"));
         }
         let sql = format!(
-            "{cte} SELECT d.id, d.folder_id, d.file_name, d.title, d.index_generation
+            "{cte} SELECT d.id, d.folder_id, d.file_name, d.title, d.index_generation, d.page_count
              FROM documents d WHERE {} ORDER BY d.id",
             conditions.join(" AND ")
         );
@@ -247,6 +250,7 @@ impl Catalog {
                 file_name: r.get(2)?,
                 title: r.get(3)?,
                 index_generation: r.get(4)?,
+                page_count: r.get(5)?,
             })
         })
     }

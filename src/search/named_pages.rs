@@ -1,16 +1,17 @@
 //! The pages a question names. "What is the word in the orange box on page 17?" says where to
 //! look, and no word of the page need match the question's: when a question names pages (a
-//! number after "page" or "slide", "the second page", "the cover page"), each of the best
+//! number after "page" or "slide", "the second page", "the last page"), each of the best
 //! [`DOCUMENTS`] documents of a hybrid search offers those pages, each placed just above that
 //! document's best page. In a document's own scope that is the first place; over a folder the
 //! named page stays with its document's rank. "Page 17" is the page whose header or footer
 //! prints 17 where the document prints its numbers (a report's page 17 is often the PDF's 20th),
-//! else the PDF's 17th; "the second page" and "the cover page" are counted as the PDF counts,
-//! from 1.
+//! else the PDF's 17th; "the second page", "the cover page" and "the last page" are counted as
+//! the PDF counts.
 
 use std::collections::HashSet;
 
 use super::merge::{self, rank_order, Ranked};
+use crate::catalog::ScopedDocument;
 use crate::index::ScopeSearch;
 
 /// How many of the best documents offer the pages a question names.
@@ -46,6 +47,9 @@ const NUMBERS: [&str; 20] = [
 /// Words before "page" that name the first.
 const FIRST_PAGE_WORDS: [&str; 3] = ["cover", "front", "title"];
 
+/// Words before "page" that name the last.
+const LAST_PAGE_WORDS: [&str; 2] = ["last", "final"];
+
 /// Words of a sentence that says how to write the answer ("formatted as a list like ['Page 2',
 /// 'Page 4']"), whose pages are examples, not places.
 const FORMAT_WORDS: [&str; 3] = ["format", "formatted", "example"];
@@ -57,6 +61,8 @@ pub enum Named {
     Numbered(u32),
     /// By its place ("the second page", "the cover page"), from 1.
     Counted(u32),
+    /// The last ("the last page", "the final page").
+    Last,
 }
 
 /// The pages `question` names, in the order it names them, without repeats.
@@ -104,6 +110,8 @@ pub fn asked(question: &str) -> Vec<Named> {
                 add(Named::Counted(*n));
             } else if FIRST_PAGE_WORDS.contains(&before) {
                 add(Named::Counted(1));
+            } else if LAST_PAGE_WORDS.contains(&before) {
+                add(Named::Last);
             }
         }
     }
@@ -114,7 +122,7 @@ pub fn asked(question: &str) -> Vec<Named> {
 /// passage a page), each page just above its document's best: the page's passage already
 /// ranked is moved up, else its passage closest to the question is read from `scope`. A page a
 /// document lacks, or cannot give, is not offered.
-pub fn favour(pages: &[Named], ranked: &mut Vec<Ranked>, scope: &dyn ScopeSearch) {
+pub fn favour(pages: &[Named], ranked: &mut Vec<Ranked>, scope: &dyn ScopeSearch, docs: &[ScopedDocument]) {
     let mut seen: HashSet<usize> = HashSet::new();
     let best: Vec<(usize, f32)> = ranked
         .iter()
@@ -127,7 +135,10 @@ pub fn favour(pages: &[Named], ranked: &mut Vec<Ranked>, scope: &dyn ScopeSearch
         let offered = pages
             .iter()
             .filter(|named| nth == 0 || matches!(named, Named::Numbered(_)));
-        for page in offered.map(|named| page_of(*named, doc, scope)) {
+        let last = docs
+            .get(doc)
+            .map_or(0, |d| u32::try_from(d.page_count).unwrap_or(u32::MAX));
+        for page in offered.map(|named| page_of(*named, doc, last, scope)) {
             let named = match ranked.iter().position(|r| r.doc == doc && r.page == page) {
                 Some(at) => Some(ranked.remove(at)),
                 // A page that cannot be read is left out; the document's damage, if any, shows
@@ -147,13 +158,14 @@ pub fn favour(pages: &[Named], ranked: &mut Vec<Ranked>, scope: &dyn ScopeSearch
     ranked.sort_by(rank_order);
 }
 
-/// The PDF page of the document at `doc` that `named` is. For a number, a page that prints it:
+/// The PDF page of the document at `doc` (of `last` pages) that `named` is. For a number, a page that prints it:
 /// first one beside a page printing the number beside it (a contents page's line "Results 2" ends
 /// with a number too, but the page before it does not print 1), else the first; where no page
 /// prints it, the PDF's page of that number.
-fn page_of(named: Named, doc: usize, scope: &dyn ScopeSearch) -> u32 {
+fn page_of(named: Named, doc: usize, last: u32, scope: &dyn ScopeSearch) -> u32 {
     let number = match named {
         Named::Counted(page) => return page,
+        Named::Last => return last,
         Named::Numbered(number) => number,
     };
     let printing = |n: u32| scope.numbered_pages(doc, n).unwrap_or_default();
@@ -207,6 +219,7 @@ mod tests {
         assert_eq!(asked("What date is mentioned on the second page?"), [Counted(2)]);
         assert_eq!(asked("What type of court is noted on the cover page?"), [Counted(1)]);
         assert_eq!(asked("the governor on the first page of the document"), [Counted(1)]);
+        assert_eq!(asked("Is there a signature on the last page?"), [Named::Last]);
     }
 
     #[test]

@@ -113,7 +113,7 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
     if request.mode == SearchMode::Hybrid {
         let pages = named_pages::asked(&request.query);
         if !pages.is_empty() {
-            named_pages::favour(&pages, &mut ranking.ranked, &*ranking.scope);
+            named_pages::favour(&pages, &mut ranking.ranked, &*ranking.scope, &docs);
         }
     }
     let current = Current::read(

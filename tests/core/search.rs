@@ -637,6 +637,10 @@ fn a_question_naming_a_page_finds_the_page_that_prints_its_number_else_the_pdfs(
         first("What is on the second page?", scope.clone()),
         ("report.pdf".into(), 2)
     );
+    assert_eq!(
+        first("What does the last page say?", scope.clone()),
+        ("report.pdf".into(), 5)
+    );
     // A number the document does not print is the PDF's page of that number.
     assert_eq!(first("What is on page 5?", scope.clone()), ("report.pdf".into(), 5));
     // A page the document lacks is not offered, however large its number.

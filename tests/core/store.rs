@@ -156,6 +156,7 @@ fn scoped(id: DocumentId, name: &str) -> ScopedDocument {
         file_name: name.into(),
         title: None,
         index_generation: 1,
+        page_count: 4,
     }
 }
 
