@@ -448,7 +448,8 @@ impl<'s> LocalScope<'s> {
         best_first(list, self.depth)
     }
 
-    /// The document's own index, open for this question or opened now for a covered document.
+    /// The document's own index, open for this question or opened now for a covered document
+    /// (for the text of its passages and its pages only).
     fn doc_index(&self, pos: usize) -> Result<Option<Arc<DocIndex>>, IndexError> {
         if let Some(index) = self.opened.get(&pos) {
             return Ok(Some(index.clone()));
@@ -637,12 +638,9 @@ impl ScopeSearch for LocalScope<'_> {
     }
 
     fn passage(&self, doc: usize, key: Option<PassageKey>, chunk_id: &str) -> Result<(String, String), IndexError> {
-        if let Some(index) = self.opened.get(&doc) {
-            return index.passage(key.map(address_of), chunk_id, &self.store.fields);
-        }
-        match self.docs.get(doc).filter(|_| self.is_covered(doc)) {
-            // A covered document is opened for the text of its passages only.
-            Some(doc) => self.store.open_index(*doc)?.passage(None, chunk_id, &self.store.fields),
+        // Every key is an address in the document's own index; the library's hits have none.
+        match self.doc_index(doc)? {
+            Some(index) => index.passage(key.map(address_of), chunk_id, &self.store.fields),
             None => Err(IndexError::Damaged {
                 path: self.store.dirs.root().to_path_buf(),
                 reason: format!("passage {chunk_id} of a document that was not opened"),

@@ -170,22 +170,21 @@ fn page_of(named: Named, doc: usize, last: u32, scope: &dyn ScopeSearch) -> u32 
     };
     let printing = |n: u32| scope.numbered_pages(doc, n).unwrap_or_default();
     let printed = printing(number);
-    let Some(&first) = printed.first() else {
-        return number;
-    };
+    if printed.len() < 2 {
+        // None prints it, or one does: no neighbour needs reading.
+        return printed.first().copied().unwrap_or(number);
+    }
     let before = number
         .checked_sub(1)
         .filter(|n| *n > 0)
         .map(printing)
         .unwrap_or_default();
     let after = number.checked_add(1).map(printing).unwrap_or_default();
-    printed
-        .into_iter()
-        .find(|&page| {
-            page.checked_sub(1).is_some_and(|p| before.contains(&p))
-                || page.checked_add(1).is_some_and(|p| after.contains(&p))
-        })
-        .unwrap_or(first)
+    let beside = |page: u32| {
+        page.checked_sub(1).is_some_and(|p| before.contains(&p))
+            || page.checked_add(1).is_some_and(|p| after.contains(&p))
+    };
+    printed.iter().copied().find(|&page| beside(page)).unwrap_or(printed[0])
 }
 
 #[cfg(test)]

@@ -230,6 +230,15 @@ impl<'s> PgScope<'s> {
         }
     }
 
+    /// The question's vector, for the cosine of a passage of the document at `doc`; `None` where
+    /// it has no vectors of the question's model.
+    fn question_for(&self, doc: usize) -> Option<PgVector> {
+        match &self.question {
+            Some(q) if !self.keyword_only.contains(&doc) => Some(PgVector(q.clone())),
+            _ => None,
+        }
+    }
+
     /// Reads a passage no list found, outside the question's snapshot.
     async fn read(&self, doc: usize, key: Option<PassageKey>, chunk_id: &str) -> Result<Passage, IndexError> {
         let pool = &self.store.pool;
@@ -240,10 +249,7 @@ impl<'s> PgScope<'s> {
         let Some(id) = self.ids.get(doc) else {
             return Err(missing());
         };
-        let question = match &self.question {
-            Some(q) if !self.keyword_only.contains(&doc) => Some(PgVector(q.clone())),
-            _ => None,
-        };
+        let question = self.question_for(doc);
         let ordinal = key.map(|PassageKey(k)| k as i32);
         let row = pool
             .get()
@@ -312,10 +318,7 @@ impl ScopeSearch for PgScope<'_> {
         let Some(id) = self.ids.get(doc) else {
             return Ok(Vec::new());
         };
-        let question = match &self.question {
-            Some(q) if !self.keyword_only.contains(&doc) => Some(PgVector(q.clone())),
-            _ => None,
-        };
+        let question = self.question_for(doc);
         let pool = &self.store.pool;
         let page = i32::try_from(page).unwrap_or(i32::MAX);
         let rows = self.store.run(async {
