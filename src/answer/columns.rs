@@ -13,36 +13,64 @@ const PROSE_WORDS: usize = 12;
 /// the header the passage sits under) written with its figures' periods. Rows whose figures do
 /// not match the columns one for one are left as they are.
 pub fn with_periods(text: &str, above: Option<Vec<String>>) -> String {
-    let mut periods = above;
+    let mut rows = period_rows(text, above, true).into_iter().peekable();
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     for (i, line) in text.lines().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        if let Some(header) = column_periods(line) {
-            periods = Some(header);
-            out.push_str(line);
-            continue;
-        }
-        let (label, cells) = split_row(line);
-        match &periods {
-            Some(columns) if cells.len() == columns.len() => {
-                let cells: Vec<String> = columns.iter().zip(&cells).map(|(p, c)| format!("{p}: {c}")).collect();
-                if !label.is_empty() {
-                    out.push_str(label);
+        match rows.next_if(|row| row.line == i) {
+            Some(row) => {
+                let cells: Vec<String> = row.cells.iter().map(|(p, c)| format!("{p}: {c}")).collect();
+                if !row.label.is_empty() {
+                    out.push_str(row.label);
                     out.push_str(" — ");
                 }
                 out.push_str(&cells.join("; "));
             }
-            _ => {
-                if cells.is_empty() && line.split_whitespace().count() >= PROSE_WORDS {
-                    periods = None;
-                }
-                out.push_str(line);
-            }
+            None => out.push_str(line),
         }
     }
     out
+}
+
+/// A row of a table under a header of periods: one figure a column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeriodRow<'t> {
+    /// Which line of the text it is (0-based).
+    pub line: usize,
+    /// Its label, without a colon at its end ("" for a row of figures alone).
+    pub label: &'t str,
+    /// Each figure as the page writes it ("$ (58.5)", "—"), with its column's period.
+    pub cells: Vec<(String, String)>,
+}
+
+/// The rows of `text` with one figure for each period of the header above them (a line of
+/// `text`, or `above`, the periods of the header the passage sits under), until the next header
+/// or, if `prose_ends` says so, a line of prose.
+pub fn period_rows(text: &str, above: Option<Vec<String>>, prose_ends: bool) -> Vec<PeriodRow<'_>> {
+    let mut periods = above;
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if let Some(header) = column_periods(line) {
+            periods = Some(header);
+            continue;
+        }
+        let (label, cells) = split_row(line);
+        match &periods {
+            Some(columns) if cells.len() == columns.len() => rows.push(PeriodRow {
+                line: i,
+                label,
+                cells: columns.iter().cloned().zip(cells).collect(),
+            }),
+            _ => {
+                if prose_ends && cells.is_empty() && line.split_whitespace().count() >= PROSE_WORDS {
+                    periods = None;
+                }
+            }
+        }
+    }
+    rows
 }
 
 /// A row's label and the figures that end it: "Net sales $ 32,765 31,657 (3)%" gives "Net
@@ -80,6 +108,10 @@ fn split_row(line: &str) -> (&str, Vec<String>) {
 /// A written figure: digits with separators, maybe a currency sign, parentheses (a negative)
 /// and a percent sign ("$5.3", "(1,577)", "12%", "(60)%").
 fn is_figure(word: &str) -> bool {
+    // "6)" closes "(Note 6)": a reference, not a negative figure.
+    if word.trim_end_matches(['%', ',']).ends_with(')') && !word.contains('(') {
+        return false;
+    }
     let core = word
         .trim_start_matches(['$', '€', '£', '('])
         .trim_end_matches([')', '%', ',']);

@@ -48,7 +48,7 @@ pub fn read_gold(path: &Path) -> Result<Vec<GoldQuestion>, Error> {
 /// lines (not the whole passages around them), or the "not found" notice.
 pub fn graded_text(answer: &Answer) -> String {
     match answer.kind {
-        AnswerKind::Generated => {
+        AnswerKind::Generated | AnswerKind::Computed => {
             let first = answer.body.trim().split("\n\n").next().unwrap_or_default();
             first.chars().take(400).collect()
         }

@@ -21,6 +21,7 @@ mod columns;
 pub mod context;
 mod echo;
 mod examples;
+pub mod figures;
 mod followup;
 pub mod grade;
 mod highlight;

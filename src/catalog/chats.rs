@@ -44,6 +44,9 @@ pub enum AnswerKind {
     Extractive,
     /// Nothing in scope was relevant enough; the nearest passages are listed.
     NotFound,
+    /// Lectern computed the figure asked for from the rows of a document's statements, each
+    /// operand cited; no model wrote it.
+    Computed,
 }
 
 /// When a question of a chat searches the documents (the design's retrieval strategies).

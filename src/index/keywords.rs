@@ -235,16 +235,22 @@ impl StoredChunks {
 /// that a citation's range reads the same in it; a gap no chunk covers (white space the chunker
 /// dropped) reads as spaces. Empty for a page without text.
 pub fn page_text(chunks: &[Chunk], page: u32) -> String {
+    page_with_gaps(chunks, page, ' ').trim_end().to_string()
+}
+
+/// A page's text put back together from its chunks at their character offsets, each gap no
+/// chunk covers filled with `gap`.
+pub fn page_with_gaps(chunks: &[Chunk], page: u32, gap: char) -> String {
     let on_page: Vec<&Chunk> = chunks.iter().filter(|c| c.page == page).collect();
     let len = on_page.iter().map(|c| c.char_end as usize).max().unwrap_or(0);
-    let mut text = vec![' '; len];
+    let mut text = vec![gap; len];
     for chunk in on_page {
         let slots = text.get_mut(chunk.char_start as usize..).unwrap_or_default();
         for (slot, ch) in slots.iter_mut().zip(chunk.text.chars()) {
             *slot = ch;
         }
     }
-    text.into_iter().collect::<String>().trim_end().to_string()
+    text.into_iter().collect()
 }
 
 #[cfg(test)]

@@ -347,6 +347,33 @@ impl Library {
         if !note.is_empty() {
             send(AnswerEvent::Text { text: note.clone() });
         }
+        let figure = {
+            let (library, question, hits, mut send) = (
+                self.clone(),
+                request.question.clone(),
+                results.hits.clone(),
+                send.clone(),
+            );
+            let scope = scope.clone();
+            tokio::task::spawn_blocking(move || library.computed_figure(&question, &scope, &hits, &mut send))
+                .await
+                .map_err(Error::stopped("computing a figure"))??
+        };
+        if let Some((computed, rows)) = figure {
+            let mut results = results;
+            results.hits.extend(rows);
+            return Ok(Answered {
+                answer: Answer {
+                    body: format!("{note}{}", computed.body),
+                    ..computed
+                },
+                results,
+                retrieval: Retrieval {
+                    strategy,
+                    query: Some(query),
+                },
+            });
+        }
         let (question, cancel, mut send) = (request.question.clone(), cancel.clone(), send);
         let hits = results.hits.clone();
         let answered = blocking("answering", move || {

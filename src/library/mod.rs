@@ -10,6 +10,7 @@ mod choices;
 mod context;
 mod documents;
 mod export;
+mod figures;
 mod folders;
 mod jobs;
 mod links;

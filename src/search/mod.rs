@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::{DocumentId, FolderId, Scope};
 
+pub use documents::name_scores;
 pub use fusion::{KEYWORD_FULL, VECTOR_WEIGHT};
 pub use libraries::fuse_libraries;
 pub(crate) use run::{embed, embed_question, open_indexes, run, run_with_vector};

@@ -1019,3 +1019,153 @@ fn a_decline_gets_a_second_look_at_the_passages_that_did_not_fit() {
         }
     }
 }
+
+/// A small annual report: a cover, prose naming figures, its three statements (in millions),
+/// and a note whose table repeats a balance sheet row.
+fn write_filing(path: &std::path::Path) {
+    let page = |lines: &[&str]| lines.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+    let pdf = lectern::pdf::pages_pdf(&[
+        page(&[
+            "NORTHWIND TRADERS, INC.",
+            "ANNUAL REPORT ON FORM 10-K",
+            "For the fiscal year ended December 31, 2023",
+        ]),
+        page(&[
+            "Management's Discussion and Analysis",
+            "Capital expenditures rose as we opened twelve new warehouses during the year.",
+            "Cash income tax payments were 1,560 in 2023, and we expect them to grow.",
+        ]),
+        page(&[
+            "NORTHWIND TRADERS, INC.",
+            "CONSOLIDATED STATEMENTS OF OPERATIONS",
+            "(In millions)",
+            "Years ended December 31, 2023 2022 2021",
+            "Net sales 12,400 11,000 9,800",
+            "Cost of sales 7,440 6,710 6,080",
+            "Operating income 1,860 1,540 1,180",
+            "Net income 1,302 1,078 826",
+        ]),
+        page(&[
+            "NORTHWIND TRADERS, INC.",
+            "CONSOLIDATED BALANCE SHEETS",
+            "(In millions)",
+            "December 31, 2023 December 31, 2022",
+            "Inventories 2,150 1,980",
+            "Total current assets 5,600 5,050",
+            "Total assets 14,200 13,100",
+            "Total current liabilities 3,500 3,350",
+        ]),
+        page(&[
+            "NORTHWIND TRADERS, INC.",
+            "CONSOLIDATED STATEMENTS OF CASH FLOWS",
+            "(In millions)",
+            "Years ended December 31, 2023 2022 2021",
+            "Net cash provided by operating activities 2,310 1,950 1,610",
+            "Purchases of property and equipment (1,577) (1,373) (1,120)",
+            "Cash income tax payments 1,560 1,420 1,300",
+        ]),
+        page(&[
+            "Notes to Consolidated Financial Statements",
+            "Note 5. Inventories by kind",
+            "December 31, 2023 December 31, 2022",
+            "Finished goods 1,700 1,600",
+            "Inventories 2,150 1,980",
+        ]),
+    ]);
+    std::fs::write(path, pdf).unwrap();
+}
+
+#[test]
+fn a_metric_asked_of_a_filing_is_computed_by_lectern_from_its_statements_rows() {
+    let t = library();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("northwind-2023-10k.pdf");
+    write_filing(&path);
+    t.create_folder("Filings").unwrap();
+    t.add(&[path], "Filings").unwrap();
+    crate::common::index_all(&t);
+    let rt = runtime();
+    let ask = |question: &str| {
+        let request = AskRequest::new(question);
+        let mut events = Vec::new();
+        let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
+        let outcome = rt
+            .block_on(t.ask(&request, None, &Cancel::new(), Some(sender)))
+            .unwrap();
+        while let Ok(event) = receiver.try_recv() {
+            events.push(event);
+        }
+        (outcome, events)
+    };
+
+    let (outcome, events) = ask(
+        "What is the FY2023 operating cash flow ratio for Northwind? Operating cash flow ratio is defined as: \
+         cash from operations / total current liabilities. Round your answer to two decimal places.",
+    );
+    let answer = &outcome.answer;
+    assert_eq!(answer.kind, AnswerKind::Computed, "{}", answer.body);
+    assert_eq!(
+        lectern::answer::grade::graded_text(answer),
+        "Operating cash flow ratio (FY2023): **0.66**."
+    );
+    assert!(
+        answer.body.contains("2,310 [^1] / 3,500 [^2] = 0.66"),
+        "{}",
+        answer.body
+    );
+    let cited: Vec<(u32, &str)> = answer.citations.iter().map(|c| (c.page, c.quote.as_str())).collect();
+    assert_eq!(
+        cited,
+        [
+            (5, "Net cash provided by operating activities 2,310 1,950 1,610"),
+            (4, "Total current liabilities 3,500 3,350")
+        ]
+    );
+    // Each citation's range is its row in the page's text, and the row is among the results.
+    for citation in &answer.citations {
+        let page = t.page_text(citation.document, citation.page).unwrap();
+        let row: String = page
+            .chars()
+            .skip(citation.char_start as usize)
+            .take((citation.char_end - citation.char_start) as usize)
+            .collect();
+        assert_eq!(row, citation.quote);
+        assert!(outcome
+            .results
+            .hits
+            .iter()
+            .any(|h| h.chunk_id == citation.chunk_id && h.text == row));
+    }
+    assert_eq!(streamed_text(&events), answer.body);
+    let (_, messages) = t.chat(outcome.chat.id).unwrap();
+    assert_eq!(messages[1].kind, Some(AnswerKind::Computed));
+
+    let (outcome, _) = ask(
+        "What is Northwind's FY2021 - FY2023 3 year average of capex as a % of revenue? Answer in units of \
+         percents and round to one decimal place.",
+    );
+    assert!(
+        outcome
+            .answer
+            .body
+            .starts_with("Capex as a share of revenue (FY2021 to FY2023, average): **12.2%**."),
+        "{}",
+        outcome.answer.body
+    );
+
+    // The balance sheet's row, not the note's, and not the prose's or the tax row's 1,560.
+    let (outcome, _) = ask("What is Northwind's year end FY2023 amount of inventories? Answer in USD millions.");
+    assert!(
+        outcome
+            .answer
+            .body
+            .starts_with("Inventories (FY2023): **$2,150 million**."),
+        "{}",
+        outcome.answer.body
+    );
+    assert_eq!(outcome.answer.citations[0].page, 4);
+
+    // A year the statements do not hold is not computed: the passages answer as before.
+    let (outcome, _) = ask("What is Northwind's FY2019 total current liabilities?");
+    assert_eq!(outcome.answer.kind, AnswerKind::Extractive, "{}", outcome.answer.body);
+}

@@ -345,7 +345,7 @@ remote?: string, };
 /**
  * How an answer was made.
  */
-export type AnswerKind = "generated" | "extractive" | "not_found";
+export type AnswerKind = "generated" | "extractive" | "not_found" | "computed";
 
 /**
  * A finished answer.

@@ -1,0 +1,464 @@
+//! Figures computed by Lectern from a filing's statements, not by a model. A question asking
+//! for a line item in a fiscal year ("FY2019 total inventories"), a metric it defines ("defined
+//! as: cash from operations / total current liabilities") or one analysts know by name (a
+//! margin, a turnover, days payable outstanding, a growth rate, a CAGR, a three-year average) is
+//! read into a computation over line items (`question.rs`); the document's rows of figures, each
+//! with its column's year, statement and scale (`sheet.rs`), give every operand, read from the
+//! row whose label names the item (`items.rs`) under the statement it belongs to; Lectern
+//! evaluates the computation exactly and answers with the result first, then the computation
+//! with each operand cited to its row. A small model picks the wrong row or the wrong year's
+//! column and invents ratios (docs/figures.md, "Answers measured"); a question Lectern cannot
+//! read, or whose operands it does not all find, goes to the model as before.
+
+mod items;
+mod question;
+mod sheet;
+
+use super::{citation_of, Answer, AnswerEvent, AnswerKind, NumberCounts};
+use crate::chunk::Chunk;
+use crate::llm::Finish;
+use crate::search::{Hit, ScoreComponents};
+pub use question::{asked, Asked};
+use question::{Expr, Over, Year};
+pub use sheet::Sheet;
+use sheet::{Figure, Row};
+
+/// A figure computed from a document's rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solved {
+    /// What was asked for and in which years, as the answer names it.
+    pub name: String,
+    /// The result as the answer writes it ("0.83", "65.4%", "$5,466 million").
+    pub result: String,
+    /// The computation with its operands, each followed by `[n]`, the row it comes from
+    /// (1-based, into `rows`).
+    pub working: String,
+    /// The rows the operands come from, in order of first use.
+    pub rows: Vec<Row>,
+}
+
+/// Evaluates a computation over a sheet's rows, noting the rows it reads.
+struct Evaluation<'s> {
+    sheet: &'s Sheet,
+    rows: Vec<Row>,
+    /// The scale assumed for a table that states none: the one asked for, else millions.
+    unstated: f64,
+}
+
+/// A value and how it was computed, as text.
+struct Worked {
+    value: f64,
+    shown: String,
+    /// Whether `shown` is a sum or difference (so that a product or quotient wraps it).
+    sum: bool,
+}
+
+impl Evaluation<'_> {
+    /// The row giving `item` in `year` as an operand: its value in units (scale applied) and its
+    /// figure cited.
+    fn operand(&mut self, item: items::Item, year: u16) -> Option<Worked> {
+        let (row, figure): (&Row, &Figure) = self.sheet.find(item, year)?;
+        let at = match self
+            .rows
+            .iter()
+            .position(|r| r.chunk == row.chunk && r.char_start == row.char_start)
+        {
+            Some(at) => at,
+            None => {
+                self.rows.push(row.clone());
+                self.rows.len() - 1
+            }
+        };
+        let value = if items::spec(item).outflow {
+            figure.value.abs()
+        } else {
+            figure.value
+        };
+        let written = if items::spec(item).outflow {
+            figure.written.trim_matches(['(', ')']).to_string()
+        } else {
+            figure.written.clone()
+        };
+        Some(Worked {
+            value: value * row.scale.unwrap_or(self.unstated),
+            shown: format!("{written} [{}]", at + 1),
+            sum: false,
+        })
+    }
+
+    fn year(year: Year, at: u16) -> u16 {
+        match year {
+            Year::Fixed(y) => y,
+            Year::Relative(d) => (i32::from(at) + d).clamp(1900, 2100) as u16,
+        }
+    }
+
+    /// `expr` in fiscal year `at`.
+    fn eval(&mut self, expr: &Expr, at: u16) -> Option<Worked> {
+        match expr {
+            Expr::Number(n) => Some(Worked {
+                value: *n,
+                shown: plain(*n),
+                sum: false,
+            }),
+            Expr::Item(item, year) => self.operand(*item, Self::year(*year, at)),
+            Expr::Average(item, a, b) => {
+                let (a, b) = (
+                    self.operand(*item, Self::year(*a, at))?,
+                    self.operand(*item, Self::year(*b, at))?,
+                );
+                Some(Worked {
+                    value: (a.value + b.value) / 2.0,
+                    shown: format!("({} + {}) / 2", a.shown, b.shown),
+                    sum: false,
+                })
+            }
+            Expr::Change(item, a, b) => {
+                let (a, b) = (
+                    self.operand(*item, Self::year(*a, at))?,
+                    self.operand(*item, Self::year(*b, at))?,
+                );
+                Some(Worked {
+                    value: b.value - a.value,
+                    shown: format!("({} - {})", b.shown, a.shown),
+                    sum: false,
+                })
+            }
+            Expr::Op(left, op, right) => {
+                let (l, r) = (self.eval(left, at)?, self.eval(right, at)?);
+                let value = match op {
+                    '+' => l.value + r.value,
+                    '-' => l.value - r.value,
+                    '*' => l.value * r.value,
+                    _ if r.value == 0.0 => return None,
+                    _ => l.value / r.value,
+                };
+                let product = matches!(op, '*' | '/');
+                let wrap = |w: &Worked, right_side: bool| {
+                    let nested_quotient = right_side && *op == '/' && w.shown.contains(" / ") && !w.sum;
+                    if (product && w.sum) || nested_quotient || (right_side && *op == '-' && w.sum) {
+                        format!("({})", w.shown)
+                    } else {
+                        w.shown.clone()
+                    }
+                };
+                Some(Worked {
+                    value,
+                    shown: format!("{} {op} {}", wrap(&l, false), wrap(&r, true)),
+                    sum: !product,
+                })
+            }
+        }
+    }
+}
+
+/// A number as a computation writes it: whole numbers without a point.
+fn plain(n: f64) -> String {
+    if n.fract() == 0.0 {
+        format!("{n:.0}")
+    } else {
+        format!("{n}")
+    }
+}
+
+/// `value` with `decimals` and thousands separators.
+fn written(value: f64, decimals: u32) -> String {
+    let plain = format!("{:.*}", decimals as usize, value.abs());
+    let (whole, fraction) = plain
+        .split_once('.')
+        .map_or((plain.as_str(), None), |(w, f)| (w, Some(f)));
+    let mut out = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    if let Some(fraction) = fraction {
+        out.push('.');
+        out.push_str(fraction);
+    }
+    if value < 0.0 && out.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        out.insert(0, '-');
+    }
+    out
+}
+
+/// What `asked` comes to in `sheet`, if every operand is there.
+pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
+    let mut evaluation = Evaluation {
+        sheet,
+        rows: Vec::new(),
+        unstated: asked.scale.unwrap_or(1e6),
+    };
+    let expr = &asked.expr;
+    let (value, working, years) = match asked.over {
+        Over::Year(y) => {
+            let w = evaluation.eval(expr, y)?;
+            (w.value, w.shown, format!("FY{y}"))
+        }
+        Over::Average(a, b) => {
+            let mut parts = Vec::new();
+            let mut sum = 0.0;
+            for y in a..=b {
+                let w = evaluation.eval(expr, y)?;
+                sum += w.value;
+                parts.push(format!("FY{y}: {}", w.shown));
+            }
+            let n = f64::from(b - a + 1);
+            (
+                sum / n,
+                format!("the mean of {}", parts.join("; ")),
+                format!("FY{a} to FY{b}, average"),
+            )
+        }
+        Over::Growth(a, b) | Over::Cagr(a, b) => {
+            let (from, to) = (evaluation.eval(expr, a)?, evaluation.eval(expr, b)?);
+            if from.value == 0.0 {
+                return None;
+            }
+            let cagr = matches!(asked.over, Over::Cagr(..));
+            if !cagr && expr.divides() {
+                // A ratio or a rate changes by points, not by a share of itself.
+                let (scale, unit) = if asked.percent { (100.0, "%") } else { (1.0, "") };
+                let decimals = asked.decimals.unwrap_or(if asked.percent { 1 } else { 2 });
+                let at = |v: f64| format!("{}{unit}", written(v * scale, decimals));
+                let points = (to.value - from.value) * scale;
+                let sign = if points >= 0.0 { "+" } else { "" };
+                let change = format!(
+                    "{sign}{}{}",
+                    written(points, decimals),
+                    if asked.percent { " percentage points" } else { "" }
+                );
+                return Some(Solved {
+                    name: format!("{} (FY{a} to FY{b})", asked.name),
+                    result: format!(
+                        "{} in FY{b}, against {} in FY{a} ({change})",
+                        at(to.value),
+                        at(from.value)
+                    ),
+                    working: format!(
+                        "FY{a}: {} = {}; FY{b}: {} = {}",
+                        from.shown,
+                        at(from.value),
+                        to.shown,
+                        at(to.value)
+                    ),
+                    rows: evaluation.rows,
+                });
+            }
+            let value = if cagr {
+                if from.value < 0.0 || to.value < 0.0 {
+                    return None;
+                }
+                (to.value / from.value).powf(1.0 / f64::from(b - a)) - 1.0
+            } else {
+                (to.value - from.value) / from.value.abs()
+            };
+            let wrap = |w: &Worked| {
+                if [" + ", " - ", " * ", " / "].iter().any(|op| w.shown.contains(op)) {
+                    format!("({})", w.shown)
+                } else {
+                    w.shown.clone()
+                }
+            };
+            let working = if cagr {
+                format!("({} / {})^(1/{}) - 1", wrap(&to), wrap(&from), b - a)
+            } else {
+                format!("({} - {}) / {}", wrap(&to), wrap(&from), wrap(&from))
+            };
+            (value, working, format!("FY{a} to FY{b}"))
+        }
+    };
+    if !value.is_finite() {
+        return None;
+    }
+    let money = !asked.percent && !expr.divides();
+    let result = if asked.percent {
+        format!("{}%", written(value * 100.0, asked.decimals.unwrap_or(1)))
+    } else if money {
+        let scale = asked
+            .scale
+            .or_else(|| evaluation.rows.first().and_then(|r| r.scale))
+            .unwrap_or(evaluation.unstated);
+        let word = match scale {
+            s if s >= 1e9 => " billion",
+            s if s >= 1e6 => " million",
+            s if s >= 1e3 => " thousand",
+            _ => "",
+        };
+        let decimals = asked.decimals.unwrap_or(if scale >= 1e9 { 1 } else { 0 });
+        let dollar = if question.to_lowercase().contains("usd") || question.contains('$') {
+            "$"
+        } else {
+            ""
+        };
+        let amount = written(value / scale, decimals);
+        match amount.strip_prefix('-') {
+            Some(size) => format!("-{dollar}{size}{word}"),
+            None => format!("{dollar}{amount}{word}"),
+        }
+    } else {
+        written(value, asked.decimals.unwrap_or(2))
+    };
+    Some(Solved {
+        name: format!("{} ({years})", asked.name),
+        result,
+        working,
+        rows: evaluation.rows,
+    })
+}
+
+/// The answer for `solved`: the result first, then the computation with each operand cited to
+/// its row, which `chunks` (the sheet's) hold in `document` (a hit of the document, whose
+/// document and folder the citations name). Returns the answer and the cited rows as hits.
+pub fn answer(
+    solved: &Solved,
+    chunks: &[Chunk],
+    document: &Hit,
+    on_event: &mut dyn FnMut(AnswerEvent),
+) -> (Answer, Vec<Hit>) {
+    let hits: Vec<Hit> = solved
+        .rows
+        .iter()
+        .map(|row| Hit {
+            chunk_id: chunks[row.chunk].id.0.clone(),
+            page: row.page,
+            char_start: row.char_start,
+            char_end: row.char_end,
+            text: row.line.clone(),
+            score: document.score,
+            components: ScoreComponents::default(),
+            context: chunks[row.chunk].context.clone(),
+            ..document.clone()
+        })
+        .collect();
+    let mut name = solved.name.clone();
+    if let Some(first) = name.get(..1) {
+        name.replace_range(..1, &first.to_uppercase());
+    }
+    let mut working = solved.working.clone();
+    for n in (1..=hits.len()).rev() {
+        working = working.replace(&format!("[{n}]"), &format!("[^{n}]"));
+    }
+    let body = format!(
+        "{name}: **{}**.\n\nComputed by Lectern from the statements' rows cited: {working} = {}.",
+        solved.result, solved.result
+    );
+    on_event(AnswerEvent::Text { text: body.clone() });
+    let citations: Vec<_> = hits
+        .iter()
+        .enumerate()
+        .map(|(i, hit)| citation_of(i + 1, hit))
+        .collect();
+    for citation in &citations {
+        on_event(AnswerEvent::Citation {
+            citation: citation.clone(),
+        });
+    }
+    let answer = Answer {
+        kind: AnswerKind::Computed,
+        body,
+        citations,
+        finish: Finish::Stop,
+        backend: String::new(),
+        passages_supplied: hits.len(),
+        numbers: NumberCounts {
+            quoted: hits.len() as u32,
+            computed: 1,
+            withheld: 0,
+        },
+    };
+    (answer, hits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::ChunkId;
+
+    fn chunk(page: u32, context: &str, text: &str) -> Chunk {
+        Chunk {
+            id: ChunkId(format!("c{page}")),
+            page,
+            char_start: 0,
+            char_end: text.chars().count() as u32,
+            text: text.into(),
+            context: context.into(),
+        }
+    }
+
+    fn acme() -> Vec<Chunk> {
+        vec![
+            chunk(
+                50,
+                "ACME 10-K",
+                "CONSOLIDATED STATEMENTS OF OPERATIONS\n(In thousands)\nYears ended 2017 2016 2015\n\
+                 Total revenue 5,854,430 4,795,511 4,147,065\nCost of revenue 819,908 744,317 622,080\n\
+                 Operating income 1,493,602 903,095 412,685\nNet income $ 1,168,782 $ 629,551 $ 268,395",
+            ),
+            chunk(
+                52,
+                "ACME 10-K",
+                "CONSOLIDATED BALANCE SHEETS\n(In thousands)\nDecember 1, 2017 December 2, 2016\n\
+                 Inventories 1,000 800\nTotal current assets 7,000 5,000\nTotal assets 14,000,000 12,000,000\n\
+                 Total current liabilities 3,527,187 2,811,635",
+            ),
+            chunk(
+                56,
+                "ACME 10-K\nConsolidated Statements of Cash Flows",
+                "(In thousands)\n2017 2016 2015\nNet cash provided by operating activities 2,912,853 2,199,728 1,469,502\n\
+                 Purchases of property and equipment (178,122) (203,805) (184,936)",
+            ),
+        ]
+    }
+
+    fn solved(question: &str) -> Solved {
+        let asked = asked(question).unwrap_or_else(|| panic!("not read: {question}"));
+        solve(&asked, &Sheet::of(&acme()), question).unwrap_or_else(|| panic!("not solved: {asked:?}"))
+    }
+
+    #[test]
+    fn a_defined_ratio_is_computed_from_the_rows_of_its_statements() {
+        let s = solved(
+            "What is the FY2017 operating cash flow ratio for Acme? Operating cash flow ratio is defined as: cash \
+             from operations / total current liabilities. Round your answer to two decimal places.",
+        );
+        assert_eq!(s.result, "0.83");
+        assert_eq!(s.working, "2,912,853 [1] / 3,527,187 [2]");
+        assert_eq!((s.rows[0].page, s.rows[1].page), (56, 52));
+    }
+
+    #[test]
+    fn growth_averages_and_amounts_are_written_as_asked() {
+        let s = solved(
+            "What is Acme's year-over-year change in operating income from FY2016 to FY2017 (in units of \
+             percents and round to one decimal place)?",
+        );
+        assert_eq!(s.result, "65.4%");
+        assert_eq!(s.working, "(1,493,602 [1] - 903,095 [1]) / 903,095 [1]");
+        let s = solved("What is the FY2015 - FY2017 3 year average of capex as a % of revenue for Acme?");
+        assert_eq!(s.result, "3.9%");
+        let s = solved(
+            "What is Acme's FY2017 free cash flow in USD millions? FCF is defined as: cash from operations - capex.",
+        );
+        assert_eq!(s.result, "$2,735 million");
+        assert_eq!(s.working, "2,912,853 [1] - 178,122 [2]");
+        let s = solved("What is the FY2017 return on assets for Acme? Round to two decimal places.");
+        assert_eq!(s.result, "0.09");
+        assert_eq!(s.working, "1,168,782 [1] / ((12,000,000 [2] + 14,000,000 [2]) / 2)");
+    }
+
+    #[test]
+    fn a_year_the_statements_do_not_hold_is_not_computed() {
+        let question = "What is Acme's FY2019 total current liabilities?";
+        assert_eq!(solve(&asked(question).unwrap(), &Sheet::of(&acme()), question), None);
+    }
+
+    #[test]
+    fn numbers_are_written_with_separators_and_a_sign() {
+        assert_eq!(written(1234567.891, 2), "1,234,567.89");
+        assert_eq!(written(-0.004, 2), "0.00");
+        assert_eq!(written(-12.5, 1), "-12.5");
+    }
+}
