@@ -31,7 +31,7 @@ pub struct Solved {
     /// The result as the answer writes it ("0.83", "65.4%", "$5,466 million").
     pub result: String,
     /// The computation with its operands, each followed by `[n]`, the row it comes from
-    /// (1-based, into `rows`).
+    /// (1-based, into `rows`), and its result.
     pub working: String,
     /// The rows the operands come from, in order of first use.
     pub rows: Vec<Row>,
@@ -303,8 +303,8 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
     };
     Some(Solved {
         name: format!("{} ({years})", asked.name),
+        working: format!("{working} = {result}"),
         result,
-        working,
         rows: evaluation.rows,
     })
 }
@@ -342,10 +342,10 @@ pub fn answer(
         working = working.replace(&format!("[{n}]"), &format!("[^{n}]"));
     }
     let body = format!(
-        "{name}: **{}**.\n\nComputed by Lectern from the statements' rows cited: {working} = {}.",
-        solved.result, solved.result
+        "{name}: **{}**.\n\nComputed by Lectern from the statements' rows cited: {working}.",
+        solved.result
     );
-    on_event(AnswerEvent::Text { text: body.clone() });
+    // Footnotes resolve before the text that marks them, as a model's answer sends them.
     let citations: Vec<_> = hits
         .iter()
         .enumerate()
@@ -356,13 +356,14 @@ pub fn answer(
             citation: citation.clone(),
         });
     }
+    on_event(AnswerEvent::Text { text: body.clone() });
     let answer = Answer {
         kind: AnswerKind::Computed,
         body,
         citations,
         finish: Finish::Stop,
         backend: String::new(),
-        passages_supplied: hits.len(),
+        passages_supplied: 0,
         numbers: NumberCounts {
             quoted: hits.len() as u32,
             computed: 1,
@@ -425,7 +426,7 @@ mod tests {
              from operations / total current liabilities. Round your answer to two decimal places.",
         );
         assert_eq!(s.result, "0.83");
-        assert_eq!(s.working, "2,912,853 [1] / 3,527,187 [2]");
+        assert_eq!(s.working, "2,912,853 [1] / 3,527,187 [2] = 0.83");
         assert_eq!((s.rows[0].page, s.rows[1].page), (56, 52));
     }
 
@@ -436,17 +437,20 @@ mod tests {
              percents and round to one decimal place)?",
         );
         assert_eq!(s.result, "65.4%");
-        assert_eq!(s.working, "(1,493,602 [1] - 903,095 [1]) / 903,095 [1]");
+        assert_eq!(s.working, "(1,493,602 [1] - 903,095 [1]) / 903,095 [1] = 65.4%");
         let s = solved("What is the FY2015 - FY2017 3 year average of capex as a % of revenue for Acme?");
         assert_eq!(s.result, "3.9%");
         let s = solved(
             "What is Acme's FY2017 free cash flow in USD millions? FCF is defined as: cash from operations - capex.",
         );
         assert_eq!(s.result, "$2,735 million");
-        assert_eq!(s.working, "2,912,853 [1] - 178,122 [2]");
+        assert_eq!(s.working, "2,912,853 [1] - 178,122 [2] = $2,735 million");
         let s = solved("What is the FY2017 return on assets for Acme? Round to two decimal places.");
         assert_eq!(s.result, "0.09");
-        assert_eq!(s.working, "1,168,782 [1] / ((12,000,000 [2] + 14,000,000 [2]) / 2)");
+        assert_eq!(
+            s.working,
+            "1,168,782 [1] / ((12,000,000 [2] + 14,000,000 [2]) / 2) = 0.09"
+        );
     }
 
     #[test]
