@@ -59,14 +59,11 @@ fn scale_stated(line: &str) -> Option<f64> {
 /// The passage of `page` that holds the characters `start..end` (one that holds their start
 /// where none holds them all), by its index in `chunks`.
 fn holding(chunks: &[Chunk], page: u32, start: u32, end: u32) -> Option<usize> {
-    let on_page = |c: &&Chunk| c.page == page && c.char_start <= start;
-    let index = |c: &Chunk| chunks.iter().position(|x| std::ptr::eq(x, c));
+    let on_page = |c: &Chunk| c.page == page && c.char_start <= start;
     chunks
         .iter()
-        .filter(on_page)
-        .find(|c| c.char_end >= end)
-        .or_else(|| chunks.iter().filter(on_page).find(|c| c.char_end > start))
-        .and_then(index)
+        .position(|c| on_page(c) && c.char_end >= end)
+        .or_else(|| chunks.iter().position(|c| on_page(c) && c.char_end > start))
 }
 
 /// How many short lines a header of periods may be spread over ("2020", "December 31,", "2019").
