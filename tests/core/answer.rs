@@ -1075,14 +1075,47 @@ fn write_filing(path: &std::path::Path) {
     std::fs::write(path, pdf).unwrap();
 }
 
+/// A quarterly report of the same company: the quarter's and the year to date's columns, and a
+/// balance sheet at the quarter's end and at the year's.
+fn write_quarterly_filing(path: &std::path::Path) {
+    let page = |lines: &[&str]| lines.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+    let pdf = lectern::pdf::pages_pdf(&[
+        page(&[
+            "NORTHWIND TRADERS, INC.",
+            "QUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d)",
+            "For the quarterly period ended June 30, 2024",
+        ]),
+        page(&[
+            "NORTHWIND TRADERS, INC.",
+            "CONSOLIDATED STATEMENTS OF OPERATIONS",
+            "(In millions)",
+            "Three Months Ended Six Months Ended",
+            "June 30, 2024 June 30, 2023 June 30, 2024 June 30, 2023",
+            "Net sales 3,300 2,900 6,500 5,700",
+            "Net income 350 300 690 600",
+        ]),
+        page(&[
+            "NORTHWIND TRADERS, INC.",
+            "CONSOLIDATED BALANCE SHEETS",
+            "(In millions)",
+            "June 30, 2024 December 31, 2023",
+            "Total current assets 5,900 5,600",
+            "Total current liabilities 3,700 3,500",
+        ]),
+    ]);
+    std::fs::write(path, pdf).unwrap();
+}
+
 #[test]
 fn a_metric_asked_of_a_filing_is_computed_by_lectern_from_its_statements_rows() {
     let t = library();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("northwind-2023-10k.pdf");
     write_filing(&path);
+    let quarterly = dir.path().join("northwind-2024q2-10q.pdf");
+    write_quarterly_filing(&quarterly);
     t.create_folder("Filings").unwrap();
-    t.add(&[path], "Filings").unwrap();
+    t.add(&[path, quarterly], "Filings").unwrap();
     crate::common::index_all(&t);
     let rt = runtime();
     let ask = |question: &str| {
@@ -1168,4 +1201,38 @@ fn a_metric_asked_of_a_filing_is_computed_by_lectern_from_its_statements_rows() 
     // A year the statements do not hold is not computed: the passages answer as before.
     let (outcome, _) = ask("What is Northwind's FY2019 total current liabilities?");
     assert_eq!(outcome.answer.kind, AnswerKind::Extractive, "{}", outcome.answer.body);
+
+    // A quarter's figures come from its quarterly report's quarter columns (not the half
+    // year's); a yes-or-no question is answered first.
+    let (outcome, _) = ask("What were Northwind's net sales in Q2 of FY2024?");
+    assert!(
+        outcome
+            .answer
+            .body
+            .starts_with("Net sales (Q2 FY2024): **3,300 million**."),
+        "{}",
+        outcome.answer.body
+    );
+    assert_eq!(outcome.answer.citations[0].document_name, "northwind-2024q2-10q.pdf");
+    let (outcome, _) = ask("Did Northwind's net sales increase from Q2 FY2023 to Q2 FY2024?");
+    assert!(
+        outcome
+            .answer
+            .body
+            .starts_with("Yes. Net sales (Q2 FY2023 to Q2 FY2024): **13.8%**."),
+        "{}",
+        outcome.answer.body
+    );
+    let (outcome, _) = ask("Does Northwind have positive working capital as of Q2 of FY2024?");
+    assert!(
+        outcome
+            .answer
+            .body
+            .starts_with("Yes. Working capital (Q2 FY2024): **2,200 million**."),
+        "{}",
+        outcome.answer.body
+    );
+    // The quarterly report's figures are no fiscal year's: FY2024 is not computed from them.
+    let (outcome, _) = ask("What were Northwind's FY2024 net sales?");
+    assert_ne!(outcome.answer.kind, AnswerKind::Computed, "{}", outcome.answer.body);
 }

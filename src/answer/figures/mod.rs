@@ -5,10 +5,11 @@
 //! read into a computation over line items (`question.rs`); the document's rows of figures, each
 //! with its column's year, statement and scale (`sheet.rs`), give every operand, read from the
 //! row whose label names the item (`items.rs`) under the statement it belongs to; Lectern
-//! evaluates the computation exactly and answers with the result first, then the computation
-//! with each operand cited to its row. A small model picks the wrong row or the wrong year's
-//! column and invents ratios (docs/figures.md, "Answers measured"); a question Lectern cannot
-//! read, or whose operands it does not all find, goes to the model as before.
+//! evaluates the computation exactly and answers with the result first (after "Yes" or "No"
+//! where the question asks one of it), then the computation with each operand cited to its row.
+//! A small model picks the wrong row or the wrong year's column and invents ratios
+//! (docs/figures.md, "Answers measured"); a question Lectern cannot read, or whose operands it
+//! does not all find, goes to the model as before.
 
 mod items;
 mod question;
@@ -19,7 +20,7 @@ use crate::chunk::Chunk;
 use crate::llm::Finish;
 use crate::search::{Hit, ScoreComponents};
 pub use question::{asked, Asked};
-use question::{Expr, Over, Year};
+use question::{Expr, Over, Polar, Year};
 pub use sheet::Sheet;
 use sheet::{Figure, Row};
 
@@ -35,6 +36,9 @@ pub struct Solved {
     pub working: String,
     /// The rows the operands come from, in order of first use.
     pub rows: Vec<Row>,
+    /// The answer to a yes-or-no question about the figure ("Does it have positive working
+    /// capital?"), where it asks one.
+    pub verdict: Option<bool>,
 }
 
 /// Evaluates a computation over a sheet's rows, noting the rows it reads.
@@ -43,6 +47,8 @@ struct Evaluation<'s> {
     rows: Vec<Row>,
     /// The scale assumed for a table that states none: the one asked for, else millions.
     unstated: f64,
+    /// Whether a quarter's figures are read (interim rows) rather than a fiscal year's.
+    interim: bool,
 }
 
 /// A value and how it was computed, as text.
@@ -57,7 +63,7 @@ impl Evaluation<'_> {
     /// The row giving `item` in `year` as an operand: its value in units (scale applied) and its
     /// figure cited.
     fn operand(&mut self, item: items::Item, year: u16) -> Option<Worked> {
-        let (row, figure): (&Row, &Figure) = self.sheet.find(item, year)?;
+        let (row, figure): (&Row, &Figure) = self.sheet.find(item, year, self.interim)?;
         let at = match self
             .rows
             .iter()
@@ -186,16 +192,33 @@ fn written(value: f64, decimals: u32) -> String {
 
 /// What `asked` comes to in `sheet`, if every operand is there.
 pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
+    // A quarter's figures come from the quarterly report of that quarter, whose calendar
+    // quarter is the fiscal one where the fiscal year is the calendar year (a report dated
+    // otherwise has no column of the year asked for, or is another quarter's, and is not read).
+    if let Some(quarter) = asked.quarter {
+        let last = match asked.over {
+            Over::Year(y) | Over::Growth(_, y) => y,
+            Over::Average(..) | Over::Cagr(..) => return None,
+        };
+        if !sheet.reports_quarter(quarter, last) {
+            return None;
+        }
+    }
+    let period = |y: u16| match asked.quarter {
+        Some(q) => format!("Q{q} FY{y}"),
+        None => format!("FY{y}"),
+    };
     let mut evaluation = Evaluation {
         sheet,
         rows: Vec::new(),
         unstated: asked.scale.unwrap_or(1e6),
+        interim: asked.quarter.is_some(),
     };
     let expr = &asked.expr;
     let (value, working, years) = match asked.over {
         Over::Year(y) => {
             let w = evaluation.eval(expr, y)?;
-            (w.value, w.shown, format!("FY{y}"))
+            (w.value, w.shown, period(y))
         }
         Over::Average(a, b) => {
             let mut parts = Vec::new();
@@ -230,21 +253,23 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
                     written(points, decimals),
                     if asked.percent { " percentage points" } else { "" }
                 );
+                let (pa, pb) = (period(a), period(b));
                 return Some(Solved {
-                    name: format!("{} (FY{a} to FY{b})", asked.name),
+                    name: format!("{} ({pa} to {pb})", asked.name),
                     result: format!(
-                        "{} in FY{b}, against {} in FY{a} ({change})",
+                        "{} in {pb}, against {} in {pa} ({change})",
                         at(to.value),
                         at(from.value)
                     ),
                     working: format!(
-                        "FY{a}: {} = {}; FY{b}: {} = {}",
+                        "{pa}: {} = {}; {pb}: {} = {}",
                         from.shown,
                         at(from.value),
                         to.shown,
                         at(to.value)
                     ),
                     rows: evaluation.rows,
+                    verdict: verdict(asked.polar, to.value - from.value),
                 });
             }
             let value = if cagr {
@@ -267,7 +292,7 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
             } else {
                 format!("({} - {}) / {}", wrap(&to), wrap(&from), wrap(&from))
             };
-            (value, working, format!("FY{a} to FY{b}"))
+            (value, working, format!("{} to {}", period(a), period(b)))
         }
     };
     if !value.is_finite() {
@@ -306,7 +331,16 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
         working: format!("{working} = {result}"),
         result,
         rows: evaluation.rows,
+        verdict: verdict(asked.polar, value),
     })
+}
+
+/// The answer to what `polar` asks of a figure whose value (or change, for a rise) is `value`.
+fn verdict(polar: Option<Polar>, value: f64) -> Option<bool> {
+    match polar? {
+        Polar::Positive(above) | Polar::Rose(above) if value != 0.0 => Some((value > 0.0) == above),
+        _ => None,
+    }
 }
 
 /// The answer for `solved`: the result first, then the computation with each operand cited to
@@ -341,8 +375,13 @@ pub fn answer(
     for n in (1..=hits.len()).rev() {
         working = working.replace(&format!("[{n}]"), &format!("[^{n}]"));
     }
+    let verdict = match solved.verdict {
+        Some(true) => "Yes. ",
+        Some(false) => "No. ",
+        None => "",
+    };
     let body = format!(
-        "{name}: **{}**.\n\nComputed by Lectern from the statements' rows cited: {working}.",
+        "{verdict}{name}: **{}**.\n\nComputed by Lectern from the statements' rows cited: {working}.",
         solved.result
     );
     // Footnotes resolve before the text that marks them, as a model's answer sends them.
@@ -457,6 +496,68 @@ mod tests {
     fn a_year_the_statements_do_not_hold_is_not_computed() {
         let question = "What is Acme's FY2019 total current liabilities?";
         assert_eq!(solve(&asked(question).unwrap(), &Sheet::of(&acme()), question), None);
+    }
+
+    #[test]
+    fn a_yes_or_no_question_is_answered_by_the_figures_sign_first() {
+        let q = "Does Acme have positive working capital based on FY2017 data?";
+        let s = solved(q);
+        assert_eq!((s.result.as_str(), s.verdict), ("-3,520,187 thousand", Some(false)));
+        assert_eq!(
+            solved("Does Acme have negative working capital in FY2017?").verdict,
+            Some(true)
+        );
+        let q = "Did Acme's operating income decrease from FY2016 to FY2017?";
+        assert_eq!(solved(q).verdict, Some(false));
+        assert_eq!(solved("What is Acme's FY2017 working capital?").verdict, None);
+    }
+
+    /// A quarterly report: its cover, a statement of the quarter and the half year, and a
+    /// balance sheet at the quarter's end and the year's.
+    fn acme_quarter() -> Vec<Chunk> {
+        vec![
+            chunk(
+                1,
+                "ACME 10-Q",
+                "FORM 10-Q\nQUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d)\nFor the quarterly period ended June 30, 2023",
+            ),
+            chunk(
+                3,
+                "ACME 10-Q",
+                "CONSOLIDATED STATEMENTS OF INCOME\n(In millions)\nThree Months Ended June 30, Six Months Ended June 30,\n\
+                 2023 2022 2023 2022\nNet sales 8,000 7,500 15,000 14,000\nNet income 1,640 1,500 2,900 2,800",
+            ),
+            chunk(
+                4,
+                "ACME 10-Q",
+                "CONSOLIDATED BALANCE SHEETS\n(In millions)\nJune 30, 2023 December 31, 2022\n\
+                 Total current assets 15,754 14,688\nTotal current liabilities 10,936 9,523",
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_quarter_is_read_from_its_quarterly_report_and_a_fiscal_year_is_not() {
+        let sheet = Sheet::of(&acme_quarter());
+        let solve_q = |q: &str| solve(&asked(q).unwrap_or_else(|| panic!("not read: {q}")), &sheet, q);
+        let s = solve_q("What were Acme's net sales in Q2 of FY2023?").expect("the quarter's net sales");
+        assert_eq!(
+            (s.name.as_str(), s.result.as_str()),
+            ("net sales (Q2 FY2023)", "8,000 million")
+        );
+        let s = solve_q("Did Acme's net profit margin increase from Q2 FY2022 to Q2 FY2023?").expect("a change");
+        assert_eq!(s.verdict, Some(true));
+        assert_eq!(
+            s.result,
+            "20.5% in Q2 FY2023, against 20.0% in Q2 FY2022 (+0.5 percentage points)"
+        );
+        let s = solve_q("What is Acme's working capital as of 2023 Q2?").expect("the quarter's balance");
+        assert_eq!(s.result, "4,818 million");
+        // Another quarter's report, a fiscal year's figures, and a quarter in a 10-K are not read.
+        assert_eq!(solve_q("What were Acme's net sales in Q1 of FY2023?"), None);
+        assert_eq!(solve_q("What were Acme's FY2022 net sales?"), None);
+        let q = "What were Acme's total revenue in Q4 of FY2017?";
+        assert_eq!(solve(&asked(q).unwrap(), &Sheet::of(&acme()), q), None);
     }
 
     #[test]

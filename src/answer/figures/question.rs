@@ -1,9 +1,10 @@
 //! What a question asks of a filing's statements, read from its words: a figure ("FY2019 total
 //! inventories"), a metric the question defines ("Operating cash flow ratio is defined as: cash
 //! from operations / total current liabilities") or one analysts know by name (a margin, a
-//! turnover, days payable outstanding), in a fiscal year, as a change or a growth rate between
-//! two, or averaged over several; and how the answer is to be written (a percent, its decimals,
-//! in millions or billions).
+//! turnover, days payable outstanding), in a fiscal year or a quarter ("Q2 of FY2023"), as a
+//! change or a growth rate between two, or averaged over several years; whether it asks yes or
+//! no of the figure ("Does it have positive working capital?"); and how the answer is to be
+//! written (a percent, its decimals, in millions or billions).
 
 use super::items::{named_at, Item};
 
@@ -48,6 +49,17 @@ impl Expr {
         }
     }
 
+    /// Whether it reads an item in a year other than the one evaluated (an average over two
+    /// years' ends, a change), which a quarter's columns do not hold.
+    fn spans_years(&self) -> bool {
+        match self {
+            Expr::Number(_) => false,
+            Expr::Item(_, year) => *year != Year::Relative(0),
+            Expr::Average(..) | Expr::Change(..) => true,
+            Expr::Op(a, _, b) => a.spans_years() || b.spans_years(),
+        }
+    }
+
     fn items(&self) -> usize {
         match self {
             Expr::Number(_) => 0,
@@ -82,6 +94,22 @@ pub struct Asked {
     pub decimals: Option<u32>,
     /// The scale an amount of money is asked in (1e6 for "in USD millions").
     pub scale: Option<f64>,
+    /// The fiscal quarter (1-4) whose figures are asked for, where the question names one ("Q2
+    /// of FY2023"): its years are the quarter's, read from a quarterly report's columns.
+    pub quarter: Option<u8>,
+    /// What a yes-or-no question asks of the result: "Does it have positive working capital?",
+    /// "Did its revenue increase?".
+    pub polar: Option<Polar>,
+}
+
+/// What a yes-or-no question asks of its figure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Polar {
+    /// Whether the figure is above zero ("positive") or below ("negative").
+    Positive(bool),
+    /// Whether the figure rose ("increase", "grow") or fell ("decrease", "decline") between the
+    /// two years.
+    Rose(bool),
 }
 
 /// The figure `question` asks of a filing's statements, if it asks for one Lectern can compute.
@@ -97,19 +125,28 @@ pub fn asked(question: &str) -> Option<Asked> {
                 .any(|w| t.contains(w))
         })
         .or_else(|| sentences.first())?;
-    let all = tokens(question).join(" ");
-    // A quarter's or a half's figures are not the fiscal year's columns.
-    let part_of_year = all.split(' ').any(|w| {
-        matches!(w, "quarter" | "quarterly" | "half" | "h1" | "h2" | "ytd")
-            || (w.len() >= 2 && w.starts_with('q') && w[1..].bytes().all(|b| b.is_ascii_digit()))
-            || (w.starts_with("fy") && w.contains('q'))
-    });
-    if part_of_year {
+    let all_tokens = tokens(question);
+    let all = all_tokens.join(" ");
+    // A half's or year-to-date figures are not columns Lectern reads; a quarter's are read from
+    // a quarterly report.
+    let part_of_year = all.split(' ').any(|w| matches!(w, "half" | "h1" | "h2" | "ytd"))
+        || ["six months", "nine months"].iter().any(|w| all.contains(w));
+    let quarter = quarter(&all_tokens);
+    if part_of_year || (quarter.is_none() && all.split(' ').any(|w| w.starts_with("quarter"))) {
         return None;
     }
-    let over = over(main)?;
+    let over = match (over(main), quarter) {
+        (Some(over), _) => over,
+        (None, Some((_, Some(year)))) => Over::Year(year),
+        (None, _) => return None,
+    };
+    let quarter = quarter.map(|(q, _)| q);
     let (name, expr, template_percent) = metric(main, &definitions)?;
     if let (Over::Growth(..) | Over::Cagr(..), true) = (over, expr.items() == 0) {
+        return None;
+    }
+    let quarter_fits = matches!(over, Over::Year(_) | Over::Growth(..)) && !expr.spans_years();
+    if quarter.is_some() && !quarter_fits {
         return None;
     }
     let percent = template_percent
@@ -136,7 +173,78 @@ pub fn asked(question: &str) -> Option<Asked> {
         percent,
         decimals,
         scale,
+        quarter,
+        polar: polar(&all_tokens, over),
     })
+}
+
+/// The fiscal quarter `tokens` name, with its year where they say it beside the quarter: "q2 of
+/// fy2023", "fy2023q2", "2021 q1", "the second fiscal quarter of 2023".
+fn quarter(tokens: &[String]) -> Option<(u8, Option<u16>)> {
+    let year = |t: &str| {
+        let digits = t.strip_prefix("fy").unwrap_or(t);
+        (digits.len() == 4 && digits.starts_with("20") && digits.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| digits.parse().ok())
+            .flatten()
+    };
+    let number = |t: &str| match t {
+        "first" | "1st" => Some(1),
+        "second" | "2nd" => Some(2),
+        "third" | "3rd" => Some(3),
+        "fourth" | "4th" => Some(4),
+        _ => None,
+    };
+    let q_of = |t: &str| match t.strip_prefix('q')?.parse::<u8>() {
+        Ok(q @ 1..=4) => Some(q),
+        _ => None,
+    };
+    let near_year = |i: usize| {
+        (i.saturating_sub(2)..(i + 4).min(tokens.len()))
+            .filter(|&j| j != i)
+            .find_map(|j| year(&tokens[j]))
+    };
+    for (i, t) in tokens.iter().enumerate() {
+        // "fy2023q2", "2023q2"
+        if let Some((y, q)) = t.split_once('q').filter(|(y, _)| !y.is_empty()) {
+            if let (Some(y), Some(q)) = (year(y), q_of(&format!("q{q}"))) {
+                return Some((q, Some(y)));
+            }
+        }
+        if let Some(q) = q_of(t) {
+            return Some((q, near_year(i)));
+        }
+        if t == "quarter" && i > 0 {
+            let ordinal = tokens[..i].iter().rev().take(2).find_map(|w| number(w));
+            if let Some(q) = ordinal {
+                return Some((q, near_year(i)));
+            }
+        }
+    }
+    None
+}
+
+/// What a yes-or-no question (one opening with "does", "did", "has", "is" ...) asks of its
+/// figure, where its words say it plainly.
+fn polar(tokens: &[String], over: Over) -> Option<Polar> {
+    let opens = tokens.first().is_some_and(|t| {
+        matches!(
+            t.as_str(),
+            "does" | "did" | "do" | "has" | "have" | "had" | "is" | "was" | "were" | "are"
+        )
+    });
+    let has = |words: &[&str]| tokens.iter().any(|t| words.contains(&t.as_str()));
+    if !opens {
+        return None;
+    }
+    match over {
+        Over::Year(_) if has(&["positive"]) => Some(Polar::Positive(true)),
+        Over::Year(_) if has(&["negative"]) => Some(Polar::Positive(false)),
+        Over::Growth(..) if has(&["increase", "increased", "grow", "grew", "rise", "rose"]) => Some(Polar::Rose(true)),
+        Over::Growth(..) if has(&["decrease", "decreased", "decline", "declined", "fall", "fell"]) => {
+            Some(Polar::Rose(false))
+        }
+        _ => None,
+    }
 }
 
 /// The question's sentences, each as its tokens.
@@ -842,9 +950,33 @@ mod tests {
     }
 
     #[test]
-    fn a_quarter_is_not_a_fiscal_year() {
-        assert_eq!(asked("What were Acme's net sales in Q2 of FY2023?"), None);
-        assert_eq!(asked("What was Acme's FY2023Q1 revenue?"), None);
+    fn a_quarter_is_read_with_its_year_and_a_half_is_not_read() {
+        let q = |text: &str| asked(text).map(|a| (a.quarter, a.over));
+        assert_eq!(
+            q("What were Acme's net sales in Q2 of FY2023?"),
+            Some((Some(2), Over::Year(2023)))
+        );
+        assert_eq!(
+            q("What was Acme's FY2023Q1 revenue?"),
+            Some((Some(1), Over::Year(2023)))
+        );
+        assert_eq!(
+            q("What was JPM's total revenue in 2021 Q1?"),
+            Some((Some(1), Over::Year(2021)))
+        );
+        assert_eq!(
+            q("What were the net sales in the second fiscal quarter of 2023?"),
+            Some((Some(2), Over::Year(2023)))
+        );
+        assert_eq!(asked("What were Acme's net sales in the first half of FY2023?"), None);
+        assert_eq!(
+            asked("What were Acme's net sales for the six months ended FY2023?"),
+            None
+        );
+        assert_eq!(asked("What was Acme's quarterly revenue in FY2023?"), None);
+        // A quarter's columns hold no year before it: no average of two years' ends.
+        assert_eq!(asked("What is Acme's inventory turnover ratio in Q2 of FY2023?"), None);
+        assert_eq!(asked("What is Acme's FY2023 revenue?").map(|a| a.quarter), Some(None));
         let asked = asked_of("What is Acme's FY2022 net income as a percent of sales?");
         assert_eq!(asked.expr, Expr::op(Expr::item(NetIncome), '/', Expr::item(Revenue)));
     }

@@ -2,7 +2,9 @@
 //! row's label, its figures with the fiscal year of their column, the statement it stands under
 //! (a title in a line above it on its page; not the passages' context, which keeps a title for
 //! the notes that follow a statement) and the scale its table states ("in millions"), with
-//! where on the page the row is, so that an answer can cite the row itself.
+//! where on the page the row is, so that an answer can cite the row itself. A row under a
+//! quarter's or a half's header ("Three Months Ended"), or any row of a quarterly report, is an
+//! interim row: its years are not fiscal years' figures.
 
 use super::items::{label_rank, normalise, spec, Item};
 use crate::answer::columns::period_rows;
@@ -36,12 +38,82 @@ pub struct Row {
     pub char_start: u32,
     pub char_end: u32,
     pub line: String,
+    /// Read under a header of a part of a year, or in a quarterly report.
+    pub interim: bool,
 }
 
 /// The rows of a document's tables.
 #[derive(Debug, Default)]
 pub struct Sheet {
     rows: Vec<Row>,
+    /// The calendar quarter and year a quarterly report's cover says it covers ("For the
+    /// quarterly period ended June 30, 2023": 2 and 2023).
+    quarter_ended: Option<(u8, u16)>,
+}
+
+/// Whether a short line heads columns of a part of a year (`Some(true)`: "Three Months Ended",
+/// "Second Quarter") or of whole years (`Some(false)`: "Years Ended December 31").
+fn interim_heading(line: &str) -> Option<bool> {
+    let lower = line.to_lowercase();
+    if lower.split_whitespace().count() > 8 {
+        return None;
+    }
+    const PART: [&str; 12] = [
+        "three months",
+        "six months",
+        "nine months",
+        "quarter ended",
+        "quarters ended",
+        "first quarter",
+        "second quarter",
+        "third quarter",
+        "fourth quarter",
+        "13 weeks",
+        "26 weeks",
+        "39 weeks",
+    ];
+    const WHOLE: [&str; 5] = ["year ended", "years ended", "twelve months", "52 weeks", "53 weeks"];
+    if PART.iter().any(|w| lower.contains(w)) {
+        Some(true)
+    } else if WHOLE.iter().any(|w| lower.contains(w)) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The calendar quarter and year of the period a quarterly report's cover says it covers: "For
+/// the quarterly period ended June 30, 2023".
+fn quarter_ended(text: &str) -> Option<(u8, u16)> {
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let lower = text.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = lower.find("quarterly period ended")? + "quarterly period ended".len();
+    let words: Vec<&str> = lower[at..].split(' ').take(4).collect();
+    let month = words.iter().find_map(|w| {
+        MONTHS
+            .iter()
+            .position(|m| w.trim_matches(|c: char| !c.is_alphabetic()) == *m)
+    })?;
+    let year = words
+        .iter()
+        .map(|w| w.trim_matches(|c: char| !c.is_ascii_digit()))
+        .find(|w| is_year(w))?
+        .parse()
+        .ok()?;
+    Some((month as u8 / 3 + 1, year))
 }
 
 /// The scale a line states: "(In millions, except per share data)", "($ in thousands)".
@@ -166,21 +238,28 @@ impl Sheet {
         pages.sort_unstable();
         pages.dedup();
         let mut rows = Vec::new();
+        let mut quarterly = None;
         for page in pages {
             // A gap no passage covers is white space the chunker dropped between two passages,
             // where a line ends: a line break keeps the rows on either side apart.
             let text = page_with_gaps(chunks, page, '\n');
+            // A quarterly report says so on its cover.
+            if page <= 3 && quarterly.is_none() {
+                quarterly = quarter_ended(&text);
+            }
             let lines: Vec<&str> = text.split('\n').collect();
             let headed = with_joined_headers(&lines);
-            // Each line's statement and scale: a title or a unit line holds from its line on.
-            let (mut statement, mut scale) = (None, None);
+            // Each line's statement, scale and whether it is under a part of a year's header: a
+            // title, a unit line or a header holds from its line on.
+            let (mut statement, mut scale, mut interim) = (None, None, quarterly.is_some());
             let mut at = 0u32;
             let mut placed = Vec::with_capacity(lines.len());
             for line in &lines {
                 statement = statement_titled(line).or(statement);
                 scale = scale_stated(line).or(scale);
+                interim = quarterly.is_some() || interim_heading(line).unwrap_or(interim);
                 let length = line.chars().count() as u32;
-                placed.push((statement, scale, at, at + length));
+                placed.push((statement, scale, interim, at, at + length));
                 at += length + 1;
             }
             // A statement's long line ("Common stock ($0.01 par value; 500,000,000 shares
@@ -202,7 +281,7 @@ impl Sheet {
                 if figures.is_empty() {
                     continue;
                 }
-                let (statement, scale, char_start, char_end) = placed[row.line];
+                let (statement, scale, interim, char_start, char_end) = placed[row.line];
                 let Some(chunk) = holding(chunks, page, char_start, char_end) else {
                     continue;
                 };
@@ -221,20 +300,32 @@ impl Sheet {
                     char_start,
                     char_end,
                     line: lines[row.line].to_string(),
+                    interim,
                 });
             }
         }
-        Sheet { rows }
+        Sheet {
+            rows,
+            quarter_ended: quarterly,
+        }
+    }
+
+    /// Whether the sheet is a quarterly report of calendar quarter `quarter` of `year`.
+    pub fn reports_quarter(&self, quarter: u8, year: u16) -> bool {
+        self.quarter_ended == Some((quarter, year))
     }
 
     /// The row that best gives `item` in `year`, and its figure: a row under the item's own
     /// statement before one under no statement, and one under another statement last (the cash
     /// flow statement's "Inventories" is a change, not the balance); then the better label;
-    /// then the earlier page (a filing's statements come before its notes).
-    pub fn find(&self, item: Item, year: u16) -> Option<(&Row, &Figure)> {
+    /// then the earlier page (a filing's statements come before its notes). Only interim rows
+    /// where `interim`, whose first column of the year is the quarter's (a quarterly report
+    /// puts the quarter's columns before the year to date's); else only the others.
+    pub fn find(&self, item: Item, year: u16, interim: bool) -> Option<(&Row, &Figure)> {
         let own = spec(item).statement;
         self.rows
             .iter()
+            .filter(|row| row.interim == interim)
             .filter_map(|row| {
                 let rank = label_rank(item, &row.normalised)?;
                 let figure = row.figures.iter().find(|f| f.year == year)?;
@@ -285,7 +376,7 @@ mod tests {
             chunk(12, 0, "ACME 10-K\nSelected financial data", "2019 2018\nInventories 5,400 5,200"),
         ];
         let sheet = Sheet::of(&chunks);
-        let (row, figure) = sheet.find(Item::Inventory, 2019).unwrap();
+        let (row, figure) = sheet.find(Item::Inventory, 2019, false).unwrap();
         assert_eq!((row.page, figure.value, row.scale), (40, 5409.0, Some(1e6)));
         assert_eq!(row.statement, Some(Statement::Balance));
         assert_eq!(row.line, "Inventories 5,409 5,209");
@@ -293,13 +384,45 @@ mod tests {
             .chars()
             .count() as u32;
         assert_eq!((row.char_start, row.char_end), (start, start + 23));
-        let (row, figure) = sheet.find(Item::TotalCurrentLiabilities, 2018).unwrap();
+        let (row, figure) = sheet.find(Item::TotalCurrentLiabilities, 2018, false).unwrap();
         assert_eq!(
             (figure.written.as_str(), row.scale, row.char_start),
             ("7,500", Some(1e6), 120)
         );
-        assert!(sheet.find(Item::Inventory, 2017).is_some_and(|(r, _)| r.page == 44));
-        assert!(sheet.find(Item::Revenue, 2019).is_none());
+        assert!(sheet
+            .find(Item::Inventory, 2017, false)
+            .is_some_and(|(r, _)| r.page == 44));
+        assert!(sheet.find(Item::Revenue, 2019, false).is_none());
+    }
+
+    #[test]
+    fn rows_under_a_quarters_header_are_interim_until_a_years_header() {
+        let chunks = [chunk(
+            30,
+            0,
+            "ACME 10-K",
+            "Quarterly results\nFourth Quarter\n2019 2018\nNet sales 300 250\nYears Ended December 31,\n\
+             2019 2018\nNet sales 1,200 1,000",
+        )];
+        let sheet = Sheet::of(&chunks);
+        let (row, figure) = sheet.find(Item::Revenue, 2019, false).expect("the year's row");
+        assert_eq!((row.interim, figure.written.as_str()), (false, "1,200"));
+        let (row, _) = sheet.find(Item::Revenue, 2019, true).expect("the quarter's row");
+        assert_eq!(row.line, "Net sales 300 250");
+        assert!(!sheet.reports_quarter(4, 2019), "a 10-K is no quarterly report");
+    }
+
+    #[test]
+    fn a_quarterly_reports_cover_names_its_calendar_quarter() {
+        assert_eq!(
+            quarter_ended("For the quarterly period ended\nJune 30, 2023"),
+            Some((2, 2023))
+        );
+        assert_eq!(
+            quarter_ended("for the quarterly period ended March 31, 2021"),
+            Some((1, 2021))
+        );
+        assert_eq!(quarter_ended("FORM 10-K ANNUAL REPORT for the fiscal year ended"), None);
     }
 
     #[test]
@@ -311,7 +434,7 @@ mod tests {
             "Consolidated Statements of Cash Flows\n2019 2018\nNet cash provided by operating\nactivities 2,912 2,199",
         )];
         let sheet = Sheet::of(&chunks);
-        let (row, figure) = sheet.find(Item::OperatingCashFlow, 2018).unwrap();
+        let (row, figure) = sheet.find(Item::OperatingCashFlow, 2018, false).unwrap();
         assert_eq!(
             (row.label.as_str(), figure.value),
             ("Net cash provided by operating activities", 2199.0)
@@ -328,7 +451,7 @@ mod tests {
              16,865.2 $ 15,740.4 $ 15,619.8\nCost of sales 11,108.4 10,304.8 10,052.0",
         )];
         let sheet = Sheet::of(&chunks);
-        let (row, figure) = sheet.find(Item::Revenue, 2018).unwrap();
+        let (row, figure) = sheet.find(Item::Revenue, 2018, false).unwrap();
         assert_eq!((row.label.as_str(), figure.value), ("Net sales", 15740.4));
         let chunks = [chunk(
             72,
@@ -339,10 +462,13 @@ mod tests {
         )];
         let sheet = Sheet::of(&chunks);
         assert_eq!(
-            sheet.find(Item::AccountsPayable, 2019).map(|(_, f)| f.value),
+            sheet.find(Item::AccountsPayable, 2019, false).map(|(_, f)| f.value),
             Some(1587.0)
         );
-        assert_eq!(sheet.find(Item::Inventory, 2020).map(|(_, f)| f.value), Some(2438.0));
+        assert_eq!(
+            sheet.find(Item::Inventory, 2020, false).map(|(_, f)| f.value),
+            Some(2438.0)
+        );
     }
 
     #[test]
