@@ -11,7 +11,7 @@ use crate::search::{name_scores, Hit};
 
 /// How many documents the question names by their names are read, at most.
 const NAMED: usize = 4;
-/// How many of the best documents of the search are read beside them.
+/// How many of the best documents of the search are read where the question names none.
 const FOUND: usize = 2;
 
 impl Library {
@@ -20,9 +20,8 @@ impl Library {
     /// figure Lectern can compute or no document gives it. Read first are the documents of
     /// `scope` whose names the question names ("PepsiCo's FY2021 capex": the PepsiCo filings,
     /// even where another company's passages ranked higher), those among `hits` in their order
-    /// and then the others, then the best [`FOUND`] other documents of this library among
-    /// `hits`. Blocking: it reads the documents'
-    /// passages.
+    /// and then the others; where it names none, the best [`FOUND`] documents of this library
+    /// among `hits`. Blocking: it reads the documents' passages.
     pub(super) fn computed_figure(
         &self,
         question: &str,
@@ -56,11 +55,14 @@ impl Library {
                 None => hit_of(d),
             }));
         }
-        let mut found = 0;
-        for hit in &local {
-            if found < FOUND && !candidates.iter().any(|c| c.document == hit.document) {
-                candidates.push((*hit).clone());
-                found += 1;
+        // Only where the question names no document: one it names but whose rows lack the
+        // figure is no reason to give another company's (PepsiCo's FY2022 cash ratio is not
+        // General Mills').
+        if candidates.is_empty() {
+            for hit in &local {
+                if candidates.len() < FOUND && !candidates.iter().any(|c| c.document == hit.document) {
+                    candidates.push((*hit).clone());
+                }
             }
         }
         for source in candidates {

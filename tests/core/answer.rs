@@ -1114,8 +1114,19 @@ fn a_metric_asked_of_a_filing_is_computed_by_lectern_from_its_statements_rows() 
     write_filing(&path);
     let quarterly = dir.path().join("northwind-2024q2-10q.pdf");
     write_quarterly_filing(&quarterly);
+    // Another company's filing, of a year Northwind's do not hold.
+    let other = dir.path().join("contoso-2019-10k.pdf");
+    let balance = [
+        "CONTOSO LTD.",
+        "CONSOLIDATED BALANCE SHEETS",
+        "(In millions)",
+        "December 31, 2019 December 31, 2018",
+    ];
+    let rows = ["Total current assets 1,400 1,300", "Total current liabilities 900 800"];
+    let lines: Vec<String> = balance.iter().chain(&rows).map(|l| l.to_string()).collect();
+    std::fs::write(&other, lectern::pdf::pages_pdf(&[lines])).unwrap();
     t.create_folder("Filings").unwrap();
-    t.add(&[path, quarterly], "Filings").unwrap();
+    t.add(&[path, quarterly, other], "Filings").unwrap();
     crate::common::index_all(&t);
     let rt = runtime();
     let ask = |question: &str| {
@@ -1173,64 +1184,48 @@ fn a_metric_asked_of_a_filing_is_computed_by_lectern_from_its_statements_rows() 
     let (_, messages) = t.chat(outcome.chat.id).unwrap();
     assert_eq!(messages[1].kind, Some(AnswerKind::Computed));
 
-    let (outcome, _) = ask(
+    // The answer to `question`, which must open with `start`.
+    let opening = |question: &str, start: &str| {
+        let (outcome, _) = ask(question);
+        assert!(outcome.answer.body.starts_with(start), "{}", outcome.answer.body);
+        outcome
+    };
+    opening(
         "What is Northwind's FY2021 - FY2023 3 year average of capex as a % of revenue? Answer in units of \
          percents and round to one decimal place.",
-    );
-    assert!(
-        outcome
-            .answer
-            .body
-            .starts_with("Capex as a share of revenue (FY2021 to FY2023, average): **12.2%**."),
-        "{}",
-        outcome.answer.body
+        "Capex as a share of revenue (FY2021 to FY2023, average): **12.2%**.",
     );
 
     // The balance sheet's row, not the note's, and not the prose's or the tax row's 1,560.
-    let (outcome, _) = ask("What is Northwind's year end FY2023 amount of inventories? Answer in USD millions.");
-    assert!(
-        outcome
-            .answer
-            .body
-            .starts_with("Inventories (FY2023): **$2,150 million**."),
-        "{}",
-        outcome.answer.body
+    let outcome = opening(
+        "What is Northwind's year end FY2023 amount of inventories? Answer in USD millions.",
+        "Inventories (FY2023): **$2,150 million**.",
     );
     assert_eq!(outcome.answer.citations[0].page, 4);
 
-    // A year the statements do not hold is not computed: the passages answer as before.
+    // A year the statements do not hold is not computed, not even from another company's
+    // filing that holds it: the passages answer as before.
     let (outcome, _) = ask("What is Northwind's FY2019 total current liabilities?");
     assert_eq!(outcome.answer.kind, AnswerKind::Extractive, "{}", outcome.answer.body);
+    opening(
+        "What is Contoso's FY2019 total current liabilities?",
+        "Total current liabilities (FY2019): **900 million**.",
+    );
 
     // A quarter's figures come from its quarterly report's quarter columns (not the half
     // year's); a yes-or-no question is answered first.
-    let (outcome, _) = ask("What were Northwind's net sales in Q2 of FY2024?");
-    assert!(
-        outcome
-            .answer
-            .body
-            .starts_with("Net sales (Q2 FY2024): **3,300 million**."),
-        "{}",
-        outcome.answer.body
+    let outcome = opening(
+        "What were Northwind's net sales in Q2 of FY2024?",
+        "Net sales (Q2 FY2024): **3,300 million**.",
     );
     assert_eq!(outcome.answer.citations[0].document_name, "northwind-2024q2-10q.pdf");
-    let (outcome, _) = ask("Did Northwind's net sales increase from Q2 FY2023 to Q2 FY2024?");
-    assert!(
-        outcome
-            .answer
-            .body
-            .starts_with("Yes. Net sales (Q2 FY2023 to Q2 FY2024): **13.8%**."),
-        "{}",
-        outcome.answer.body
+    opening(
+        "Did Northwind's net sales increase from Q2 FY2023 to Q2 FY2024?",
+        "Yes. Net sales (Q2 FY2023 to Q2 FY2024): **13.8%**.",
     );
-    let (outcome, _) = ask("Does Northwind have positive working capital as of Q2 of FY2024?");
-    assert!(
-        outcome
-            .answer
-            .body
-            .starts_with("Yes. Working capital (Q2 FY2024): **2,200 million**."),
-        "{}",
-        outcome.answer.body
+    opening(
+        "Does Northwind have positive working capital as of Q2 of FY2024?",
+        "Yes. Working capital (Q2 FY2024): **2,200 million**.",
     );
     // The quarterly report's figures are no fiscal year's: FY2024 is not computed from them.
     let (outcome, _) = ask("What were Northwind's FY2024 net sales?");

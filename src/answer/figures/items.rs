@@ -29,6 +29,14 @@ pub enum Item {
     AccountsPayable,
     AccountsReceivable,
     PropertyPlantEquipment,
+    SellingGeneralAdministrative,
+    ResearchDevelopment,
+    Cash,
+    LongTermDebt,
+    NoncurrentLiabilities,
+    /// Equity with noncontrolling interests, what the balance sheet adds to its liabilities.
+    TotalEquity,
+    LiabilitiesAndEquity,
 }
 
 /// What is known of an item.
@@ -407,7 +415,112 @@ pub const SPECS: &[Spec] = &[
         ],
         outflow: false,
     },
+    Spec {
+        item: SellingGeneralAdministrative,
+        statement: Income,
+        phrases: &[
+            "selling general and administrative expenses",
+            "selling general and administrative expense",
+            "selling general and administrative",
+            "sg and a",
+        ],
+        labels: &["selling general and administrative*", "selling general administrative*"],
+        outflow: false,
+    },
+    Spec {
+        item: ResearchDevelopment,
+        statement: Income,
+        phrases: &[
+            "research and development expenses",
+            "research and development expense",
+            "research and development",
+            "r and d",
+        ],
+        labels: &["research and development*", "research development and related*"],
+        outflow: false,
+    },
+    Spec {
+        item: Cash,
+        statement: Balance,
+        phrases: &["cash and cash equivalents", "cash and equivalents"],
+        labels: &[
+            "cash and cash equivalents",
+            "cash and equivalents",
+            "total cash and cash equivalents",
+        ],
+        outflow: false,
+    },
+    Spec {
+        item: LongTermDebt,
+        statement: Balance,
+        phrases: &["long term debt", "long term borrowings"],
+        labels: &[
+            "long term debt",
+            "long term debt excluding current portion",
+            "long term debt less current portion",
+            "long term debt net of current portion",
+            "long term debt less current maturities",
+            "long term debt due after one year",
+            "long term debt noncurrent",
+            "long term debt obligations",
+            "long term borrowings",
+        ],
+        outflow: false,
+    },
+    Spec {
+        item: NoncurrentLiabilities,
+        statement: Balance,
+        phrases: &[
+            "total long term liabilities",
+            "long term liabilities",
+            "total noncurrent liabilities",
+            "noncurrent liabilities",
+            "total non current liabilities",
+            "non current liabilities",
+        ],
+        labels: &[
+            "total noncurrent liabilities",
+            "total non current liabilities",
+            "total long term liabilities",
+        ],
+        outflow: false,
+    },
+    Spec {
+        item: TotalEquity,
+        statement: Balance,
+        phrases: &[],
+        labels: &[
+            "total equity",
+            "total shareholders equity",
+            "total stockholders equity",
+            "total shareowners equity",
+        ],
+        outflow: false,
+    },
+    Spec {
+        item: LiabilitiesAndEquity,
+        statement: Balance,
+        phrases: &[],
+        labels: &[
+            "total liabilities and equity",
+            "total liabilities and shareholders equity",
+            "total liabilities and stockholders equity",
+            "total liabilities and shareowners equity",
+        ],
+        outflow: false,
+    },
 ];
+
+/// How an item a balance sheet may not write on a line of its own is computed from those it
+/// writes: total liabilities as liabilities and equity less equity, noncurrent liabilities as
+/// total liabilities less current ones.
+pub fn derived(item: Item) -> Option<(Item, Item)> {
+    match item {
+        TotalLiabilities => Some((LiabilitiesAndEquity, TotalEquity)),
+        NoncurrentLiabilities => Some((TotalLiabilities, TotalCurrentLiabilities)),
+        _ => None,
+    }
+}
 
 /// What is known of `item`.
 pub fn spec(item: Item) -> &'static Spec {
@@ -519,5 +632,28 @@ mod tests {
         let words: Vec<&str> = "total current liabilities".split(' ').collect();
         assert_eq!(named_at(&words), Some((TotalCurrentLiabilities, 3)));
         assert_eq!(named_at(&["the", "revenue"]), None);
+        let words: Vec<&str> = "total long term liabilities".split(' ').collect();
+        assert_eq!(named_at(&words), Some((NoncurrentLiabilities, 4)));
+    }
+
+    #[test]
+    fn a_part_or_a_neighbour_of_an_item_is_not_its_row() {
+        let rank = |item, label: &str| label_rank(item, &normalise(label));
+        assert_eq!(rank(LongTermDebt, "Long-term debt, net of current portion"), Some(3));
+        assert_eq!(rank(LongTermDebt, "Current portion of long-term debt"), None);
+        assert_eq!(rank(LongTermDebt, "Long-term debt due within one year"), None);
+        assert_eq!(rank(NoncurrentLiabilities, "Other noncurrent liabilities"), None);
+        assert_eq!(rank(TotalLiabilities, "Total liabilities and equity"), None);
+        assert_eq!(
+            rank(LiabilitiesAndEquity, "Total liabilities and shareholders' equity"),
+            Some(1)
+        );
+        assert_eq!(
+            rank(
+                SellingGeneralAdministrative,
+                "Selling, general and administrative expenses"
+            ),
+            Some(0)
+        );
     }
 }

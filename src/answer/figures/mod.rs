@@ -21,8 +21,8 @@ use crate::llm::Finish;
 use crate::search::{Hit, ScoreComponents};
 pub use question::{asked, Asked};
 use question::{Expr, Over, Polar, Year};
+use sheet::Row;
 pub use sheet::Sheet;
-use sheet::{Figure, Row};
 
 /// A figure computed from a document's rows.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,7 +63,17 @@ impl Evaluation<'_> {
     /// The row giving `item` in `year` as an operand: its value in units (scale applied) and its
     /// figure cited.
     fn operand(&mut self, item: items::Item, year: u16) -> Option<Worked> {
-        let (row, figure): (&Row, &Figure) = self.sheet.find(item, year, self.interim)?;
+        let Some((row, figure)) = self.sheet.find(item, year, self.interim) else {
+            // An item the statements do not write on a line of their own, from two that they do.
+            let (whole, less) = items::derived(item)?;
+            let (whole, less) = (self.operand(whole, year)?, self.operand(less, year)?);
+            let wrap = |w: Worked| if w.sum { format!("({})", w.shown) } else { w.shown };
+            return Some(Worked {
+                value: whole.value - less.value,
+                shown: format!("{} - {}", wrap(whole), wrap(less)),
+                sum: true,
+            });
+        };
         let at = match self
             .rows
             .iter()
@@ -441,8 +451,10 @@ mod tests {
                 52,
                 "ACME 10-K",
                 "CONSOLIDATED BALANCE SHEETS\n(In thousands)\nDecember 1, 2017 December 2, 2016\n\
-                 Inventories 1,000 800\nTotal current assets 7,000 5,000\nTotal assets 14,000,000 12,000,000\n\
-                 Total current liabilities 3,527,187 2,811,635",
+                 Cash and cash equivalents 900 700\nInventories 1,000 800\nTotal current assets 7,000 5,000\n\
+                 Total assets 14,000,000 12,000,000\nTotal current liabilities 3,527,187 2,811,635\n\
+                 Total stockholders' equity 8,000,000 7,000,000\n\
+                 Total liabilities and stockholders' equity 14,000,000 12,000,000",
             ),
             chunk(
                 56,
@@ -489,6 +501,20 @@ mod tests {
         assert_eq!(
             s.working,
             "1,168,782 [1] / ((12,000,000 [2] + 14,000,000 [2]) / 2) = 0.09"
+        );
+    }
+
+    #[test]
+    fn liabilities_no_line_totals_are_computed_from_the_lines_that_do() {
+        let s = solved("What is Acme's total long-term liabilities in FY2017?");
+        assert_eq!(s.result, "2,472,813 thousand");
+        assert_eq!(
+            s.working,
+            "(14,000,000 [1] - 8,000,000 [2]) - 3,527,187 [3] = 2,472,813 thousand"
+        );
+        assert_eq!(
+            solved("What is Acme's FY2017 cash ratio?").working,
+            "900 [1] / 3,527,187 [2] = 0.00"
         );
     }
 

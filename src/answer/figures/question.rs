@@ -447,6 +447,12 @@ fn known(text: &str) -> Option<(&'static str, Expr, bool)> {
             false,
         ),
         (
+            &["cash ratio"],
+            "cash ratio",
+            ratio(Cash, TotalCurrentLiabilities),
+            false,
+        ),
+        (
             &["quick ratio"],
             "quick ratio",
             Expr::op(
