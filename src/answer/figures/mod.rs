@@ -49,6 +49,8 @@ struct Evaluation<'s> {
     unstated: f64,
     /// Whether a quarter's figures are read (interim rows) rather than a fiscal year's.
     interim: bool,
+    /// How many years a fiscal year is after the calendar year its columns name.
+    ahead: u16,
 }
 
 /// A value and how it was computed, as text.
@@ -63,7 +65,7 @@ impl Evaluation<'_> {
     /// The row giving `item` in `year` as an operand: its value in units (scale applied) and its
     /// figure cited.
     fn operand(&mut self, item: items::Item, year: u16) -> Option<Worked> {
-        let Some((row, figure)) = self.sheet.find(item, year, self.interim) else {
+        let Some((row, figure)) = self.sheet.find(item, year - self.ahead, self.interim) else {
             // An item the statements do not write on a line of their own, from two that they do.
             let (whole, less) = items::derived(item)?;
             let (whole, less) = (self.operand(whole, year)?, self.operand(less, year)?);
@@ -202,17 +204,19 @@ fn written(value: f64, decimals: u32) -> String {
 
 /// What `asked` comes to in `sheet`, if every operand is there.
 pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
-    // A quarter's figures come from the quarterly report of that quarter, whose calendar
-    // quarter is the fiscal one where the fiscal year is the calendar year (a report dated
-    // otherwise has no column of the year asked for, or is another quarter's, and is not read).
+    // A quarter's figures come from the quarterly report of that fiscal quarter, whose columns
+    // name calendar years (a year early where the fiscal year ends before the calendar's).
+    let mut ahead = 0;
     if let Some(quarter) = asked.quarter {
         let last = match asked.over {
             Over::Year(y) | Over::Growth(_, y) => y,
             Over::Average(..) | Over::Cagr(..) => return None,
         };
-        if !sheet.reports_quarter(quarter, last) {
+        let report = sheet.fiscal_quarter()?;
+        if (report.quarter, report.fiscal_year) != (quarter, last) {
             return None;
         }
+        ahead = report.ahead;
     }
     let period = |y: u16| match asked.quarter {
         Some(q) => format!("Q{q} FY{y}"),
@@ -223,6 +227,7 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
         rows: Vec::new(),
         unstated: asked.scale.unwrap_or(1e6),
         interim: asked.quarter.is_some(),
+        ahead,
     };
     let expr = &asked.expr;
     let (value, working, years) = match asked.over {
@@ -584,6 +589,29 @@ mod tests {
         assert_eq!(solve_q("What were Acme's FY2022 net sales?"), None);
         let q = "What were Acme's total revenue in Q4 of FY2017?";
         assert_eq!(solve(&asked(q).unwrap(), &Sheet::of(&acme()), q), None);
+
+        // A fiscal year ending on June 30: the quarter ended December 31, 2022 is Q2 of FY2023,
+        // in the columns of 2022.
+        let june: Vec<Chunk> = acme_quarter()
+            .into_iter()
+            .map(|c| {
+                let text = c
+                    .text
+                    .replace("period ended June 30, 2023", "period ended December 31, 2022")
+                    .replace(
+                        "Ended June 30, Six Months Ended June 30,",
+                        "Ended December 31, Six Months Ended December 31,",
+                    )
+                    .replace("2023 2022 2023 2022", "2022 2021 2022 2021")
+                    .replace("June 30, 2023 December 31, 2022", "December 31, 2022 June 30, 2022");
+                chunk(c.page, &c.context, &text)
+            })
+            .collect();
+        let q = "What were Acme's net sales in Q2 of FY2023?";
+        let s = solve(&asked(q).unwrap(), &Sheet::of(&june), q).expect("the fiscal quarter's net sales");
+        assert_eq!(s.result, "8,000 million");
+        let q = "What were Acme's net sales in Q2 of FY2022?";
+        assert_eq!(solve(&asked(q).unwrap(), &Sheet::of(&june), q), None);
     }
 
     #[test]

@@ -132,7 +132,8 @@ pub fn asked(question: &str) -> Option<Asked> {
     let part_of_year = all.split(' ').any(|w| matches!(w, "half" | "h1" | "h2" | "ytd"))
         || ["six months", "nine months"].iter().any(|w| all.contains(w));
     let quarter = quarter(&all_tokens);
-    if part_of_year || (quarter.is_none() && all.split(' ').any(|w| w.starts_with("quarter"))) {
+    let unnamed_quarter = all.split(' ').any(|w| w.starts_with("quarter")) || all.contains("three months");
+    if part_of_year || (quarter.is_none() && unnamed_quarter) {
         return None;
     }
     let over = match (over(main), quarter) {
@@ -980,6 +981,10 @@ mod tests {
             None
         );
         assert_eq!(asked("What was Acme's quarterly revenue in FY2023?"), None);
+        assert_eq!(
+            asked("What was Acme's revenue for the three months ended in FY2023?"),
+            None
+        );
         // A quarter's columns hold no year before it: no average of two years' ends.
         assert_eq!(asked("What is Acme's inventory turnover ratio in Q2 of FY2023?"), None);
         assert_eq!(asked("What is Acme's FY2023 revenue?").map(|a| a.quarter), Some(None));

@@ -46,9 +46,12 @@ pub struct Row {
 #[derive(Debug, Default)]
 pub struct Sheet {
     rows: Vec<Row>,
-    /// The calendar quarter and year a quarterly report's cover says it covers ("For the
-    /// quarterly period ended June 30, 2023": 2 and 2023).
+    /// The month and year a quarterly report's cover says its quarter ended ("For the
+    /// quarterly period ended June 30, 2023": 6 and 2023).
     quarter_ended: Option<(u8, u16)>,
+    /// The month a quarterly report's fiscal year ends: that of its balance sheet's header's
+    /// last column, the end of the last fiscal year ("December 31, 2022").
+    year_end_month: Option<u8>,
 }
 
 /// Whether a short line heads columns of a part of a year (`Some(true)`: "Three Months Ended",
@@ -82,38 +85,54 @@ fn interim_heading(line: &str) -> Option<bool> {
     }
 }
 
-/// The calendar quarter and year of the period a quarterly report's cover says it covers: "For
-/// the quarterly period ended June 30, 2023".
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// The month (1-12) the first of `words` naming one names.
+fn month_in<'w>(words: impl IntoIterator<Item = &'w str>) -> Option<u8> {
+    words.into_iter().find_map(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
+        MONTHS.iter().position(|m| *m == w).map(|at| at as u8 + 1)
+    })
+}
+
+/// The month (1-12) and year of the end of the period a quarterly report's cover says it
+/// covers: "For the quarterly period ended June 30, 2023".
 fn quarter_ended(text: &str) -> Option<(u8, u16)> {
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     let lower = text.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" ");
     let at = lower.find("quarterly period ended")? + "quarterly period ended".len();
     let words: Vec<&str> = lower[at..].split(' ').take(4).collect();
-    let month = words.iter().find_map(|w| {
-        MONTHS
-            .iter()
-            .position(|m| w.trim_matches(|c: char| !c.is_alphabetic()) == *m)
-    })?;
+    let month = month_in(words.iter().copied())?;
     let year = words
         .iter()
         .map(|w| w.trim_matches(|c: char| !c.is_ascii_digit()))
         .find(|w| is_year(w))?
         .parse()
         .ok()?;
-    Some((month as u8 / 3 + 1, year))
+    Some((month, year))
+}
+
+/// A quarterly report's fiscal quarter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FiscalQuarter {
+    /// 1-4.
+    pub quarter: u8,
+    pub fiscal_year: u16,
+    /// How many years the fiscal year is after the calendar year its columns name: 1 for the
+    /// quarter ended December 31, 2022 of a fiscal year 2023 that ends on June 30.
+    pub ahead: u16,
 }
 
 /// The scale a line states: "(In millions, except per share data)", "($ in thousands)".
@@ -239,6 +258,7 @@ impl Sheet {
         pages.dedup();
         let mut rows = Vec::new();
         let mut quarterly = None;
+        let mut year_end_month = None;
         for page in pages {
             // A gap no passage covers is white space the chunker dropped between two passages,
             // where a line ends: a line break keeps the rows on either side apart.
@@ -254,10 +274,18 @@ impl Sheet {
             let (mut statement, mut scale, mut interim) = (None, None, quarterly.is_some());
             let mut at = 0u32;
             let mut placed = Vec::with_capacity(lines.len());
-            for line in &lines {
+            for (line, header) in lines.iter().zip(headed.split('\n')) {
                 statement = statement_titled(line).or(statement);
                 scale = scale_stated(line).or(scale);
                 interim = quarterly.is_some() || interim_heading(line).unwrap_or(interim);
+                // A quarterly report's balance sheet is headed by the quarter's end and the last
+                // fiscal year's ("December 31, 2022 June 30, 2022").
+                if quarterly.is_some() && year_end_month.is_none() && statement == Some(Statement::Balance) {
+                    let months: Vec<u8> = header.split(' ').filter_map(|w| month_in([w])).collect();
+                    if months.len() >= 2 {
+                        year_end_month = months.last().copied();
+                    }
+                }
                 let length = line.chars().count() as u32;
                 placed.push((statement, scale, interim, at, at + length));
                 at += length + 1;
@@ -307,12 +335,21 @@ impl Sheet {
         Sheet {
             rows,
             quarter_ended: quarterly,
+            year_end_month,
         }
     }
 
-    /// Whether the sheet is a quarterly report of calendar quarter `quarter` of `year`.
-    pub fn reports_quarter(&self, quarter: u8, year: u16) -> bool {
-        self.quarter_ended == Some((quarter, year))
+    /// The fiscal quarter a quarterly report covers: counted from the month its fiscal year
+    /// ends (its balance sheet's, else December) to the month its cover says the quarter ended.
+    pub fn fiscal_quarter(&self) -> Option<FiscalQuarter> {
+        let (month, year) = self.quarter_ended?;
+        let year_end = self.year_end_month.unwrap_or(12);
+        let ahead = u16::from(month > year_end);
+        Some(FiscalQuarter {
+            quarter: (month + 12 - year_end - 1) % 12 / 3 + 1,
+            fiscal_year: year + ahead,
+            ahead,
+        })
     }
 
     /// The row that best gives `item` in `year`, and its figure: a row under the item's own
@@ -409,20 +446,53 @@ mod tests {
         assert_eq!((row.interim, figure.written.as_str()), (false, "1,200"));
         let (row, _) = sheet.find(Item::Revenue, 2019, true).expect("the quarter's row");
         assert_eq!(row.line, "Net sales 300 250");
-        assert!(!sheet.reports_quarter(4, 2019), "a 10-K is no quarterly report");
+        assert_eq!(sheet.fiscal_quarter(), None, "a 10-K is no quarterly report");
     }
 
     #[test]
-    fn a_quarterly_reports_cover_names_its_calendar_quarter() {
+    fn a_quarterly_reports_fiscal_quarter_counts_from_its_fiscal_years_end() {
         assert_eq!(
             quarter_ended("For the quarterly period ended\nJune 30, 2023"),
-            Some((2, 2023))
-        );
-        assert_eq!(
-            quarter_ended("for the quarterly period ended March 31, 2021"),
-            Some((1, 2021))
+            Some((6, 2023))
         );
         assert_eq!(quarter_ended("FORM 10-K ANNUAL REPORT for the fiscal year ended"), None);
+        let quarter = |cover: &str, balance_header: &str| {
+            let text = format!("{cover}\nCONSOLIDATED BALANCE SHEETS\n{balance_header}\nTotal assets 9,000 8,000");
+            Sheet::of(&[chunk(1, 0, "10-Q", &text)]).fiscal_quarter()
+        };
+        let q = |quarter, fiscal_year, ahead| {
+            Some(FiscalQuarter {
+                quarter,
+                fiscal_year,
+                ahead,
+            })
+        };
+        let calendar = "December 31, 2023 December 31, 2022";
+        assert_eq!(
+            quarter(
+                "For the quarterly period ended June 30, 2023",
+                "June 30, 2023 December 31, 2022"
+            ),
+            q(2, 2023, 0)
+        );
+        assert_eq!(
+            quarter("For the quarterly period ended March 31, 2021", calendar),
+            q(1, 2021, 0)
+        );
+        // A fiscal year ending on June 30: the quarter ended December 31, 2022 is its second
+        // quarter of fiscal 2023, and the quarter ended March 31, 2023 its third.
+        let june = "December 31, 2022 June 30, 2022";
+        assert_eq!(
+            quarter("For the quarterly period ended December 31, 2022", june),
+            q(2, 2023, 1)
+        );
+        assert_eq!(
+            quarter(
+                "For the quarterly period ended March 31, 2023",
+                "March 31, 2023 June 30, 2022"
+            ),
+            q(3, 2023, 0)
+        );
     }
 
     #[test]
