@@ -1022,88 +1022,99 @@ fn a_decline_gets_a_second_look_at_the_passages_that_did_not_fit() {
 
 /// A small annual report: a cover, prose naming figures, its three statements (in millions),
 /// and a note whose table repeats a balance sheet row.
+/// A PDF at `path` with a page of each of `pages`' lines.
+fn write_pages(path: &std::path::Path, pages: &[&[&str]]) {
+    let pages: Vec<Vec<String>> = pages
+        .iter()
+        .map(|lines| lines.iter().map(|l| l.to_string()).collect())
+        .collect();
+    std::fs::write(path, lectern::pdf::pages_pdf(&pages)).unwrap();
+}
+
 fn write_filing(path: &std::path::Path) {
-    let page = |lines: &[&str]| lines.iter().map(|l| l.to_string()).collect::<Vec<_>>();
-    let pdf = lectern::pdf::pages_pdf(&[
-        page(&[
-            "NORTHWIND TRADERS, INC.",
-            "ANNUAL REPORT ON FORM 10-K",
-            "For the fiscal year ended December 31, 2023",
-        ]),
-        page(&[
-            "Management's Discussion and Analysis",
-            "Capital expenditures rose as we opened twelve new warehouses during the year.",
-            "Cash income tax payments were 1,560 in 2023, and we expect them to grow.",
-        ]),
-        page(&[
-            "NORTHWIND TRADERS, INC.",
-            "CONSOLIDATED STATEMENTS OF OPERATIONS",
-            "(In millions)",
-            "Years ended December 31, 2023 2022 2021",
-            "Net sales 12,400 11,000 9,800",
-            "Cost of sales 7,440 6,710 6,080",
-            "Operating income 1,860 1,540 1,180",
-            "Net income 1,302 1,078 826",
-        ]),
-        page(&[
-            "NORTHWIND TRADERS, INC.",
-            "CONSOLIDATED BALANCE SHEETS",
-            "(In millions)",
-            "December 31, 2023 December 31, 2022",
-            "Inventories 2,150 1,980",
-            "Total current assets 5,600 5,050",
-            "Total assets 14,200 13,100",
-            "Total current liabilities 3,500 3,350",
-        ]),
-        page(&[
-            "NORTHWIND TRADERS, INC.",
-            "CONSOLIDATED STATEMENTS OF CASH FLOWS",
-            "(In millions)",
-            "Years ended December 31, 2023 2022 2021",
-            "Net cash provided by operating activities 2,310 1,950 1,610",
-            "Purchases of property and equipment (1,577) (1,373) (1,120)",
-            "Cash income tax payments 1,560 1,420 1,300",
-        ]),
-        page(&[
-            "Notes to Consolidated Financial Statements",
-            "Note 5. Inventories by kind",
-            "December 31, 2023 December 31, 2022",
-            "Finished goods 1,700 1,600",
-            "Inventories 2,150 1,980",
-        ]),
-    ]);
-    std::fs::write(path, pdf).unwrap();
+    write_pages(
+        path,
+        &[
+            &[
+                "NORTHWIND TRADERS, INC.",
+                "ANNUAL REPORT ON FORM 10-K",
+                "For the fiscal year ended December 31, 2023",
+            ],
+            &[
+                "Management's Discussion and Analysis",
+                "Capital expenditures rose as we opened twelve new warehouses during the year.",
+                "Cash income tax payments were 1,560 in 2023, and we expect them to grow.",
+            ],
+            &[
+                "NORTHWIND TRADERS, INC.",
+                "CONSOLIDATED STATEMENTS OF OPERATIONS",
+                "(In millions)",
+                "Years ended December 31, 2023 2022 2021",
+                "Net sales 12,400 11,000 9,800",
+                "Cost of sales 7,440 6,710 6,080",
+                "Operating income 1,860 1,540 1,180",
+                "Net income 1,302 1,078 826",
+            ],
+            &[
+                "NORTHWIND TRADERS, INC.",
+                "CONSOLIDATED BALANCE SHEETS",
+                "(In millions)",
+                "December 31, 2023 December 31, 2022",
+                "Inventories 2,150 1,980",
+                "Total current assets 5,600 5,050",
+                "Total assets 14,200 13,100",
+                "Total current liabilities 3,500 3,350",
+            ],
+            &[
+                "NORTHWIND TRADERS, INC.",
+                "CONSOLIDATED STATEMENTS OF CASH FLOWS",
+                "(In millions)",
+                "Years ended December 31, 2023 2022 2021",
+                "Net cash provided by operating activities 2,310 1,950 1,610",
+                "Purchases of property and equipment (1,577) (1,373) (1,120)",
+                "Cash income tax payments 1,560 1,420 1,300",
+            ],
+            &[
+                "Notes to Consolidated Financial Statements",
+                "Note 5. Inventories by kind",
+                "December 31, 2023 December 31, 2022",
+                "Finished goods 1,700 1,600",
+                "Inventories 2,150 1,980",
+            ],
+        ],
+    );
 }
 
 /// A quarterly report of the same company: the quarter's and the year to date's columns, and a
 /// balance sheet at the quarter's end and at the year's.
 fn write_quarterly_filing(path: &std::path::Path) {
-    let page = |lines: &[&str]| lines.iter().map(|l| l.to_string()).collect::<Vec<_>>();
-    let pdf = lectern::pdf::pages_pdf(&[
-        page(&[
-            "NORTHWIND TRADERS, INC.",
-            "QUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d)",
-            "For the quarterly period ended June 30, 2024",
-        ]),
-        page(&[
-            "NORTHWIND TRADERS, INC.",
-            "CONSOLIDATED STATEMENTS OF OPERATIONS",
-            "(In millions)",
-            "Three Months Ended Six Months Ended",
-            "June 30, 2024 June 30, 2023 June 30, 2024 June 30, 2023",
-            "Net sales 3,300 2,900 6,500 5,700",
-            "Net income 350 300 690 600",
-        ]),
-        page(&[
-            "NORTHWIND TRADERS, INC.",
-            "CONSOLIDATED BALANCE SHEETS",
-            "(In millions)",
-            "June 30, 2024 December 31, 2023",
-            "Total current assets 5,900 5,600",
-            "Total current liabilities 3,700 3,500",
-        ]),
-    ]);
-    std::fs::write(path, pdf).unwrap();
+    write_pages(
+        path,
+        &[
+            &[
+                "NORTHWIND TRADERS, INC.",
+                "QUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d)",
+                "For the quarterly period ended June 30, 2024",
+            ],
+            &[
+                "NORTHWIND TRADERS, INC.",
+                "CONSOLIDATED STATEMENTS OF OPERATIONS",
+                "(In millions)",
+                "Three Months Ended Six Months Ended",
+                "June 30, 2024 June 30, 2023 June 30, 2024 June 30, 2023",
+                "Net sales 3,300 2,900 6,500 5,700",
+                "Net income 350 300 690 600",
+            ],
+            &[
+                "NORTHWIND TRADERS, INC.",
+                "CONSOLIDATED BALANCE SHEETS",
+                "(In millions)",
+                "June 30, 2024 December 31, 2023",
+                "Total current assets 5,900 5,600",
+                "Total current liabilities 3,700 3,500",
+            ],
+        ],
+    );
 }
 
 #[test]
@@ -1116,15 +1127,17 @@ fn a_metric_asked_of_a_filing_is_computed_by_lectern_from_its_statements_rows() 
     write_quarterly_filing(&quarterly);
     // Another company's filing, of a year Northwind's do not hold.
     let other = dir.path().join("contoso-2019-10k.pdf");
-    let balance = [
-        "CONTOSO LTD.",
-        "CONSOLIDATED BALANCE SHEETS",
-        "(In millions)",
-        "December 31, 2019 December 31, 2018",
-    ];
-    let rows = ["Total current assets 1,400 1,300", "Total current liabilities 900 800"];
-    let lines: Vec<String> = balance.iter().chain(&rows).map(|l| l.to_string()).collect();
-    std::fs::write(&other, lectern::pdf::pages_pdf(&[lines])).unwrap();
+    write_pages(
+        &other,
+        &[&[
+            "CONTOSO LTD.",
+            "CONSOLIDATED BALANCE SHEETS",
+            "(In millions)",
+            "December 31, 2019 December 31, 2018",
+            "Total current assets 1,400 1,300",
+            "Total current liabilities 900 800",
+        ]],
+    );
     t.create_folder("Filings").unwrap();
     t.add(&[path, quarterly, other], "Filings").unwrap();
     crate::common::index_all(&t);

@@ -182,12 +182,6 @@ pub fn asked(question: &str) -> Option<Asked> {
 /// The fiscal quarter `tokens` name, with its year where they say it beside the quarter: "q2 of
 /// fy2023", "fy2023q2", "2021 q1", "the second fiscal quarter of 2023".
 fn quarter(tokens: &[String]) -> Option<(u8, Option<u16>)> {
-    let year = |t: &str| {
-        let digits = t.strip_prefix("fy").unwrap_or(t);
-        (digits.len() == 4 && digits.starts_with("20") && digits.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| digits.parse().ok())
-            .flatten()
-    };
     let number = |t: &str| match t {
         "first" | "1st" => Some(1),
         "second" | "2nd" => Some(2),
@@ -202,12 +196,12 @@ fn quarter(tokens: &[String]) -> Option<(u8, Option<u16>)> {
     let near_year = |i: usize| {
         (i.saturating_sub(2)..(i + 4).min(tokens.len()))
             .filter(|&j| j != i)
-            .find_map(|j| year(&tokens[j]))
+            .find_map(|j| year_in(&tokens[j]))
     };
     for (i, t) in tokens.iter().enumerate() {
         // "fy2023q2", "2023q2"
         if let Some((y, q)) = t.split_once('q').filter(|(y, _)| !y.is_empty()) {
-            if let (Some(y), Some(q)) = (year(y), q_of(&format!("q{q}"))) {
+            if let (Some(y), Some(q)) = (year_in(y), q_of(&format!("q{q}"))) {
                 return Some((q, Some(y)));
             }
         }
@@ -344,9 +338,14 @@ fn definition(sentence: &[String]) -> Option<(Vec<String>, Vec<String>)> {
 /// A fiscal year a token names: "fy2019", "2019" after "fy" or "fiscal".
 fn year_of(tokens: &[String], i: usize) -> Option<u16> {
     let t = tokens[i].as_str();
-    let digits = t.strip_prefix("fy").unwrap_or(t);
     let named = t.starts_with("fy") || (i > 0 && matches!(tokens[i - 1].as_str(), "fy" | "fiscal" | "year"));
-    (named && digits.len() == 4 && digits.starts_with("20") && digits.bytes().all(|b| b.is_ascii_digit()))
+    named.then(|| year_in(t)).flatten()
+}
+
+/// The year a token writes, with or without "fy" before it: "fy2023", "2023".
+fn year_in(t: &str) -> Option<u16> {
+    let digits = t.strip_prefix("fy").unwrap_or(t);
+    (digits.len() == 4 && digits.starts_with("20") && digits.bytes().all(|b| b.is_ascii_digit()))
         .then(|| digits.parse().ok())
         .flatten()
 }
