@@ -85,10 +85,14 @@ pub fn is_correct(gold: &GoldQuestion, answer: &str) -> bool {
 }
 
 /// Whether `answer` holds `expected`: every number of it (see the module's doc), or, for an answer without
-/// numbers, its normalised words in order.
+/// numbers, its normalised words in order; a list of words (`['Paris', 'Tokyo']`), each item
+/// anywhere, however the answer joins them ("Paris and Tokyo").
 fn matches(expected: &str, answer: &str) -> bool {
     let wanted = numbers(expected);
     if wanted.is_empty() {
+        if let Some(items) = list_items(expected) {
+            return items.iter().all(|item| matches(item, answer));
+        }
         let expected = normalise(expected);
         return !expected.is_empty() && normalise(answer).contains(&expected);
     }
@@ -98,6 +102,25 @@ fn matches(expected: &str, answer: &str) -> bool {
         return false;
     }
     wanted.iter().all(|w| found.iter().any(|f| f.agrees(w)))
+}
+
+/// The items of a list written as `['a', "b"]`, or `None` for anything else.
+fn list_items(text: &str) -> Option<Vec<String>> {
+    let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let mut items = Vec::new();
+    let mut rest = inner.trim_start();
+    while !rest.is_empty() {
+        let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+        let body = &rest[1..];
+        // An item ends at its quote followed by a comma or the end: "GCE 'A' Level" holds quotes.
+        let end = body.match_indices(quote).map(|(i, _)| i).find(|&i| {
+            let after = body[i + 1..].trim_start();
+            after.is_empty() || after.starts_with(',')
+        })?;
+        items.push(body[..end].to_string());
+        rest = body[end + 1..].trim_start().trim_start_matches(',').trim_start();
+    }
+    (!items.is_empty()).then_some(items)
 }
 
 /// Lowercase letters and digits, words separated by one space, without "a", "an", "the".
@@ -189,6 +212,19 @@ mod tests {
         let g = gold(Some("15 and 13"));
         assert!(is_correct(&g, "15 in 2023 and 13 in 2022"));
         assert!(!is_correct(&g, "15 in 2023"));
+    }
+
+    #[test]
+    fn a_list_is_right_when_every_item_is_there_however_joined() {
+        let g = gold(Some("['Hong Kong', \"GCE 'A' Level\", 'Tokyo']"));
+        assert!(is_correct(&g, "Teams are in Tokyo, Hong Kong and GCE 'A' Level [^1]."));
+        assert!(!is_correct(&g, "Teams are in Hong Kong and Tokyo [^1]."));
+        assert_eq!(
+            list_items("['a', \"b's\"]"),
+            Some(vec!["a".to_string(), "b's".to_string()])
+        );
+        assert_eq!(list_items("[a, b]"), None);
+        assert_eq!(list_items("Paris"), None);
     }
 
     #[test]
