@@ -2,14 +2,18 @@
 //! model time. Small talk ("thanks", "hello") needs no passages; a request about the last answer
 //! ("shorter please", "make it a table", "say that in French") needs the passages the chat's last
 //! question found, not a search for its own words; anything else is searched. Two steps: word
-//! rules that recognise the plain cases, then the message's nearest examples by the embedding
-//! model that embeds questions anyway (`examples.rs`). A message the judge is unsure of is
+//! rules that recognise the plain cases, then the message's nearest examples (`examples.rs`) by
+//! the embedding model that embeds questions anyway and, where it is installed, by the second
+//! stage's stronger one, their nearness averaged. A message the judge is unsure of is
 //! searched: a needless search costs milliseconds, a missed one a wrong answer.
 //! `lectern eval strategy` measures it (docs/figures.md, "Retrieval strategies").
 
+use std::sync::Arc;
+
 use super::examples::{ABOUT_ANSWER, QUESTIONS, SMALL_TALK_EXAMPLES};
-use crate::embed::{EmbedError, Embedder};
+use crate::embed::{EmbedError, Embedder, GgufEmbedder};
 use crate::llm::{Message, Role};
+use crate::search::QUERY_PREFIX;
 
 /// What a message of a chat needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,73 +26,135 @@ pub enum Need {
     Nothing,
 }
 
-/// The `smart` strategy's judge: the word rules, then the nearest examples.
+/// The `smart` strategy's judge: the word rules, then the nearest examples, by the library's
+/// embedder and, where it is installed, by the second stage's model too.
 pub struct Judge {
+    /// The embedders the examples are compared by, each with its examples' vectors.
+    views: Vec<View>,
+}
+
+/// One embedder's view of the examples.
+struct View {
+    embedder: JudgeEmbedder,
     /// Each example's vector and what it needs.
     examples: Vec<(Vec<f32>, Need)>,
+}
+
+/// An embedder the judge compares messages by.
+#[derive(Clone)]
+pub enum JudgeEmbedder {
+    /// The library's (MiniLM unless configured otherwise).
+    Library(Arc<dyn Embedder>),
+    /// nomic-embed-text-v1.5, given the messages as search queries.
+    Nomic(Arc<GgufEmbedder>),
+}
+
+impl JudgeEmbedder {
+    /// One unit-length vector per text.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let vectors = match self {
+            JudgeEmbedder::Library(embedder) => embedder.embed(texts)?,
+            JudgeEmbedder::Nomic(model) => {
+                let texts: Vec<String> = texts.iter().map(|t| format!("{QUERY_PREFIX}{t}")).collect();
+                model.embed(&texts)?
+            }
+        };
+        Ok(vectors.into_iter().map(normalised).collect())
+    }
 }
 
 /// How many nearest examples of each kind are averaged.
 const NEAREST: usize = 3;
 
 /// How much nearer a message must be to the examples that need no search than to the questions
-/// for the judge not to search.
+/// for the judge not to search, by MiniLM alone.
 const MARGIN: f32 = 0.12;
 
+/// The same, in the mean of MiniLM's and nomic-embed-text's nearness: just above every
+/// question of our own sets and of realqa (docs/figures.md, "Retrieval strategies").
+const MARGIN_OF_TWO: f32 = 0.07;
+
 impl Judge {
-    /// The judge for `embedder`'s vectors (the examples embedded once).
-    pub fn new(embedder: &dyn Embedder) -> Result<Judge, EmbedError> {
+    /// The judge by `embedders` (the library's first), their examples embedded once.
+    pub fn new(embedders: Vec<JudgeEmbedder>) -> Result<Judge, EmbedError> {
         let kinds = [
             (SMALL_TALK_EXAMPLES, Need::Nothing),
             (ABOUT_ANSWER, Need::LastAnswer),
             (QUESTIONS, Need::Documents),
         ];
-        let mut examples = Vec::new();
-        for (texts, need) in kinds {
-            let vectors = embedder.embed(texts)?;
-            examples.extend(vectors.into_iter().map(|v| (normalised(v), need)));
+        let mut views = Vec::with_capacity(embedders.len());
+        for embedder in embedders {
+            let mut examples = Vec::new();
+            for (texts, need) in kinds {
+                let vectors = embedder.embed(texts)?;
+                examples.extend(vectors.into_iter().map(|v| (v, need)));
+            }
+            views.push(View { embedder, examples });
         }
-        Ok(Judge { examples })
+        Ok(Judge { views })
     }
 
-    /// What `message` needs after `history` (oldest first); `vector` is the message's, by the
-    /// judge's embedder. A request about the last answer needs one to exist; without it, the
-    /// message is searched.
-    pub fn need(&self, message: &str, vector: &[f32], history: &[Message]) -> Need {
+    /// What each of `messages` needs, each as the next message after `history` (oldest first).
+    /// A request about the last answer needs one to exist; without it, the message is searched.
+    pub fn needs(&self, messages: &[&str], history: &[Message]) -> Result<Vec<Need>, EmbedError> {
         let answered = history.iter().any(|m| m.role == Role::Assistant);
-        let judged = by_rule(message).unwrap_or_else(|| self.nearest(vector));
-        match judged {
-            Need::LastAnswer if !answered => Need::Documents,
-            judged => judged,
-        }
+        let vectors = self
+            .views
+            .iter()
+            .map(|view| view.embedder.embed(messages))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(messages
+            .iter()
+            .enumerate()
+            .map(|(i, message)| {
+                let judged = by_rule(message).unwrap_or_else(|| self.nearest(&vectors, i));
+                match judged {
+                    Need::LastAnswer if !answered => Need::Documents,
+                    judged => judged,
+                }
+            })
+            .collect())
     }
 
-    /// What the nearest examples need: no search only when those that need none are clearly
-    /// nearer than the questions.
-    fn nearest(&self, vector: &[f32]) -> Need {
-        let vector = normalised(vector.to_vec());
-        let closeness = |need: Need| {
-            let mut cosines: Vec<f32> = self
-                .examples
-                .iter()
-                .filter(|(_, n)| *n == need)
-                .map(|(example, _)| example.iter().zip(&vector).map(|(a, b)| a * b).sum())
-                .collect();
-            cosines.sort_by(|a, b| b.total_cmp(a));
-            cosines.iter().take(NEAREST).sum::<f32>() / NEAREST as f32
-        };
-        let (chat, about, question) = (
-            closeness(Need::Nothing),
-            closeness(Need::LastAnswer),
-            closeness(Need::Documents),
-        );
-        if chat.max(about) < question + MARGIN {
+    /// What the nearest examples of message `at` (its vectors in `vectors`, a list per view)
+    /// need: no search only when those that need none are clearly nearer than the questions,
+    /// in the mean of the views.
+    fn nearest(&self, vectors: &[Vec<Vec<f32>>], at: usize) -> Need {
+        let mut nearness = [0.0f32; 3];
+        for (view, vectors) in self.views.iter().zip(vectors) {
+            let Some(vector) = vectors.get(at) else {
+                return Need::Documents;
+            };
+            for (slot, need) in [Need::Nothing, Need::LastAnswer, Need::Documents]
+                .into_iter()
+                .enumerate()
+            {
+                nearness[slot] += view.closeness(vector, need) / self.views.len() as f32;
+            }
+        }
+        let [chat, about, question] = nearness;
+        let margin = if self.views.len() > 1 { MARGIN_OF_TWO } else { MARGIN };
+        if chat.max(about) < question + margin {
             Need::Documents
         } else if chat >= about {
             Need::Nothing
         } else {
             Need::LastAnswer
         }
+    }
+}
+
+impl View {
+    /// The mean cosine of `vector`'s [`NEAREST`] examples that need `need`.
+    fn closeness(&self, vector: &[f32], need: Need) -> f32 {
+        let mut cosines: Vec<f32> = self
+            .examples
+            .iter()
+            .filter(|(_, n)| *n == need)
+            .map(|(example, _)| example.iter().zip(vector).map(|(a, b)| a * b).sum())
+            .collect();
+        cosines.sort_by(|a, b| b.total_cmp(a));
+        cosines.iter().take(NEAREST).sum::<f32>() / NEAREST as f32
     }
 }
 

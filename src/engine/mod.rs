@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::{broadcast, Notify};
 
-use crate::answer::strategy::Judge;
+use crate::answer::strategy::{Judge, JudgeEmbedder};
 use crate::catalog::{Catalog, DocumentId};
 use crate::chunk::Chunker;
 use crate::config::LibraryConfig;

@@ -1,6 +1,7 @@
-//! When a message searches, through the facade: the `smart` strategy's judge over the library's
-//! embedder, the chat's last question that needed the documents (whose passages a request about
-//! its answer gets), and the `function` strategy's decision alone, for `lectern eval strategy`.
+//! When a message searches, through the facade: the `smart` strategy's judge (by the library's
+//! embedder and the second stage's model), the chat's last question that needed the documents
+//! (whose passages a request about its answer gets), and the `function` strategy's decision
+//! alone, for `lectern eval strategy`.
 
 use super::ask::blocking;
 use super::{AskChoices, Library};
@@ -15,17 +16,11 @@ impl Library {
     pub async fn needs(&self, messages: Vec<String>, history: Vec<Message>) -> Result<Vec<Need>, Error> {
         let engine = self.engine.clone();
         tokio::task::spawn_blocking(move || {
-            let (judge, embedder) = (engine.judge()?, engine.embedder()?);
+            let judge = engine.judge()?;
             let mut needs = Vec::with_capacity(messages.len());
             for batch in messages.chunks(32) {
                 let texts: Vec<&str> = batch.iter().map(String::as_str).collect();
-                let vectors = embedder.embed(&texts)?;
-                needs.extend(
-                    batch
-                        .iter()
-                        .zip(&vectors)
-                        .map(|(message, vector)| judge.need(message, vector, &history)),
-                );
+                needs.extend(judge.needs(&texts, &history)?);
             }
             Ok(needs)
         })

@@ -20,7 +20,7 @@ pub const CANDIDATES: usize = 15;
 const WEIGHT: f32 = 0.5;
 
 /// The task prefixes nomic-embed-text was trained with.
-const QUERY_PREFIX: &str = "search_query: ";
+pub const QUERY_PREFIX: &str = "search_query: ";
 const DOCUMENT_PREFIX: &str = "search_document: ";
 
 /// Reorders the first [`CANDIDATES`] of `hits` (best first) for `question`, and records each
