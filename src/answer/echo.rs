@@ -177,7 +177,7 @@ fn word_spans(text: &str) -> Vec<(usize, usize)> {
 }
 
 /// The lower-cased words (letters and digits) of `text`.
-fn words(text: &str) -> Vec<String> {
+pub(super) fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)

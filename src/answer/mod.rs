@@ -409,6 +409,18 @@ fn respond_with(
         body = format!("{}{text}", body.trim_end());
         let shown = &prompt.passages[..prompt.passages.len().min(settings.nearest_passages)];
         citations = quote_passages(shown, Some(question), &mut body, on_event);
+    } else if nearest && !citations.is_empty() && names_nothing(&body, question, &prompt.passages) {
+        // "The dataset used is [^1].": the model pointed at a passage without saying what it
+        // holds. Show the passages it cited, with the line most likely to answer in bold.
+        let text = "\n\nThe answer names nothing; the passages it cites:\n\n".to_string();
+        on_event(AnswerEvent::Text { text: text.clone() });
+        body = format!("{}{text}", body.trim_end());
+        for citation in &citations {
+            let span = highlight::best_span(question, &citation.quote);
+            let text = format!("> {} [^{}]\n\n", quote_line(&citation.quote, span), citation.number);
+            on_event(AnswerEvent::Text { text: text.clone() });
+            body.push_str(&text);
+        }
     } else if uncited {
         // Small models often answer from a passage without citing it: cite the passage the
         // answer draws on, so it can still be checked against the page.
@@ -433,6 +445,74 @@ fn respond_with(
         passages_supplied: prompt.passages.len(),
         numbers: check.counts,
     }))
+}
+
+/// Words an answer may wrap around what it names ("is", "the answer", "found in excerpt").
+const FRAME_WORDS: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "answer",
+    "excerpt",
+    "excerpts",
+    "passage",
+    "passages",
+    "document",
+    "documents",
+    "page",
+    "in",
+    "on",
+    "of",
+    "from",
+    "as",
+    "can",
+    "found",
+    "given",
+    "shown",
+    "stated",
+    "mentioned",
+    "see",
+    "under",
+];
+
+/// Whether the first sentence of `body` names nothing: once its footnotes, the labels of the
+/// `passages` (a file name, page and heading copied from the prompt) and the question's own words are
+/// taken out, only words like "is" and "the answer" are left.
+fn names_nothing(body: &str, question: &str, passages: &[Hit]) -> bool {
+    let first = echo::sentence_end(body).map_or(body, |end| &body[..end]);
+    let mut text = without_footnotes(first).to_lowercase();
+    for passage in passages {
+        let labels = std::iter::once(passage.document_name.as_str()).chain(passage.context.lines().skip(1));
+        for label in labels.map(str::trim).filter(|l| !l.is_empty()) {
+            text = text.replace(&label.to_lowercase(), " ");
+        }
+    }
+    let asked = echo::words(question);
+    let words = echo::words(&text);
+    words.iter().enumerate().all(|(i, w)| {
+        let page_number = i > 0 && words[i - 1] == "page" && w.chars().all(|c| c.is_ascii_digit());
+        asked.contains(w) || FRAME_WORDS.contains(&w.as_str()) || page_number
+    })
+}
+
+/// `text` without its footnote references (`[^2]`).
+fn without_footnotes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("[^") {
+        out.push_str(&rest[..at]);
+        rest = match rest[at..].find(']') {
+            Some(close) => &rest[at + close + 1..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
+    out
 }
 
 /// What an answer says when the model wrote nothing but a copy of its instructions.
@@ -530,4 +610,53 @@ fn quote_line(text: &str, span: Option<(usize, usize)>) -> String {
         .filter(|p| !p.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{DocumentId, FolderId};
+    use crate::search::ScoreComponents;
+
+    fn passage(name: &str, context: &str) -> Hit {
+        Hit {
+            document: DocumentId::new_random(),
+            document_name: name.into(),
+            folder: FolderId(1),
+            folder_path: "F".into(),
+            chunk_id: "c".into(),
+            page: 12,
+            char_start: 0,
+            char_end: 4,
+            text: "text".into(),
+            score: 1.0,
+            components: ScoreComponents::default(),
+            remote: None,
+            context: context.into(),
+        }
+    }
+
+    #[test]
+    fn an_answer_names_nothing_when_only_the_question_a_footnote_and_a_label_are_left() {
+        let question = "What are the compared items with blue color in Table 1-1?";
+        let passages = [passage("manual.pdf", "manual.pdf\n2.6 Basic OSD Menu Options")];
+        for empty in [
+            "The compared items with blue color in Table 1-1 are [^1].",
+            "The compared items are [^1] manual.pdf, page 12 (under: 2.6 Basic OSD Menu Options).",
+            "The answer can be found in excerpt [^1].",
+        ] {
+            assert!(names_nothing(empty, question, &passages), "{empty}");
+        }
+        for named in [
+            "The compared items are Data restore and Designed durability [^1].",
+            "They are [^1]: Data restore.",
+            "Yes [^1].",
+        ] {
+            assert!(!names_nothing(named, question, &passages), "{named}");
+        }
+        assert!(
+            !names_nothing("The total is 42 [^1].", "What is the total?", &passages),
+            "a number is something named"
+        );
+    }
 }

@@ -324,6 +324,48 @@ fn a_model_that_finds_nothing_still_shows_the_passages_it_read() {
 }
 
 #[test]
+fn an_answer_that_points_at_a_passage_without_naming_anything_shows_the_passage() {
+    // "The Eiffel Tower is [1] towers.pdf, page 3.": the blank filled with a footnote and the
+    // passage's label copied from the prompt.
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let (url, server) = serve(2, move |_, _, _| Reply {
+        status: 200,
+        content_type: "application/x-ndjson",
+        pieces: ollama_lines(
+            if calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                &["The Eiffel Tower is [1] ", "towers.pdf, page 3."]
+            } else {
+                &["The Eiffel Tower is 330 metres tall [1]."]
+            },
+            true,
+        ),
+        pause: Duration::ZERO,
+    });
+    let model = HttpChat::new(ServerApi::Ollama, &url, "m", None, 4096).unwrap();
+    let (result, events) = ask_model(&model);
+    let answer = result.unwrap();
+    assert!(
+        answer.body.contains(
+            "The answer names nothing; the passages it cites:\n\n> **The Eiffel Tower is 330 metres tall.** [^1]"
+        ),
+        "{}",
+        answer.body
+    );
+    assert_eq!(answer.citations.len(), 1);
+    assert_eq!(
+        streamed_text(&events).trim(),
+        answer.body,
+        "what streamed is what is stored"
+    );
+
+    // An answer that names what the passage holds is left as it is.
+    let (result, _) = ask_model(&model);
+    server.join().unwrap();
+    let answer = result.unwrap();
+    assert_eq!(answer.body, "The Eiffel Tower is 330 metres tall [^1].");
+}
+
+#[test]
 fn server_errors_say_what_to_do() {
     let (url, server) = serve(3, |path, _, _| match path {
         "/api/chat" => Reply {
