@@ -409,17 +409,14 @@ fn respond_with(
         body = format!("{}{text}", body.trim_end());
         let shown = &prompt.passages[..prompt.passages.len().min(settings.nearest_passages)];
         citations = quote_passages(shown, Some(question), &mut body, on_event);
-    } else if nearest && !citations.is_empty() && names_nothing(&body, question, &prompt.passages) {
+    } else if nearest && !stopped && !citations.is_empty() && names_nothing(&body, question, &prompt.passages) {
         // "The dataset used is [^1].": the model pointed at a passage without saying what it
         // holds. Show the passages it cited, with the line most likely to answer in bold.
         let text = "\n\nThe answer names nothing; the passages it cites:\n\n".to_string();
         on_event(AnswerEvent::Text { text: text.clone() });
         body = format!("{}{text}", body.trim_end());
         for citation in &citations {
-            let span = highlight::best_span(question, &citation.quote);
-            let text = format!("> {} [^{}]\n\n", quote_line(&citation.quote, span), citation.number);
-            on_event(AnswerEvent::Text { text: text.clone() });
-            body.push_str(&text);
+            quote(&citation.quote, citation.number, Some(question), &mut body, on_event);
         }
     } else if uncited {
         // Small models often answer from a passage without citing it: cite the passage the
@@ -480,10 +477,21 @@ const FRAME_WORDS: &[&str] = &[
     "under",
 ];
 
+/// Words that open a yes-or-no question.
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would", "should",
+];
+
 /// Whether the first sentence of `body` names nothing: once its footnotes, the labels of the
 /// `passages` (a file name, page and heading copied from the prompt) and the question's own words are
 /// taken out, only words like "is" and "the answer" are left.
 fn names_nothing(body: &str, question: &str, passages: &[Hit]) -> bool {
+    let asked = echo::words(question);
+    // A yes-or-no or either-or question is answered by its own words ("It is in Paris").
+    let polar = asked.first().is_some_and(|w| AUXILIARIES.contains(&w.as_str()));
+    if polar || asked.iter().any(|w| w == "or") {
+        return false;
+    }
     let first = echo::sentence_end(body).map_or(body, |end| &body[..end]);
     let mut text = without_footnotes(first).to_lowercase();
     for passage in passages {
@@ -492,7 +500,6 @@ fn names_nothing(body: &str, question: &str, passages: &[Hit]) -> bool {
             text = text.replace(&label.to_lowercase(), " ");
         }
     }
-    let asked = echo::words(question);
     let words = echo::words(&text);
     words.iter().enumerate().all(|(i, w)| {
         let page_number = i > 0 && words[i - 1] == "page" && w.chars().all(|c| c.is_ascii_digit());
@@ -588,12 +595,18 @@ fn quote_passages(
             citation: citation.clone(),
         });
         citations.push(citation);
-        let span = bold_for.and_then(|question| highlight::best_span(question, &hit.text));
-        let text = format!("> {} [^{}]\n\n", quote_line(&hit.text, span), i + 1);
-        on_event(AnswerEvent::Text { text: text.clone() });
-        body.push_str(&text);
+        quote(&hit.text, i + 1, bold_for, body, on_event);
     }
     citations
+}
+
+/// Streams and appends passage `text` as a block quote marked with footnote `number`, its line
+/// most likely to answer `bold_for` in bold.
+fn quote(text: &str, number: usize, bold_for: Option<&str>, body: &mut String, on_event: &mut dyn FnMut(AnswerEvent)) {
+    let span = bold_for.and_then(|question| highlight::best_span(question, text));
+    let text = format!("> {} [^{number}]\n\n", quote_line(text, span));
+    on_event(AnswerEvent::Text { text: text.clone() });
+    body.push_str(&text);
 }
 
 /// A passage as one line of a block quote, escaped, with the character range `span` in bold.
@@ -658,5 +671,14 @@ mod tests {
             !names_nothing("The total is 42 [^1].", "What is the total?", &passages),
             "a number is something named"
         );
+        for (asked, answer) in [
+            ("Is the Eiffel Tower in Paris?", "The Eiffel Tower is in Paris [^1]."),
+            ("Which is taller, the tower or the bridge?", "The tower is taller [^1]."),
+        ] {
+            assert!(
+                !names_nothing(answer, asked, &passages),
+                "{asked} {answer}: answered by its own words"
+            );
+        }
     }
 }

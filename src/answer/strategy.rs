@@ -11,9 +11,8 @@
 use std::sync::Arc;
 
 use super::examples::{ABOUT_ANSWER, QUESTIONS, SMALL_TALK_EXAMPLES};
-use crate::embed::{EmbedError, Embedder, GgufEmbedder};
+use crate::embed::{EmbedError, Embedder, GgufEmbedder, QUERY_PREFIX};
 use crate::llm::{Message, Role};
-use crate::search::QUERY_PREFIX;
 
 /// What a message of a chat needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,6 +17,10 @@ use crate::llm::runtime::backend;
 /// and the question far less.
 pub const MAX_TOKENS: usize = 320;
 
+/// The task prefixes nomic-embed-text was trained with: a question, or a text it may be asked of.
+pub const QUERY_PREFIX: &str = "search_query: ";
+pub const DOCUMENT_PREFIX: &str = "search_document: ";
+
 /// Tokens read per llama.cpp call: whole texts, several at a time.
 const BATCH_TOKENS: usize = 2048;
 

@@ -11,7 +11,7 @@ mod runtime;
 mod weights;
 
 pub use error::EmbedError;
-pub use gguf::GgufEmbedder;
+pub use gguf::{GgufEmbedder, DOCUMENT_PREFIX, QUERY_PREFIX};
 pub use http::{identity as http_identity, HttpEmbedder};
 pub use int8::Precision;
 pub use minilm::{

@@ -56,7 +56,8 @@ pub struct Engine {
     chunker: Mutex<Option<Arc<Chunker>>>,
     embedder: Mutex<Option<Arc<dyn Embedder>>>,
     embedder_id: Mutex<Option<String>>,
-    /// The `smart` strategy's judge, its examples embedded by the embedder.
+    /// The `smart` strategy's judge, its examples embedded by the embedder and, where it is
+    /// installed, by the second stage's model.
     judge: Mutex<Option<Arc<Judge>>>,
     /// The second stage's model: not looked for yet (`None`), or looked for (`Some`, holding it
     /// if it is installed and loaded).

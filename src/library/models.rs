@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::llm::BackendKind;
 use crate::models::{
     known, InstallOptions, InstallProgress, InstalledModel, KnownModel, ModelError, ModelRole, ModelStore, KNOWN,
-    MINILM,
+    MINILM, NOMIC,
 };
 
 /// One model as `lectern model ls` shows it.
@@ -132,8 +132,10 @@ impl Library {
         };
         let installed = self.model_store().install(what, &options, progress);
         self.engine.finish_install(what);
-        // A search that found no second stage's model looks again.
-        self.engine.forget_second_stage_model();
+        if known(what).is_some_and(|m| m.id == NOMIC) {
+            // A search that found no second stage's model looks again.
+            self.engine.forget_second_stage_model();
+        }
         Ok(installed?)
     }
 
@@ -177,7 +179,9 @@ impl Library {
         }
         let was_active = self.active_chat_model();
         self.engine.forget_language_model();
-        self.engine.forget_second_stage_model();
+        if known(id).is_some_and(|m| m.id == NOMIC) {
+            self.engine.forget_second_stage_model();
+        }
         self.model_store().remove(id)?;
         let removed = known(id).map_or(id.trim().to_string(), |m| m.id.to_string());
         if was_active.as_deref() == Some(removed.as_str()) {

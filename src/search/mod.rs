@@ -29,7 +29,6 @@ mod question;
 mod run;
 mod scope;
 mod second_stage;
-pub use second_stage::QUERY_PREFIX;
 mod statements;
 
 use serde::{Deserialize, Serialize};

@@ -8,7 +8,7 @@
 
 use super::question::search_text;
 use super::Hit;
-use crate::embed::{EmbedError, GgufEmbedder};
+use crate::embed::{EmbedError, GgufEmbedder, DOCUMENT_PREFIX, QUERY_PREFIX};
 
 /// How many of the first stage's pages are scored again: the gold page is among the first 15
 /// far more often than among the first 5, and every page costs time. On realqa, 15 found as
@@ -18,10 +18,6 @@ pub const CANDIDATES: usize = 15;
 
 /// The share of the model's cosine in the new score.
 const WEIGHT: f32 = 0.5;
-
-/// The task prefixes nomic-embed-text was trained with.
-pub const QUERY_PREFIX: &str = "search_query: ";
-const DOCUMENT_PREFIX: &str = "search_document: ";
 
 /// Reorders the first [`CANDIDATES`] of `hits` (best first) for `question`, and records each
 /// one's cosine in its components.
