@@ -493,18 +493,32 @@ fn names_nothing(body: &str, question: &str, passages: &[Hit]) -> bool {
         return false;
     }
     let first = echo::sentence_end(body).map_or(body, |end| &body[..end]);
-    let mut text = without_footnotes(first).to_lowercase();
+    let mut words = echo::words(&without_footnotes(first));
     for passage in passages {
         let labels = std::iter::once(passage.document_name.as_str()).chain(passage.context.lines().skip(1));
-        for label in labels.map(str::trim).filter(|l| !l.is_empty()) {
-            text = text.replace(&label.to_lowercase(), " ");
+        for label in labels.map(echo::words) {
+            // A one-word label ("Yes") or one of figures alone ("2022") may be what the answer names.
+            if label.len() > 1 && label.iter().any(|w| !w.chars().all(|c| c.is_ascii_digit())) {
+                remove_runs(&mut words, &label);
+            }
         }
     }
-    let words = echo::words(&text);
     words.iter().enumerate().all(|(i, w)| {
         let page_number = i > 0 && words[i - 1] == "page" && w.chars().all(|c| c.is_ascii_digit());
         asked.contains(w) || FRAME_WORDS.contains(&w.as_str()) || page_number
     })
+}
+
+/// Takes every run of `words` equal to `run` out of them.
+fn remove_runs(words: &mut Vec<String>, run: &[String]) {
+    let mut at = 0;
+    while at + run.len() <= words.len() {
+        if words[at..at + run.len()] == *run {
+            words.drain(at..at + run.len());
+        } else {
+            at += 1;
+        }
+    }
 }
 
 /// `text` without its footnote references (`[^2]`).
@@ -680,5 +694,14 @@ mod tests {
                 "{asked} {answer}: answered by its own words"
             );
         }
+        // A label is taken out as whole words: "Table 1" is no reason to read "18" as "8".
+        let labelled = [passage("survey.pdf", "survey.pdf\nTable 1\nYes")];
+        assert!(!names_nothing("The gap is 18% [^1].", "What is the gap?", &labelled));
+        assert!(!names_nothing(
+            "The answer is yes [^1].",
+            "What does it say?",
+            &labelled
+        ));
+        assert!(names_nothing("The gap is [^1] Table 1.", "What is the gap?", &labelled));
     }
 }
