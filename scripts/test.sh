@@ -43,14 +43,10 @@ npm test --prefix ui
 phase fmt
 cargo fmt --all --check
 phase "build tests, with clippy"
-# Clippy lints the workspace's crates as they are built for the tests (it is the compiler of the
-# workspace's crates, as `cargo clippy` makes it), so that the dependencies are compiled once rather
-# than checked for clippy and then built again: this is what `cargo clippy --workspace --all-targets
-# -- -D warnings` checks (every target of the workspace is a library, a binary or a test).
-export RUSTC_WORKSPACE_WRAPPER
-RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)"
-export CLIPPY_ARGS="-Dwarnings__CLIPPY_HACKERY__"
-cargo nextest run --workspace --locked --no-run
+# Clippy lints the workspace's crates as they are built (scripts/cargo-env.sh).
+. scripts/cargo-env.sh
+# --timings: target/cargo-timings/ tells where the build's time went.
+cargo nextest run --workspace --locked --no-run --timings
 phase "run tests"
 # Under a PostgreSQL server started for the run (each test that needs one makes its own
 # database on it) and stopped after.

@@ -48,7 +48,7 @@ pub enum Command {
     /// server's memory at idle.
     Serve(ServeBenchArgs),
     /// Time to first token and tokens per second of the built-in model, llama.cpp beside candle
-    /// on the same prompt tokens.
+    /// on the same prompt tokens (candle with `--features candle`).
     Llm(LlmBenchArgs),
     /// End-to-end time of `lectern ask` over a folder of the library in `--home`, extractive and
     /// built-in backends side by side.

