@@ -1,8 +1,10 @@
 //! Lets Lectern's programs find llama.cpp. It is built as shared libraries, with its CPU kernels
 //! as one loadable module per CPU generation (`ggml-cpu-haswell`, `-skylakex`, `-zen4`, …) so that
-//! the machine running a program picks the best it has (`llm/builtin.rs`). A program looks for
-//! the libraries beside itself, then where the build put them; the app's build script gives its
-//! program the same run path, from `DEP_LECTERN_RPATH`.
+//! the machine running a program picks the best it has (`llm/runtime.rs`). A program looks for
+//! the libraries beside itself, then (a development build) where the build put them, or (a
+//! release build) in `../lib/lectern`, where the package installs them: `/usr/bin/lectern` finds
+//! `/usr/lib/lectern`. The app's build script gives its program the same run path, from
+//! `DEP_LECTERN_RPATH`.
 //!
 //! llama-cpp-sys-2 links `libllama.so` and the like into the profile directory as links to
 //! `libllama.so.0`, which it does not put there, and fails on its next build when it finds such a
@@ -18,7 +20,12 @@ fn main() {
     // …/<profile>/build/llama-cpp-sys-2-<hash>/out/backends
     let out = backends.parent().unwrap_or(&backends);
     let lib = out.join("lib");
-    let rpath = format!("$ORIGIN:{}:{}", lib.display(), out.join("lib64").display());
+    // A release build is what the package installs: its run path names no directory of the
+    // machine that built it (llama-cpp-sys-2 links the libraries beside the programs it builds).
+    let rpath = match std::env::var("PROFILE").as_deref() {
+        Ok("release") => "$ORIGIN:$ORIGIN/../lib/lectern".to_string(),
+        _ => format!("$ORIGIN:{}:{}", lib.display(), out.join("lib64").display()),
+    };
     println!("cargo:rustc-link-arg=-Wl,--disable-new-dtags,-rpath,{rpath}");
     println!("cargo:rpath={rpath}");
     if let Some(profile) = out.ancestors().nth(3) {

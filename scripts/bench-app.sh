@@ -5,6 +5,8 @@
 # 10,000 documents against one of 1,000 (start, the tree's first paint, scrolling, opening a
 # folder, the library's state, instant search). Runs the real app under Xvfb through
 # tauri-driver, like the end-to-end test; run scripts/test.sh once first for the packages and models.
+# LECTERN_E2E_APP=/usr/bin/lectern-app measures the installed package's release build instead of
+# the development build (scripts/package.sh makes the package).
 # The libraries are the search benchmark's synthetic ones, generated on first use
 # (LECTERN_BENCH_DATA, default /var/tmp/lectern-bench-search) and opened as copies.
 set -euo pipefail

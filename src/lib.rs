@@ -5,6 +5,7 @@
 
 pub mod allocator;
 pub mod answer;
+pub mod app_config;
 pub mod catalog;
 pub mod chunk;
 mod config;

@@ -16,14 +16,13 @@ use lectern::models::{InstallOptions, InstallProgress};
 use lectern::pdf::WordBox;
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{
-    AddedRemote, AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder, ImportReport,
-    Library, ModelEntry, SecretPlace, Settings, SyncProgress, SyncReport,
+    app_config, AddedRemote, AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder,
+    ImportReport, Library, ModelEntry, SecretPlace, Settings, SyncProgress, SyncReport,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
 use tauri::State;
 
-use crate::app_config;
 use crate::library_view::LibraryUpdate;
 use crate::state::AppState;
 
@@ -132,6 +131,16 @@ pub async fn default_strategy(state: State<'_, AppState>, scope: Scope) -> Reply
     .await
 }
 
+/// A few questions to start a chat over `scope` with, drawn from its documents' headings: what
+/// the empty chat offers.
+#[tauri::command]
+pub async fn starter_questions(state: State<'_, AppState>, scope: Scope) -> Reply<Vec<String>> {
+    blocking(&state, "reading the documents' headings", move |library| {
+        library.starter_questions(&scope)
+    })
+    .await
+}
+
 /// Sets the chat's own strategy (none: its folders' default from now on).
 #[tauri::command]
 pub async fn set_chat_strategy(state: State<'_, AppState>, id: String, strategy: Option<Strategy>) -> Reply<Chat> {
@@ -178,6 +187,22 @@ pub async fn delete_folder(state: State<'_, AppState>, path: String, mode: Folde
 pub async fn import_files(state: State<'_, AppState>, paths: Vec<String>, folder: String) -> Reply<ImportReport> {
     let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
     blocking(&state, "adding the files", move |library| library.add(&paths, &folder)).await
+}
+
+/// The files the app was started with ("Open with Lectern" in a file manager), added to the
+/// library's first folder once (a file already there is found again, not added twice): the window
+/// opens the first in the viewer. Empty after the first call.
+#[tauri::command]
+pub async fn opened_files(state: State<'_, AppState>) -> Reply<ImportReport> {
+    let paths = state
+        .opened
+        .lock()
+        .map(|mut o| std::mem::take(&mut *o))
+        .unwrap_or_default();
+    blocking(&state, "adding the opened files", move |library| {
+        library.add(&paths, lectern::catalog::DEFAULT_FOLDER)
+    })
+    .await
 }
 
 #[tauri::command]

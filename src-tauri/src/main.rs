@@ -4,7 +4,6 @@
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
-mod app_config;
 #[cfg(test)]
 mod bindings;
 mod commands;
@@ -23,9 +22,9 @@ fn main() {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
-            let state = state::AppState::open(app.path().app_config_dir()?)?;
+            let state = state::AppState::open(app.path().app_config_dir()?, opened_files())?;
             let library = state.library.clone();
-            let serves = app_config::serves(&state.config_dir);
+            let serves = lectern::app_config::serves(&state.config_dir);
             // Catches up on linked directories, then follows them for the app's lifetime.
             app.manage(library.watch()?);
             app.manage(state);
@@ -78,4 +77,14 @@ fn main() {
         eprintln!("lectern: the window could not start: {e}");
         std::process::exit(1);
     }
+}
+
+/// The files named on the command line, as a file manager's "Open with Lectern" passes them
+/// (the desktop entry's `%F`); anything else there (an option, a directory) is not a file to open.
+fn opened_files() -> Vec<std::path::PathBuf> {
+    std::env::args_os()
+        .skip(1)
+        .map(std::path::PathBuf::from)
+        .filter(|path| path.is_file())
+        .collect()
 }

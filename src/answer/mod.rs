@@ -28,6 +28,7 @@ mod highlight;
 mod markdown;
 mod numbers;
 mod reply;
+pub mod starters;
 pub mod strategy;
 
 use serde::{Deserialize, Serialize};

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use super::log::LogLevel;
 use super::{
-    now_millis, validate_name, Catalog, CatalogError, Document, DocumentId, DocumentStatus, Folder, FolderId,
-    FolderStats,
+    display_name, now_millis, validate_name, Catalog, CatalogError, Document, DocumentId, DocumentStatus, Folder,
+    FolderId, FolderStats,
 };
 
 /// Indexers in a row that may die while indexing one document before it is set aside.
@@ -81,11 +81,14 @@ fn read_document(r: &Row<'_>) -> Result<Document, CatalogError> {
             index: 0,
             reason: e.to_string(),
         })?;
+    let file_name: String = r.get(2)?;
+    let title: Option<String> = r.get(3)?;
     Ok(Document {
         id,
         folder: FolderId(r.get(1)?),
-        file_name: r.get(2)?,
-        title: r.get(3)?,
+        display_name: display_name(&file_name, title.as_deref()),
+        file_name,
+        title,
         author: r.get(4)?,
         pdf_created: r.get(5)?,
         page_count: r.get(6)?,

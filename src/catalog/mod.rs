@@ -10,6 +10,7 @@
 mod api;
 mod chats;
 mod copy;
+mod display_name;
 mod documents;
 mod error;
 mod files;
@@ -37,6 +38,7 @@ use sql::{Db, Pg};
 pub use api::{ApiRequest, ApiToken};
 pub use chats::{AnswerKind, Chat, ChatId, ChatMessage, Citation, NewMessage, Strategy};
 pub use copy::API_KEY_IN_KEYRING;
+pub use display_name::{display_name, readable_title};
 pub use documents::{FileOrigin, Interrupted, NewDocument, PdfMetadata, Readied};
 pub use error::CatalogError;
 pub use folders::DeleteMode;
@@ -119,7 +121,11 @@ pub struct Document {
     pub id: DocumentId,
     pub folder: FolderId,
     pub file_name: String,
+    /// The PDF's metadata title, as it reads.
     pub title: Option<String>,
+    /// What the document is shown by wherever it is named: its title when that reads as a title,
+    /// else its file name without `.pdf` (computed from those two, never stored).
+    pub display_name: String,
     pub author: Option<String>,
     /// The creation date from the PDF's info dictionary, as ISO 8601 where it could be read.
     pub pdf_created: Option<String>,

@@ -88,7 +88,12 @@ fn exit_status(code: ErrorCode) -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<ExitCode, Error> {
-    let mut config = LibraryConfig::from_env(cli.home, None)?;
+    // Told no data directory, the command opens the library chosen in the app's settings.
+    let told = cli.home.is_some() || std::env::var("LECTERN_HOME").is_ok_and(|home| !home.trim().is_empty());
+    let mut config = match lectern::app_config::dir().filter(|_| !told) {
+        Some(app_dir) => lectern::app_config::library_config(&app_dir)?,
+        None => LibraryConfig::from_env(cli.home, None)?,
+    };
     if cli.database_url.is_some() {
         config.database_url = cli.database_url;
     }

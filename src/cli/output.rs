@@ -58,7 +58,7 @@ pub fn folders(folders: &[Folder], as_json: bool) {
     }
 }
 
-/// One line per document: short id, status, pages, name, folder.
+/// One line per document: short id, status, pages, the name it is shown by, folder.
 pub fn documents(docs: &[Document], folders: &[Folder], as_json: bool) {
     if as_json {
         return json(&docs);
@@ -73,7 +73,7 @@ pub fn documents(docs: &[Document], folders: &[Folder], as_json: bool) {
             short_id(d),
             status_text(d),
             d.page_count.map_or("?".to_string(), |p| p.to_string()),
-            d.file_name,
+            d.display_name,
             paths.get(&d.folder).map_or("?", String::as_str),
         );
         if let Some(reason) = &d.reason {
@@ -89,7 +89,8 @@ pub fn document_info(d: &Document, folders: &[Folder], as_json: bool) {
     let paths = folder_paths(folders);
     let field = |name: &str, value: String| println!("{name:<10} {value}");
     field("id", d.id.to_string());
-    field("name", d.file_name.clone());
+    field("name", d.display_name.clone());
+    field("file", d.file_name.clone());
     field("folder", paths.get(&d.folder).cloned().unwrap_or_default());
     field("status", status_text(d));
     if let Some(reason) = &d.reason {

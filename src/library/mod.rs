@@ -18,6 +18,7 @@ mod models;
 mod remotes;
 mod search;
 mod settings;
+mod starters;
 mod status;
 mod strategy;
 

@@ -41,14 +41,15 @@ pub(crate) fn backend() -> Result<&'static LlamaBackend, LlmError> {
         .map_err(|e| LlmError::Runtime(format!("llama.cpp did not start: {e}")))
 }
 
-/// The CPU kernels to load: the best for this CPU beside the program (as installed), else
-/// where the build put them.
+/// The CPU kernels to load: the best for this CPU beside the program, else in `../lib/lectern`
+/// beside it (as the package installs them), else where the build put them.
 fn kernels() -> Option<PathBuf> {
     let beside = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(Path::to_path_buf));
+    let installed = beside.as_ref().map(|dir| dir.join("../lib/lectern"));
     let built = llama_cpp_sys_2::BACKENDS_DIR.map(PathBuf::from);
-    beside.into_iter().chain(built).find_map(|dir| best_kernels(&dir))
+    beside.into_iter().chain(installed).chain(built).find_map(|dir| best_kernels(&dir))
 }
 
 fn kernel_files(dir: &Path) -> Vec<PathBuf> {

@@ -1,7 +1,7 @@
 // The main views checked with axe-core: no serious or critical violation in the sidebar (with a
 // folder's menu and its menu of strategies), its remote libraries (with a remote's menu) and the
-// dialog that adds one, the chat with an answer and its footnote preview, instant search with
-// results, and the settings.
+// dialog that adds one, the empty chat with its starter questions, the chat with an answer and
+// its footnote preview, instant search with results, and the settings.
 import axe from "axe-core";
 import { ChatPane } from "./chat";
 import { IndexingPanel } from "./indexing";
@@ -69,6 +69,8 @@ const api = makeApi(
         };
       case "default_strategy":
         return "smart";
+      case "starter_questions":
+        return ["What does Annual Report 2022 say about risk factors?", "Summarize notes"];
       case "list_remotes":
         return ["bob", "carol"].map((name) => ({ name, url: `http://${name}.lan:8765/v1`, created_at: 0 }));
       case "remote_folders":
@@ -199,6 +201,15 @@ describe("accessibility (axe-core)", () => {
     const dialog = new InfoDialog({ api, refresh: async () => {}, report: () => {}, openDocument: () => {} });
     document.body.append(dialog.element);
     await dialog.show(doc("d1", 1, "report.pdf", { source_path: "/tmp/report.pdf" }), EMPTY_LIBRARY);
+    expect(await violations()).toEqual([]);
+  });
+
+  it("the empty chat with its starter questions", async () => {
+    const root = document.createElement("main");
+    document.body.append(root);
+    const chat = new ChatPane(root, { api, scope: new Store(WHOLE_LIBRARY), openCitation: () => {}, openSettings: () => {}, report: () => {}, save: async () => null });
+    chat.updateLibrary(libraryView([folder(1, null, "Work")], [doc("d1", 1, "report.pdf")]));
+    await vi.waitFor(() => expect(root.querySelectorAll("button.starter")).toHaveLength(2));
     expect(await violations()).toEqual([]);
   });
 

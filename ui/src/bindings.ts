@@ -48,7 +48,16 @@ adding: boolean, done: number, total: number, };
 /**
  * A document as the catalog records it.
  */
-export type LibraryDocument = { id: DocumentId, folder: FolderId, file_name: string, title: string | null, author: string | null, 
+export type LibraryDocument = { id: DocumentId, folder: FolderId, file_name: string, 
+/**
+ * The PDF's metadata title, as it reads.
+ */
+title: string | null, 
+/**
+ * What the document is shown by wherever it is named: its title when that reads as a title,
+ * else its file name without `.pdf` (computed from those two, never stored).
+ */
+display_name: string, author: string | null, 
 /**
  * The creation date from the PDF's info dictionary, as ISO 8601 where it could be read.
  */
@@ -807,10 +816,12 @@ export const COMMANDS = [
   "rename_folder",
   "set_folder_strategy",
   "default_strategy",
+  "starter_questions",
   "set_chat_strategy",
   "move_folder",
   "delete_folder",
   "import_files",
+  "opened_files",
   "move_documents",
   "delete_document",
   "rename_document",

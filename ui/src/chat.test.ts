@@ -1,8 +1,8 @@
-import { ChatPane, fileName, previewQuote } from "./chat";
+import { ChatPane, fileName, previewQuote, starterChips } from "./chat";
 import { type ChannelLike, makeApi } from "./ipc";
 import { WHOLE_LIBRARY } from "./scope";
 import { Store } from "./store";
-import { savedChat } from "./test-fixtures";
+import { doc, folder, libraryView, savedChat } from "./test-fixtures";
 import type { Chat, Citation, Retrieval, Scope, Settings, Strategy } from "./bindings";
 
 const saved: Settings = { backend: "builtin", model: null, url: null, api_key: null, mode: "keyword", k: 6, ocr: true };
@@ -24,9 +24,9 @@ const cited = (quote: string): Citation => ({
 });
 
 /** A chat pane over a fake shell; `replies` answers the commands by name (the folders' default
- *  strategy is "always" unless it says otherwise). */
+ *  strategy is "always", and there are no starter questions, unless it says otherwise). */
 function pane(replies: Record<string, (args?: Record<string, unknown>) => unknown>, savePath: string | null = null) {
-  const answers: typeof replies = { default_strategy: () => "always", ...replies };
+  const answers: typeof replies = { default_strategy: () => "always", starter_questions: () => [], ...replies };
   const calls: [string, Record<string, unknown> | undefined][] = [];
   const saveAsked: unknown[] = [];
   const reports: string[] = [];
@@ -168,6 +168,52 @@ describe("chat pane", () => {
     (root.querySelector("textarea") as HTMLTextAreaElement).value = "What is it?";
     await chat.ask();
     expect(root.querySelector(".answer.failed button")).toBeNull();
+  });
+});
+
+describe("starter questions", () => {
+  it("are drawn as chips of text, never HTML, each asking its question", () => {
+    const asked: string[] = [];
+    const box = starterChips(["Summarize <img src=x onerror=alert(1)>", "Summarize notes"], (q) => asked.push(q));
+    expect(box.getAttribute("role")).toBe("group");
+    expect(box.getAttribute("aria-label")).toBe("Questions to start with");
+    expect(box.querySelector("img")).toBeNull();
+    const chips = [...box.querySelectorAll<HTMLButtonElement>("button.starter")];
+    expect(chips.map((c) => c.textContent)).toEqual(["Summarize <img src=x onerror=alert(1)>", "Summarize notes"]);
+    chips[1].click();
+    expect(asked).toEqual(["Summarize notes"]);
+  });
+
+  it("fill an empty chat for its scope, and a click asks one; they go once a question is asked", async () => {
+    const chatInfo = savedChat("c1", "Summarize memo");
+    const { chat, root, scope, calls } = pane({
+      starter_questions: (args) =>
+        (args?.scope as Scope).folders.includes(2)
+          ? ["Summarize memo"]
+          : ["What does Annual Report 2022 say about risk factors?", "Summarize notes"],
+      ask: () => ({
+        chat: chatInfo,
+        message: 2,
+        answer: { kind: "extractive", body: "Answer", citations: [], finish: "stop", backend: "extractive" },
+        results: { hits: [], sources: [], skipped: [] },
+        retrieval: searched,
+      }),
+      list_chats: () => [chatInfo],
+    });
+    const chips = () => [...root.querySelectorAll<HTMLButtonElement>(".messages button.starter")];
+    chat.updateLibrary(libraryView([folder(1, null, "Work"), folder(2, 1, "Work/Memos")], [doc("d1", 1, "report.pdf")]));
+    await vi.waitFor(() =>
+      expect(chips().map((c) => c.textContent)).toEqual(["What does Annual Report 2022 say about risk factors?", "Summarize notes"]),
+    );
+    scope.set({ ...WHOLE_LIBRARY, folders: [2] });
+    await vi.waitFor(() => expect(chips().map((c) => c.textContent)).toEqual(["Summarize memo"]));
+    chips()[0].click();
+    await vi.waitFor(() => expect(root.querySelector(".answer .body")?.textContent).toBe("Answer"));
+    expect(calls.find((c) => c[0] === "ask")?.[1]?.request).toMatchObject({ question: "Summarize memo", scope: { folders: [2] } });
+    expect(root.querySelector(".starters")).toBeNull();
+    expect(root.querySelector(".message.question")?.textContent).toBe("Summarize memo");
+    await chat.newChat();
+    await vi.waitFor(() => expect(chips()).toHaveLength(1));
   });
 });
 

@@ -1,6 +1,7 @@
 // The chat pane: the scope as chips (with filters), a quick switch of the saved backend, when the
-// chat searches the documents (its retrieval strategy), the list of chats (`chat-list.ts`), the
-// conversation with answers streaming in, footnotes that open the viewer, each answer's sources
+// chat searches the documents (its retrieval strategy), the list of chats (`chat-list.ts`), an
+// empty chat's starter questions drawn from the scope's documents, the conversation with answers
+// streaming in, footnotes that open the viewer, each answer's sources
 // (a remote library's named with it: "memo.pdf · bob") or a note that it searched none, stop
 // (Esc), copy, export and a new chat (Ctrl+N).
 
@@ -49,6 +50,19 @@ export interface ChatHooks {
 export function fileName(title: string): string {
   const name = title.replace(/[\/\\:*?"<>|\u0000-\u001f]+/g, " ").replace(/\s+/g, " ").trim().slice(0, 60).trim();
   return name || "Lectern chat";
+}
+
+/** The questions an empty chat offers, as chips: a click asks `ask` the question. */
+export function starterChips(questions: string[], ask: (question: string) => void): HTMLElement {
+  const box = document.createElement("div");
+  box.className = "starters";
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", "Questions to start with");
+  const label = document.createElement("p");
+  label.className = "starters-label";
+  label.textContent = "Try asking";
+  box.append(label, ...questions.map((question) => button(question, "starter", () => ask(question))));
+  return box;
 }
 
 /** The most of a quoted passage a footnote's preview shows. */
@@ -134,6 +148,9 @@ export class ChatPane {
   private readonly strategy = strategySelect();
   /** The library's folders as last seen: the default strategy is asked for again when they change. */
   private folders = "";
+  /** How many documents were ready when last seen: an empty chat's starters are asked for again
+   *  when that changes. */
+  private ready = -1;
   private readonly input = document.createElement("textarea");
   private readonly send = document.createElement("button");
   private readonly stop = document.createElement("button");
@@ -189,7 +206,10 @@ export class ChatPane {
     this.preview.setAttribute("role", "tooltip");
     this.preview.hidden = true;
     root.replaceChildren(bar, this.scopeBar.element, this.list, form, this.preview);
-    hooks.scope.subscribe(() => void this.showDefault());
+    hooks.scope.subscribe(() => {
+      void this.showDefault();
+      void this.showStarters();
+    });
   }
 
   private button(label: string, action: () => Promise<void>): HTMLButtonElement {
@@ -243,9 +263,15 @@ export class ChatPane {
     }
   }
 
-  /** Names the scope's chips, and the folders' default strategy, after the library as it now is. */
+  /** Names the scope's chips, the folders' default strategy and an empty chat's starter
+   *  questions after the library as it now is. */
   updateLibrary(view: LibraryView) {
     this.scopeBar.updateLibrary(view);
+    const ready = view.documents.filter((d) => d.status === "ready").length;
+    if (ready !== this.ready) {
+      this.ready = ready;
+      void this.showStarters();
+    }
     const folders = JSON.stringify(view.folders);
     if (folders === this.folders) return;
     this.folders = folders;
@@ -264,6 +290,31 @@ export class ChatPane {
     } catch (e) {
       this.hooks.report(errorMessage(e));
     }
+  }
+
+  /** Offers, while no chat is open and nothing is asked yet, a few questions drawn from the
+   *  scope's documents. They are only a start: without them (none, or the call failed) the empty
+   *  chat still takes a question, so a failure is not reported. */
+  private async showStarters() {
+    if (this.chat) return;
+    const scope = this.hooks.scope.value;
+    let questions: string[];
+    try {
+      questions = await this.hooks.api.starterQuestions(scope);
+    } catch {
+      return;
+    }
+    // A reply for a scope since changed, or come after a chat opened or a question was asked,
+    // is not shown.
+    if (this.chat || this.hooks.scope.value !== scope || this.list.querySelector(".message")) return;
+    this.list.replaceChildren(...(questions.length > 0 ? [starterChips(questions, (q) => this.askStarter(q))] : []));
+  }
+
+  /** Asks a starter question as if it had been typed. */
+  private askStarter(question: string) {
+    if (this.answerId) return;
+    this.input.value = question;
+    void this.ask();
   }
 
   /** Shows the open chat's own strategy, or "default" (a new chat starts with its folders'). */
@@ -310,6 +361,7 @@ export class ChatPane {
       for (const message of messages) this.showMessage(message);
     }
     this.showStrategy();
+    if (!id) void this.showStarters();
     await this.loadChats();
   }
 
@@ -472,6 +524,7 @@ export class ChatPane {
     const question = this.input.value.trim();
     if (!question || this.answerId) return;
     this.input.value = "";
+    this.list.querySelector(".starters")?.remove();
     this.question(question);
     const node = this.answerNode();
     node.classList.add("streaming");

@@ -91,7 +91,7 @@ export class IndexingPanel {
 
   private entryItem(entry: QueueEntry): HTMLLIElement {
     const { doc } = entry;
-    const name = doc.title || doc.file_name;
+    const name = doc.display_name;
     const item = document.createElement("li");
     item.className = `queue-entry ${entry.state}`;
     item.dataset.documentId = doc.id;
@@ -120,7 +120,7 @@ export class IndexingPanel {
     item.dataset.documentId = doc.id;
     const title = document.createElement("span");
     title.className = "queue-name";
-    title.textContent = doc.title || doc.file_name;
+    title.textContent = doc.display_name;
     const detail = document.createElement("span");
     detail.className = "queue-detail";
     detail.textContent = doc.status === "needs_password" ? "Needs a password" : `Failed: ${doc.reason ?? "unknown reason"}`;

@@ -59,7 +59,7 @@ export class InfoDialog {
   async show(doc: LibraryDocument, view: LibraryView) {
     const title = document.createElement("h2");
     title.id = "document-info-title";
-    title.textContent = doc.title || doc.file_name;
+    title.textContent = doc.display_name;
     const fields = document.createElement("dl");
     for (const [label, value] of infoFields(doc, view)) {
       const term = document.createElement("dt");

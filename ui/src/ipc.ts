@@ -80,9 +80,13 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
       call<Folder>("set_folder_strategy", { path, strategy }),
     /** The strategy of a chat over `scope` that has none of its own. */
     defaultStrategy: (scope: Scope) => call<Strategy>("default_strategy", { scope }),
+    /** A few questions to start a chat over `scope` with, drawn from its documents' headings. */
+    starterQuestions: (scope: Scope) => call<string[]>("starter_questions", { scope }),
     deleteFolder: (path: string, mode: FolderDeletion) =>
       call<number>("delete_folder", { path, mode }),
     importFiles: (paths: string[], folder: string) => call<ImportReport>("import_files", { paths, folder }),
+    /** The files the app was started with ("Open with Lectern"), added to the library once. */
+    openedFiles: () => call<ImportReport>("opened_files"),
     moveDocuments: (ids: string[], folder: string) => call<LibraryDocument[]>("move_documents", { ids, folder }),
     deleteDocument: (id: string) => call<LibraryDocument>("delete_document", { id }),
     renameDocument: (id: string, name: string) => call<LibraryDocument>("rename_document", { id, name }),

@@ -76,7 +76,7 @@ const hooks: SidebarHooks = {
   openSearch: () => quickSearch.show(),
   scope,
   askNow: () => chat.focusQuestion(),
-  openDocument: (doc) => viewer.openDocument(doc.id, doc.title || doc.file_name).catch((e) => report(errorMessage(e))),
+  openDocument: (doc) => viewer.openDocument(doc.id, doc.display_name).catch((e) => report(errorMessage(e))),
   showInfo: (doc) => void info.show(doc, library).catch((e) => report(errorMessage(e))),
 };
 const info = new InfoDialog(hooks);
@@ -181,6 +181,21 @@ if (savedSize() !== 1) useSize(api, savedSize()).catch((e) => report(errorMessag
 // Once the window has drawn the library, its indexes open for instant search's first words.
 void refresh()
   .then(() => chat.loadChats())
+  .then(() => openStartedWith())
   .then(() => quickSearch.warm());
+
+/** Adds the PDFs the app was started with ("Open with Lectern") and opens the first in the viewer. */
+async function openStartedWith() {
+  try {
+    const opened = await api.openedFiles();
+    for (const failure of opened.failed) report(`${failure.path}: ${failure.reason}`);
+    const first = opened.added[0] ?? opened.already_present[0];
+    if (!first) return;
+    await refresh();
+    await viewer.openDocument(first.id, first.display_name);
+  } catch (e) {
+    report(errorMessage(e));
+  }
+}
 // The remote libraries, below the library's own tree; their servers are asked for their folders.
 void tree.remotes.load();

@@ -147,7 +147,7 @@ export function chips(scope: Scope, view: LibraryView): Chip[] {
   for (const id of scope.documents) {
     const doc = view.documents.find((d) => d.id === id);
     if (!doc) continue;
-    out.push({ key: `d:${id}`, label: doc.title || doc.file_name, remove: (s) => toggleDocument(s, id) });
+    out.push({ key: `d:${id}`, label: doc.display_name, remove: (s) => toggleDocument(s, id) });
   }
   for (const part of scope.remotes ?? []) {
     const key = `r:${part.remote}/${part.folder ?? ""}`;

@@ -238,8 +238,9 @@ export class Sidebar {
     item.classList.toggle("selected", this.selected.has(doc.id));
     const line = document.createElement("div");
     line.className = "document-row";
-    const label = doc.title || doc.file_name;
-    // Renaming changes the file name; the title, when the PDF has one, is shown otherwise.
+    const label = doc.display_name;
+    // Renaming changes the file name; the name shown is the core's (the PDF's title when it reads
+    // as one, else the file name).
     const name = this.nameOf(key, label, "document-name", doc.file_name);
     name.title = doc.file_name;
     const scope = this.hooks.scope.value;
@@ -461,7 +462,7 @@ export class Sidebar {
     const back = this.roving.item(key);
     if (!row || !back) return;
     const items = row.kind === "folder" ? this.folderMenu(row.node, x, y) : this.documentMenu(row.doc);
-    const label = row.kind === "folder" ? row.node.folder.name : row.doc.title || row.doc.file_name;
+    const label = row.kind === "folder" ? row.node.folder.name : row.doc.display_name;
     showMenu(`Actions for ${label}`, items, x, y, back);
   }
 

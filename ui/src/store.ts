@@ -65,7 +65,8 @@ const loose = new Intl.Collator(undefined, { sensitivity: "base" });
 const exact = new Intl.Collator();
 const byName = (a: string, b: string) => loose.compare(a, b) || exact.compare(a, b);
 
-/** The folder tree, children and documents sorted by name (case-insensitive, then exact). */
+/** The folder tree, children and documents sorted by name (case-insensitive, then exact; a
+ *  document by the name it is shown by, then its file name). */
 export function buildTree(view: LibraryView): FolderNode[] {
   const nodes = new Map<number, FolderNode>();
   const totals = new Map(view.totals.map((t) => [t.folder.id, t]));
@@ -85,7 +86,7 @@ export function buildTree(view: LibraryView): FolderNode[] {
   const sort = (list: FolderNode[]) => {
     list.sort((a, b) => byName(a.folder.name, b.folder.name));
     for (const node of list) {
-      node.documents.sort((a, b) => byName(a.file_name, b.file_name));
+      node.documents.sort((a, b) => byName(a.display_name, b.display_name) || byName(a.file_name, b.file_name));
       sort(node.children);
     }
   };

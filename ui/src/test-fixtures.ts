@@ -4,12 +4,15 @@
 import { WHOLE_LIBRARY } from "./scope";
 import type { Chat, Folder, FolderStats, LibraryDocument, LibraryView } from "./bindings";
 
-/** A ready document of three pages, with `extra` fields over it. */
+/** A ready document of three pages, with `extra` fields over it; it is shown by its title when
+ *  `extra` gives one, else by its file name without `.pdf` (the core's rule for a title that
+ *  reads as one). */
 export const doc = (id: string, folder: number, file_name: string, extra: Partial<LibraryDocument> = {}): LibraryDocument => ({
   id,
   folder,
   file_name,
   title: null,
+  display_name: extra.title ?? file_name.replace(/\.pdf$/i, ""),
   author: null,
   pdf_created: null,
   pdf_modified: null,

@@ -42,8 +42,12 @@ fn screenshots() -> PathBuf {
     dir
 }
 
+/// The app under test: this build's, or another program (`LECTERN_E2E_APP`, for instance the
+/// installed package's `/usr/bin/lectern-app`, so that the benchmark measures a release build).
 fn app() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_lectern-app"))
+    std::env::var_os("LECTERN_E2E_APP")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_lectern-app")))
 }
 
 /// Starts the app and waits for its folder tree; returns the session and how long that took.

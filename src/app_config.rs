@@ -1,12 +1,13 @@
-//! The app's own configuration file, beside the library rather than in it: which data directory
-//! to open (`LECTERN_HOME` still wins when set), which database the library lives in, if any
-//! (`LECTERN_DATABASE_URL` still wins), and whether to serve the library to other programs while
-//! the app runs (`app.json` in the app's config directory, which only the user may read: a
-//! database URL may hold a password).
+//! The desktop app's configuration file, beside the library rather than in it: which data
+//! directory to open (`LECTERN_HOME` still wins when set), which database the library lives in,
+//! if any (`LECTERN_DATABASE_URL` still wins), and whether to serve the library to other programs
+//! while the app runs (`app.json` in the app's config directory, which only the user may read: a
+//! database URL may hold a password). The `lectern` command reads it too, so that it opens the
+//! library chosen in the app.
 
 use std::path::{Path, PathBuf};
 
-use lectern::{Error, LibraryConfig};
+use crate::{Error, LibraryConfig};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -15,6 +16,14 @@ struct AppConfig {
     data_dir: Option<PathBuf>,
     database_url: Option<String>,
     serve: bool,
+}
+
+/// The app's identifier (`tauri.conf.json`), which names its config directory.
+pub const APP_IDENTIFIER: &str = "app.lectern.desktop";
+
+/// The app's config directory, as the app finds it (`$XDG_CONFIG_HOME/app.lectern.desktop`).
+pub fn dir() -> Option<PathBuf> {
+    dirs::config_dir().map(|config| config.join(APP_IDENTIFIER))
 }
 
 fn file(config_dir: &Path) -> PathBuf {
@@ -68,7 +77,7 @@ pub fn database_url(config_dir: &Path) -> Option<String> {
 pub fn set_database_url(config_dir: &Path, url: Option<&str>) -> Result<(), Error> {
     let url = url.map(str::trim).filter(|url| !url.is_empty());
     if let Some(url) = url {
-        lectern::database::Server::parse(url).map_err(|reason| Error::Config {
+        crate::database::Server::parse(url).map_err(|reason| Error::Config {
             name: "library database".into(),
             reason,
         })?;
