@@ -79,6 +79,9 @@ pub enum ErrorCode {
     NeedsPassword,
     /// A model is not installed or a model server is not answering.
     Unavailable,
+    /// The package index (or another source of a model) could not be reached: the machine is
+    /// offline, most likely, and a model can come from a file or folder on it instead.
+    Offline,
     /// Lectern's own fault or the machine's: disk, database, a bug.
     Internal,
 }
@@ -238,6 +241,7 @@ fn model_code(error: &ModelError) -> ErrorCode {
         ModelError::NotGguf { .. } | ModelError::NotChat { .. } => ErrorCode::InvalidInput,
         ModelError::IdTaken(_) => ErrorCode::Conflict,
         ModelError::Io { .. } => ErrorCode::Internal,
+        ModelError::Unreachable { .. } => ErrorCode::Offline,
         _ => ErrorCode::Unavailable,
     }
 }
@@ -258,5 +262,14 @@ mod tests {
                 "hint": {"kind": "list_folders"}
             })
         );
+    }
+
+    #[test]
+    fn a_model_source_out_of_reach_is_an_offline_error() {
+        let error = Error::Model(ModelError::Unreachable {
+            url: "https://pypi.org/simple/pypdfium2/".into(),
+            reason: "dns error".into(),
+        });
+        assert_eq!(serde_json::to_value(error.payload()).unwrap()["code"], "offline");
     }
 }

@@ -12,7 +12,7 @@ use lectern::catalog::{
 };
 use lectern::jobs::IndexEvent;
 use lectern::llm::{ConnectionCheck, Finish, Role};
-use lectern::models::{InstallProgress, ModelRole};
+use lectern::models::{FoundInFolder, InstallProgress, ModelRole};
 use lectern::pdf::WordBox;
 use lectern::search::{Hit, ScoreComponents, SearchMode, SearchResults, Skipped, Source, Unreachable};
 use lectern::{
@@ -44,8 +44,8 @@ fn typescript() -> String {
         SyncReport, FolderDeletion, Scope, ScopeFilters, RemoteScope, Remote, AddedRemote, Unreachable, Citation, AnswerKind, Answer, NumberCounts, Finish, AnswerEvent, Role, Chat,
         ChatMessage, ChatView, Strategy, Retrieval, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
         AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,
-        ErrorPayload, WordBox, LogEntry, LogLevel, ModelEntry, ModelRole, InstallProgress, ServerView, ApiToken,
-        ApiRequest,
+        ErrorPayload, WordBox, LogEntry, LogLevel, ModelEntry, ModelRole, InstallProgress, FoundInFolder, ServerView,
+        ApiToken, ApiRequest,
     ];
     let commands: Vec<String> = COMMANDS.iter().map(|c| format!("  {c:?},")).collect();
     format!(

@@ -46,19 +46,7 @@ fn main() {
                     }
                 });
             }
-            // For the app's lifetime; another process (a `lectern add`) may be the indexer for a
-            // while, and this one takes over when it stops.
-            // An indexer that stops leaves documents waiting: the window is told why.
-            let handle = app.handle().clone();
-            tauri::async_runtime::spawn(async move {
-                if let Err(e) = library.run_indexer(lectern::jobs::RunMode::Forever).await {
-                    let problem = e.payload();
-                    if let Ok(mut stopped) = handle.state::<state::AppState>().indexer_stopped.lock() {
-                        *stopped = Some(problem.clone());
-                    }
-                    let _ = handle.emit("indexer-stopped", &problem);
-                }
-            });
+            spawn_indexer(app.handle().clone());
             Ok(())
         })
         .invoke_handler(invoke_handler!())
@@ -77,6 +65,23 @@ fn main() {
         eprintln!("lectern: the window could not start: {e}");
         std::process::exit(1);
     }
+}
+
+/// Runs the indexer for the app's lifetime; another process (a `lectern add`) may be the indexer
+/// for a while, and this one takes over when it stops. An indexer that stops leaves documents
+/// waiting: the window is told why (`indexer-stopped`), and an install of the embedding model it
+/// lacked starts it again (`commands::restart_indexer`).
+fn spawn_indexer(handle: tauri::AppHandle) {
+    tauri::async_runtime::spawn(async move {
+        let library = handle.state::<state::AppState>().library.clone();
+        if let Err(e) = library.run_indexer(lectern::jobs::RunMode::Forever).await {
+            let problem = e.payload();
+            if let Ok(mut stopped) = handle.state::<state::AppState>().indexer_stopped.lock() {
+                *stopped = Some(problem.clone());
+            }
+            let _ = handle.emit("indexer-stopped", &problem);
+        }
+    });
 }
 
 /// The files named on the command line, as a file manager's "Open with Lectern" passes them

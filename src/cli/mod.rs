@@ -83,7 +83,7 @@ fn exit_status(code: ErrorCode) -> ExitCode {
         ErrorCode::NotFound => 3,
         ErrorCode::Conflict => 4,
         ErrorCode::NeedsPassword => 5,
-        ErrorCode::Unavailable => 6,
+        ErrorCode::Unavailable | ErrorCode::Offline => 6,
     })
 }
 

@@ -79,6 +79,7 @@ fn print_models(models: &[ModelEntry]) {
             lectern::models::ModelRole::Chat => "chat",
             lectern::models::ModelRole::Embedding => "embedding",
             lectern::models::ModelRole::Rerank => "rerank",
+            lectern::models::ModelRole::Pages => "pages",
         };
         println!(
             "{:<22} {:<9} {:>9} {:>8} {:>8}  {:<11} {:<10} {}",

@@ -10,13 +10,13 @@ use crate::server::ServerError;
 #[derive(Debug, Error)]
 pub enum EmbedError {
     #[error(
-        "the embedding model is not installed in {dir} (missing {file}); run `scripts/setup-models.sh` to install it"
+        "the embedding model is not installed in {dir} (missing {file}); install it from the app's setup or Models settings, or with `lectern model install all-minilm-l6-v2`"
     )]
     ModelMissing { dir: PathBuf, file: String },
     #[error("the embedding model in {dir} could not be loaded: {reason}")]
     ModelBroken { dir: PathBuf, reason: String },
     #[error(
-        "ONNX Runtime ({library}) could not be loaded: {reason}; run `scripts/setup-models.sh` to install it again"
+        "ONNX Runtime ({library}) could not be loaded: {reason}; `lectern model install all-minilm-l6-v2` replaces it if it is damaged"
     )]
     RuntimeMissing { library: PathBuf, reason: String },
     #[error("the embedding model failed while running: {0}")]

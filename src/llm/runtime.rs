@@ -49,7 +49,11 @@ fn kernels() -> Option<PathBuf> {
         .and_then(|exe| exe.parent().map(Path::to_path_buf));
     let installed = beside.as_ref().map(|dir| dir.join("../lib/lectern"));
     let built = llama_cpp_sys_2::BACKENDS_DIR.map(PathBuf::from);
-    beside.into_iter().chain(installed).chain(built).find_map(|dir| best_kernels(&dir))
+    beside
+        .into_iter()
+        .chain(installed)
+        .chain(built)
+        .find_map(|dir| best_kernels(&dir))
 }
 
 fn kernel_files(dir: &Path) -> Vec<PathBuf> {

@@ -44,7 +44,7 @@ pub enum ModelError {
     NotGguf { path: PathBuf },
     #[error("\"{0}\" is the name of a model Lectern knows; install the file under another id (--id)")]
     IdTaken(String),
-    #[error("{id} is an embedding model; the chat model must be a language model (a GGUF file)")]
+    #[error("{id} does not write answers; the chat model must be a language model (a GGUF file)")]
     NotChat { id: String },
     #[error("{}: {source}", path.display())]
     Io {

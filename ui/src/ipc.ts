@@ -14,6 +14,7 @@ import type {
   ConnectionCheck,
   ErrorPayload,
   Folder,
+  FoundInFolder,
   FolderDeletion,
   ImportReport,
   InstallProgress,
@@ -148,12 +149,17 @@ export function makeApi(invoke: Invoke, newChannel: <T>() => ChannelLike<T>) {
     /** Replaces the library's token; the old one stops working at once. */
     rotateToken: () => call<ServerView>("rotate_token"),
     listModels: () => call<ModelEntry[]>("list_models"),
-    /** Installs a known model; `onProgress` gets how far it is. Minutes for a chat model. */
+    /** The models the first-run setup installs, in the order it installs them. */
+    firstRunModels: () => call<ModelEntry[]>("first_run_models"),
+    /** Installs a known model, or the GGUF file at a path; `onProgress` gets how far it is.
+     *  Minutes for a chat model. The id it is installed under. */
     installModel: (id: string, onProgress: (progress: InstallProgress) => void) => {
       const channel = newChannel<InstallProgress>();
       channel.onmessage = onProgress;
-      return call<void>("install_model", { id, onProgress: channel });
+      return call<string>("install_model", { id, onProgress: channel });
     },
+    /** Installs the known models' files found in a folder on this machine; which it found. */
+    installModelsFrom: (path: string) => call<FoundInFolder>("install_models_from", { path }),
     cancelInstall: (id: string) => call<void>("cancel_install", { id }),
     /** Makes an installed chat model the one that answers; the settings as they now are. */
     useModel: (id: string) => call<Settings>("use_model", { id }),

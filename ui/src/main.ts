@@ -123,7 +123,8 @@ async function look() {
 }
 
 const bannerHooks = { openSettings: () => void settings.show() };
-void listen<ErrorPayload>("indexer-stopped", (event) => showIndexerProblem(banner, event.payload, bannerHooks));
+// None when an install of the embedding model it lacked has started it again.
+void listen<ErrorPayload | null>("indexer-stopped", (event) => showIndexerProblem(banner, event.payload, bannerHooks));
 void api.indexerProblem().then(
   (problem) => showIndexerProblem(banner, problem, bannerHooks),
   (e) => report(errorMessage(e)),
@@ -161,9 +162,11 @@ window.setInterval(() => {
   if (library.totals.some((t) => t.pending > 0)) void refresh();
 }, 1000);
 
-// The first run with no chat model installed opens the model setup.
+// A first run (the embedding model missing, or no chat model for the built-in backend) opens the
+// setup.
 const setup = new SetupDialog({
   api,
+  open,
   report,
   saved: (saved) => chat.useSettings(saved),
   openSettings: () => void settings.show(),

