@@ -37,7 +37,8 @@ mkdir -p "$stage/lib"
 for lib in libllama libggml libggml-base; do
   cp -L "$llama_lib/$lib.so.0" "$stage/lib/$lib.so.0"
 done
-# Every build of the CPU kernels but those the program never loads (llm/runtime.rs, SKIPPED_KERNELS).
+# Every build of the CPU kernels but those the program never loads (llm/runtime.rs skips them too,
+# SKIPPED_KERNELS): leaving them out only saves the space.
 for kernels in "$llama_lib"/../backends/libggml-cpu-*.so; do
   case "$kernels" in *-sapphirerapids.so) continue ;; esac
   cp "$kernels" "$stage/lib/"

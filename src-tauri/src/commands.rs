@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use lectern::answer::AnswerEvent;
 use lectern::catalog::{ApiRequest, ApiToken, Chat, ChatMessage, Link, LogEntry, Remote, Scope, Strategy};
 use lectern::llm::ConnectionCheck;
-use lectern::models::{FoundInFolder, InstallOptions, InstallProgress, ModelRole, MINILM};
+use lectern::models::{FoundInFolder, InstallOptions, InstallProgress};
 use lectern::pdf::WordBox;
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::{
@@ -21,7 +21,7 @@ use lectern::{
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
-use tauri::{AppHandle, Emitter, State};
+use tauri::State;
 
 use crate::library_view::LibraryUpdate;
 use crate::state::AppState;
@@ -494,57 +494,39 @@ pub async fn first_run_models(state: State<'_, AppState>) -> Reply<Vec<ModelEntr
 
 /// Installs a known model (or the GGUF file at a path or URL), sending its progress, and returns
 /// the id it is installed under; [`cancel_install`] stops the download, which the next install of
-/// the same model resumes. The embedding model, once installed, starts the indexer again if it
-/// had stopped for want of it.
+/// the same model resumes.
 #[tauri::command]
 pub async fn install_model(
-    app: AppHandle,
     state: State<'_, AppState>,
     id: String,
     on_progress: Channel<InstallProgress>,
 ) -> Reply<String> {
-    let installed = blocking(&state, "installing the model", move |library| {
+    blocking(&state, "installing the model", move |library| {
         // A tenth of a second between messages is smooth enough, and spares the window a
         // message for every read of a gigabyte.
         let mut last: Option<Instant> = None;
-        library.install_model(&id, &InstallOptions::default(), &mut |progress| {
-            let finished = progress.total == Some(progress.done);
-            if finished || last.is_none_or(|at| at.elapsed() >= Duration::from_millis(100)) {
-                last = Some(Instant::now());
-                let _ = on_progress.send(progress.clone());
-            }
-        })
+        library
+            .install_model(&id, &InstallOptions::default(), &mut |progress| {
+                let finished = progress.total == Some(progress.done);
+                if finished || last.is_none_or(|at| at.elapsed() >= Duration::from_millis(100)) {
+                    last = Some(Instant::now());
+                    let _ = on_progress.send(progress.clone());
+                }
+            })
+            .map(|installed| installed.id)
     })
-    .await?;
-    if installed.role == ModelRole::Embedding {
-        restart_indexer(&app, &state);
-    }
-    Ok(installed.id)
+    .await
 }
 
 /// Installs the known models' files found in the folder `path` on this machine (for a machine
-/// that cannot reach the package index); what it found. The embedding model found there starts
-/// the indexer again if it had stopped.
+/// that cannot reach the package index); what it found. The indexer, which waits for the
+/// embedding model, picks it up.
 #[tauri::command]
-pub async fn install_models_from(app: AppHandle, state: State<'_, AppState>, path: String) -> Reply<FoundInFolder> {
-    let found = blocking(&state, "installing models from a folder", move |library| {
+pub async fn install_models_from(state: State<'_, AppState>, path: String) -> Reply<FoundInFolder> {
+    blocking(&state, "installing models from a folder", move |library| {
         library.install_models_from(Path::new(&path))
     })
-    .await?;
-    if found.installed.iter().any(|id| id == MINILM) {
-        restart_indexer(&app, &state);
-    }
-    Ok(found)
-}
-
-/// Starts the indexer again if it had stopped, and tells the window, whose banner said why, that
-/// there is no problem now (`indexer-stopped` with none).
-fn restart_indexer(app: &AppHandle, state: &AppState) {
-    let stopped = state.indexer_stopped.lock().ok().and_then(|mut stopped| stopped.take());
-    if stopped.is_some() {
-        let _ = app.emit("indexer-stopped", None::<ErrorPayload>);
-        crate::spawn_indexer(app.clone());
-    }
+    .await
 }
 
 #[tauri::command]

@@ -68,9 +68,9 @@ fn main() {
 }
 
 /// Runs the indexer for the app's lifetime; another process (a `lectern add`) may be the indexer
-/// for a while, and this one takes over when it stops. An indexer that stops leaves documents
-/// waiting: the window is told why (`indexer-stopped`), and an install of the embedding model it
-/// lacked starts it again (`commands::restart_indexer`).
+/// for a while, and this one takes over when it stops. It waits for an embedding model still
+/// being installed. An indexer that stops leaves documents waiting: the window is told why
+/// (`indexer-stopped`).
 fn spawn_indexer(handle: tauri::AppHandle) {
     tauri::async_runtime::spawn(async move {
         let library = handle.state::<state::AppState>().library.clone();

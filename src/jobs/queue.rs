@@ -112,6 +112,9 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
 async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut IndexRun) -> Result<(), Error> {
     let runtime = Handle::current();
     let embedder = engine.embedder_id()?;
+    // The chunker needs the embedding model's tokenizer, its last file to arrive: until every file
+    // is in place no document is read (a read would fail it), and the run is tried again.
+    engine.chunker()?;
     if mode == RunMode::Forever {
         keeper::keep_soon(engine);
     }

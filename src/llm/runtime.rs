@@ -24,7 +24,7 @@ pub(crate) fn backend() -> Result<&'static LlamaBackend, LlmError> {
             llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default().with_logs_enabled(false));
             let kernels = kernels().ok_or_else(|| {
                 format!(
-                    "none of its CPU kernels (libggml-cpu-*.so) beside the program or in {} runs on this CPU; build Lectern again",
+                    "none of its CPU kernels (libggml-cpu-*.so) beside the program, in ../lib/lectern or in {} runs on this CPU; reinstall Lectern's package (or build it again)",
                     llama_cpp_sys_2::BACKENDS_DIR.unwrap_or("the build directory")
                 )
             })?;

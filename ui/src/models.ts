@@ -69,6 +69,11 @@ export class ModelList {
     this.render();
   }
 
+  /** Whether the model `id` is being installed from this list. */
+  isInstalling(id: string): boolean {
+    return this.installing.has(id);
+  }
+
   /** The models shown, as last loaded. */
   get entries(): readonly ModelEntry[] {
     return this.models;

@@ -97,9 +97,12 @@ export class SetupDialog {
    *  (or were passages only while the setup installed it); whether it opened. */
   async showIfNeeded(settings: Settings): Promise<boolean> {
     await this.models.load();
+    const waiting = settings.backend === "extractive" && localStorage.getItem(WAITING_FOR_CHAT) !== null;
+    // A chat model that came while answers were passages only (the app quit before it was
+    // chosen, or it was installed from the settings or the command) answers from now on.
+    if (waiting && (await this.chatInstalled())) await this.answerWithChatModel();
     const missing = this.models.entries.filter((m) => !m.installed);
     if (missing.length === 0) return false;
-    const waiting = settings.backend === "extractive" && localStorage.getItem(WAITING_FOR_CHAT) !== null;
     const wantsChat = settings.backend === "builtin" || waiting;
     const needsChat = wantsChat && !(await this.chatInstalled());
     if (!needsChat && !missing.some((m) => m.role === "embedding")) return false;
@@ -114,6 +117,8 @@ export class SetupDialog {
     const missing = this.models.entries.filter((m) => !m.installed);
     if (missing.some((m) => m.role === "chat")) await this.passagesMeanwhile();
     for (const m of missing) {
+      // One the person started from its own Install button is left to that install.
+      if (this.models.isInstalling(m.id)) continue;
       if ((await this.installOne(m)) !== "installed") break;
     }
     this.installAll.disabled = false;
