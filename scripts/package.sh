@@ -17,7 +17,9 @@ npm install --prefix ui --no-audit --no-fund
 npm run --prefix ui build
 
 start=$(date +%s)
-cargo build --release --locked --bin lectern --bin lectern-app --features lectern-app/custom-protocol
+# Every program of the workspace, as the tests' build does (one set of dependency features), so
+# that lectern-bench can measure the release build beside the dev one (docs/figures.md).
+cargo build --release --locked --workspace --bins --features lectern-app/custom-protocol
 echo "package.sh: the release build took $(( $(date +%s) - start )) s"
 
 target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
