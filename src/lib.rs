@@ -8,6 +8,7 @@ pub mod answer;
 pub mod app_config;
 pub mod catalog;
 pub mod chunk;
+pub mod cli;
 mod config;
 pub mod database;
 pub mod embed;

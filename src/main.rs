@@ -1,9 +1,7 @@
-//! The `lectern` command: parse arguments, call the core library, print.
-
-mod cli;
+//! The `lectern` command: the command line of the core library (`cli/`).
 
 fn main() -> std::process::ExitCode {
     lectern::allocator::share_arenas();
     lectern::pdf::serve_if_asked();
-    cli::main()
+    lectern::cli::main(std::env::args_os())
 }

@@ -16,9 +16,17 @@ include!(concat!(env!("OUT_DIR"), "/commands.rs"));
 
 use tauri::{Emitter, Manager};
 
-fn main() {
+fn main() -> std::process::ExitCode {
     lectern::allocator::share_arenas();
     lectern::pdf::serve_if_asked();
+    // The package's `lectern` command runs this program as the command line.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|arg| arg == lectern::cli::COMMAND_LINE_ARG)
+    {
+        let name = std::iter::once(std::ffi::OsString::from("lectern"));
+        return lectern::cli::main(name.chain(std::env::args_os().skip(2)));
+    }
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
@@ -61,9 +69,12 @@ fn main() {
                 }
             })
         });
-    if let Err(e) = result {
-        eprintln!("lectern: the window could not start: {e}");
-        std::process::exit(1);
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("lectern: the window could not start: {e}");
+            std::process::ExitCode::FAILURE
+        }
     }
 }
 

@@ -1,10 +1,12 @@
 //! Numbers as they are written in text: their value, the precision they are written at, the
 //! scale word after them ("million") and whether they are a percent.
 //!
-//! Two numbers agree when they are equal at the precision of the less precise one (1.87 is 1.9,
-//! 1,560 is not 1,577), in any scale ("$1.58 billion" is "1,577 million") and as a percent or a
-//! fraction (65.4% is 0.654). An answer's number quotes a passage's when it is the passage's,
-//! perhaps rounded, never made more precise: 2.35 does not quote 2.
+//! An answer's number agrees with a gold answer's when it is the gold's at the gold's precision or
+//! finer (1.734 and 1.73 are 1.73; 2 and 1.7 are not; 1,560 is not 1,577), with their scale words
+//! ("$1,577,000,000" is "$1,577 million", "1,577 thousand" is not; "1,577" is read in the gold's
+//! millions), and as a percent or a fraction (65.4% is 0.654). An answer's number quotes a
+//! passage's when it is the passage's, perhaps rounded, never made more precise: 2.35 does not
+//! quote 2.
 
 /// One number of a text.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,21 +48,47 @@ impl Number {
 
     /// The step of the last digit written, scale applied: 0.01e9 for "1.58 billion".
     fn unit(&self) -> f64 {
-        10f64.powi(-(self.decimals as i32)) * self.scale
+        step(self.decimals) * self.scale
     }
 
-    /// Whether this number (an answer's) and `gold` are the same: equal at the precision of
-    /// the less precise, with or without their scale words, as a percent or a fraction.
+    /// How many significant digits it is written with: 3 for "1.58" and for "400".
+    fn significant(&self) -> i32 {
+        if self.value == 0.0 {
+            return 1;
+        }
+        self.value.abs().log10().floor() as i32 + 1 + self.decimals as i32
+    }
+
+    /// Whether this number (an answer's) gives `gold`: equal to it ("7" gives "7.0"), or at least
+    /// as precise and rounding to it (1.734 gives 1.73; 2 and 1.7 do not). Compared with their
+    /// scale words applied ("1,577 thousand" does not give "$1,577 million"), and also as written
+    /// where either has none: an answer without one is read in the gold's scale ("1,577" gives
+    /// "$1,577 million", as the question asked in millions), a gold without one is taken as
+    /// written ("$11,588 million" gives "$11588.00"). An answer written in a larger scale word
+    /// than the gold's may be the gold rounded to three significant digits or more ("$1.58
+    /// billion" gives "$1,577 million", "$1.6 billion" does not). A percent and a fraction are
+    /// the same (65.4% gives 0.654), and so are a number with and without its percent sign.
     pub fn agrees(&self, gold: &Number) -> bool {
-        let unscaled = |n: &Number| (n.value, 10f64.powi(-(n.decimals as i32)));
+        let written = |n: &Number| (n.value, step(n.decimals));
         let scaled = |n: &Number| (n.scaled(), n.unit());
-        let pairs = [(scaled(self), scaled(gold)), (unscaled(self), unscaled(gold))];
-        pairs.iter().any(|&((a, ua), (b, ub))| {
-            let coarse = ua.max(ub);
-            let percent = |v: f64| v / 100.0;
-            equal_at(a, b, coarse)
-                || (self.percent && !gold.percent && equal_at(percent(a), b, percent(ua).max(ub)))
-                || (gold.percent && !self.percent && equal_at(a, percent(b), ua.max(percent(ub))))
+        let mut pairs = vec![(scaled(self), scaled(gold))];
+        if self.scale == 1.0 || gold.scale == 1.0 {
+            pairs.push((written(self), written(gold)));
+        }
+        let larger_scale = self.scale > gold.scale && self.significant() >= 3;
+        let percent = |(v, u): (f64, f64)| (v / 100.0, u / 100.0);
+        pairs.into_iter().any(|(answer, expected)| {
+            let mut terms = vec![(answer, expected)];
+            if self.percent && !gold.percent {
+                terms.push((percent(answer), expected));
+            }
+            if gold.percent && !self.percent {
+                terms.push((answer, percent(expected)));
+            }
+            terms.into_iter().any(|((a, ua), (b, ub))| {
+                let as_precise = ua <= ub * (1.0 + 1e-6);
+                same_value(a, b) || (as_precise && equal_at(a, b, ub)) || (larger_scale && equal_at(a, b, ua))
+            })
         })
     }
 
@@ -119,6 +147,16 @@ impl Number {
         }
         out
     }
+}
+
+/// The step of a number's last digit with `decimals` digits after the point: 0.01 for two.
+fn step(decimals: u32) -> f64 {
+    10f64.powi(-(decimals as i32))
+}
+
+/// Whether `a` and `b` are the same value, but for the last bits of a floating-point sum.
+fn same_value(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
 
 /// Whether `a` and `b` round to the same multiple of `unit`.
@@ -255,15 +293,24 @@ mod tests {
     }
 
     #[test]
-    fn numbers_agree_at_the_precision_of_the_less_precise() {
+    fn an_answers_number_agrees_at_the_golds_precision_or_finer() {
         let agree = |answer: &str, gold: &str| one(answer).agrees(&one(gold));
         assert!(agree("1.87", "1.9"));
+        assert!(agree("1.734", "1.73"));
+        assert!(!agree("2", "1.73"), "less precise than the gold");
+        assert!(!agree("1.7", "1.73"));
+        assert!(agree("7", "7.0"), "equal");
         assert!(!agree("1,560", "1,577"));
         assert!(agree("$1.58 billion", "$1,577 million"));
+        assert!(!agree("$1.6 billion", "$1,577 million"), "two significant digits");
         assert!(agree("1577", "$1,577 million"));
+        assert!(agree("$1,577,000,000", "$1,577 million"));
+        assert!(!agree("1,577 thousand", "$1,577 million"));
+        assert!(agree("$11,588 million", "$11588.00"));
         assert!(!agree("$5.4 billion", "$1,577 million"));
         assert!(agree("65.4%", "0.654"));
         assert!(agree("0.654", "65.4%"));
+        assert!(!agree("65%", "0.654"));
         assert!(!agree("3.2%", "-3.2%"));
     }
 

@@ -11,18 +11,18 @@ use super::{
     FolderId, FolderStats,
 };
 
-/// Indexers in a row that may die while indexing one document before it is set aside.
-const MAX_INTERRUPTED: u32 = 2;
+/// Crashes of the indexer in a row while it read one document that set the document aside.
+const MAX_CRASHES: u32 = 2;
 
-/// Why a document was set aside after indexers died indexing it.
-const SET_ASIDE: &str = "reading this file stopped Lectern twice; it was set aside. Re-index it to try again";
+/// Why a document was set aside after the indexer crashed reading it.
+const SET_ASIDE: &str = "reading this file crashed Lectern twice; it was set aside. Re-index it to try again";
 
 /// Documents found `indexing` at start-up, left by an indexer that died.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Interrupted {
     /// Put back in the queue.
     pub requeued: usize,
-    /// Failed: their indexer died for the second time in a row.
+    /// Failed: their indexer crashed for the second time in a row.
     pub set_aside: usize,
 }
 
@@ -498,14 +498,22 @@ impl Catalog {
             .collect())
     }
 
-    /// At start-up: documents left `indexing` by a process that died go back to the queue, but
-    /// the second time in a row a document was being indexed when its indexer died, it is set
-    /// aside (failed) until the user tries it again.
-    pub fn requeue_interrupted(&self) -> Result<Interrupted, CatalogError> {
-        self.db.transaction(|| self.requeue_interrupted_now())
+    /// At start-up: documents left `indexing` by an indexer that ended without finishing them go
+    /// back to the queue. Only when that indexer `crashed` (`jobs/crash_mark.rs`) does it count
+    /// against them: the second crash in a row while a document was being read sets it aside
+    /// (failed) until the user tries it again. A kill or a request to stop never does: it is not
+    /// the file's fault.
+    pub fn requeue_interrupted(&self, crashed: bool) -> Result<Interrupted, CatalogError> {
+        self.db.transaction(|| {
+            if crashed {
+                self.requeue_crashed()
+            } else {
+                self.requeue_stopped()
+            }
+        })
     }
 
-    fn requeue_interrupted_now(&self) -> Result<Interrupted, CatalogError> {
+    fn requeue_crashed(&self) -> Result<Interrupted, CatalogError> {
         // Logged first, while the rows still say which is which.
         self.db.execute(
             "INSERT INTO document_log (document_id, at, level, message)
@@ -514,15 +522,15 @@ impl Catalog {
              FROM documents WHERE status = 'indexing'",
             args![
                 now_millis(),
-                MAX_INTERRUPTED,
+                MAX_CRASHES,
                 format!("Failed: {SET_ASIDE}"),
-                "Lectern stopped while reading it; back in the queue"
+                "Lectern crashed while reading it; back in the queue"
             ],
         )?;
         let set_aside = self.db.execute(
             "UPDATE documents SET status = 'failed', reason = ?1, interrupted = 0, progress_done = 0
              WHERE status = 'indexing' AND interrupted + 1 >= ?2",
-            args![SET_ASIDE, MAX_INTERRUPTED],
+            args![SET_ASIDE, MAX_CRASHES],
         )?;
         let requeued = self.db.execute(
             "UPDATE documents SET status = 'queued', reason = NULL, interrupted = interrupted + 1, progress_done = 0
@@ -530,6 +538,24 @@ impl Catalog {
             &[],
         )?;
         Ok(Interrupted { requeued, set_aside })
+    }
+
+    /// Documents left by an indexer that was killed or stopped: queued again, their count of
+    /// crashes as it was.
+    fn requeue_stopped(&self) -> Result<Interrupted, CatalogError> {
+        self.db.execute(
+            "INSERT INTO document_log (document_id, at, level, message)
+             SELECT id, CAST(?1 AS BIGINT), 'info', CAST(?2 AS TEXT) FROM documents WHERE status = 'indexing'",
+            args![
+                now_millis(),
+                "Lectern was stopped while reading it (not because of this file); back in the queue"
+            ],
+        )?;
+        let requeued = self.db.execute(
+            "UPDATE documents SET status = 'queued', reason = NULL, progress_done = 0 WHERE status = 'indexing'",
+            &[],
+        )?;
+        Ok(Interrupted { requeued, set_aside: 0 })
     }
 
     /// Puts documents this process was indexing back in the queue because it is quitting on

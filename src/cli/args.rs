@@ -93,7 +93,7 @@ pub struct ServeArgs {
     #[command(subcommand)]
     pub command: Option<ServeCommand>,
     /// Where to listen: this machine only unless another address is given.
-    #[arg(long, default_value = lectern::serve::DEFAULT_ADDRESS)]
+    #[arg(long, default_value = crate::serve::DEFAULT_ADDRESS)]
     pub listen: std::net::SocketAddr,
     /// Print the library's token (made now if it has none) and exit.
     #[arg(long, conflicts_with = "rotate_token")]
@@ -170,9 +170,9 @@ pub enum StrategyArg {
     Smart,
 }
 
-impl From<StrategyArg> for lectern::catalog::Strategy {
+impl From<StrategyArg> for crate::catalog::Strategy {
     fn from(arg: StrategyArg) -> Self {
-        use lectern::catalog::Strategy;
+        use crate::catalog::Strategy;
         match arg {
             StrategyArg::Always => Strategy::Always,
             StrategyArg::Confidence => Strategy::Confidence,
@@ -446,6 +446,10 @@ pub struct EvalAnswersArgs {
     /// Write each question's answer, grade and timing as JSON Lines to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Ask nothing: grade the answers of a run written with `--out` again, against this set's
+    /// gold answers, and print the share correct as stored and as graded now, per run and source.
+    #[arg(long, value_name = "FILE", conflicts_with = "out")]
+    pub regrade: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -538,7 +542,7 @@ pub struct AddArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The folder to add to.
-    #[arg(long, short, default_value = lectern::catalog::DEFAULT_FOLDER)]
+    #[arg(long, short, default_value = crate::catalog::DEFAULT_FOLDER)]
     pub folder: String,
     /// Queue the documents and return at once; a background process indexes them.
     #[arg(long)]

@@ -3,9 +3,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use lectern::answer::{footnote_list, AnswerEvent, AnswerKind};
-use lectern::llm::{Cancel, Role};
-use lectern::{AskChoices, BackendKind, Error, Library};
+use crate::answer::{footnote_list, AnswerEvent, AnswerKind};
+use crate::llm::{Cancel, Role};
+use crate::{AskChoices, BackendKind, Error, Library};
 use tokio::sync::mpsc;
 
 use super::args::{AskArgs, BackendArg, ChatCommand};

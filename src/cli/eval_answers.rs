@@ -4,7 +4,8 @@
 //! correct, declines, share citing a gold page, share of citations that resolve to a passage the
 //! model was given, the gold page among the top five passages, the answers' numbers (quoted,
 //! computed by Lectern, withheld), time to first token and tokens per second. The chats it makes
-//! are deleted afterwards.
+//! are deleted afterwards. With `--regrade FILE` it asks nothing: it grades a run stored with
+//! `--out` again with the current grader and prints the share correct then and now.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -13,13 +14,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use lectern::answer::grade::{declines, graded_text, is_correct, read_gold, GoldQuestion};
-use lectern::answer::{says_not_found, AnswerEvent, AnswerKind, AnswerSettings, Citation, NumberCounts};
-use lectern::catalog::ChatId;
-use lectern::llm::{Backend, Cancel, GenerateOptions, LanguageModel};
-use lectern::search::Hit;
-use lectern::{AskOutcome, AskRequest, Error, Library};
-use serde::Serialize;
+use crate::answer::grade::{counts_as_decline, graded_body, graded_text, is_correct, read_gold, GoldQuestion};
+use crate::answer::{says_not_found, AnswerEvent, AnswerKind, AnswerSettings, Citation, NumberCounts};
+use crate::catalog::ChatId;
+use crate::llm::{Backend, Cancel, GenerateOptions, LanguageModel};
+use crate::search::eval::read_json_lines;
+use crate::search::Hit;
+use crate::{AskOutcome, AskRequest, Error, Library};
+use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use super::args::{BackendArg, EvalAnswersArgs};
@@ -52,6 +54,9 @@ struct Graded {
 }
 
 pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, Error> {
+    if let Some(stored) = &args.regrade {
+        return regrade(&args.questions, stored);
+    }
     let mut questions = read_gold(&args.questions)?;
     if let Some(limit) = args.limit {
         questions.truncate(limit);
@@ -194,7 +199,7 @@ async fn ask(
     library: &Library,
     args: &EvalAnswersArgs,
     gold: &GoldQuestion,
-    scope: lectern::catalog::Scope,
+    scope: crate::catalog::Scope,
     chat: Option<ChatId>,
     model: Option<Arc<dyn LanguageModel>>,
 ) -> Result<(AskOutcome, Timing), Error> {
@@ -274,7 +279,7 @@ fn grade(
         kind: answer.kind,
         correct: is_correct(gold, &graded_text(answer)),
         numbers: answer.numbers,
-        declined: declines(answer),
+        declined: counts_as_decline(answer),
         cites_gold_page: answer.citations.iter().any(|c| on_gold_page(&c.document_name, c.page)),
         citations: answer.citations.len(),
         resolved: answer
@@ -315,6 +320,124 @@ fn failed(run: &str, gold: &GoldQuestion, error: &Error) -> Graded {
     }
 }
 
+/// A line of a run stored with `--out`: as much of [`Graded`] as grading it again needs.
+#[derive(Debug, Deserialize)]
+struct Stored {
+    run: String,
+    id: Option<String>,
+    source: Option<String>,
+    question: String,
+    gold: Option<String>,
+    answer: String,
+    kind: AnswerKind,
+    correct: bool,
+}
+
+/// A stored answer's grade, as stored and as graded now.
+struct Regraded {
+    source: Option<String>,
+    stored: bool,
+    now: bool,
+}
+
+/// `--regrade`: grades the answers of a stored run again, with the current grader, against the
+/// gold answers of `questions` (with their accepted forms), found by id, else by question; an
+/// answer whose question the set lacks is graded against the gold stored with it. Prints each
+/// answer whose grade changed, then the shares correct per run and source.
+fn regrade(questions: &Path, stored: &Path) -> Result<ExitCode, Error> {
+    let set = read_gold(questions)?;
+    let lines: Vec<Stored> = read_json_lines(
+        stored,
+        r#"{"run", "question", "gold", "answer", "kind", "correct"}, as `--out` writes it"#,
+    )?;
+    println!(
+        "{} stored answers from {}, graded again against {}",
+        lines.len(),
+        stored.display(),
+        questions.display()
+    );
+    let mut runs: Vec<(String, Vec<Regraded>)> = Vec::new();
+    let mut unknown = 0;
+    for line in lines {
+        let known = set.iter().find(|g| match (&g.id, &line.id) {
+            (Some(a), Some(b)) => a == b,
+            _ => g.question == line.question,
+        });
+        let gold = match known {
+            Some(gold) => gold.clone(),
+            None => {
+                unknown += 1;
+                GoldQuestion {
+                    id: line.id.clone(),
+                    source: line.source.clone(),
+                    question: line.question.clone(),
+                    answer: line.gold.clone(),
+                    accept: Vec::new(),
+                    doc: None,
+                    pages: Vec::new(),
+                    after: None,
+                    kind: None,
+                }
+            }
+        };
+        // A question whose asking failed (`failed`) stays wrong: its answer is the error.
+        let errored = line.kind == AnswerKind::NotFound && line.answer.starts_with("error: ");
+        let now = !errored && is_correct(&gold, &graded_body(line.kind, &line.answer));
+        if now != line.correct {
+            eprintln!(
+                "{} {}: now {}: {}",
+                line.run,
+                line.id.as_deref().unwrap_or(&line.question),
+                if now { "right" } else { "wrong" },
+                one_line(&line.answer, 100)
+            );
+        }
+        let graded = Regraded {
+            source: line.source,
+            stored: line.correct,
+            now,
+        };
+        match runs.iter().position(|(name, _)| *name == line.run) {
+            Some(i) => runs[i].1.push(graded),
+            None => runs.push((line.run, vec![graded])),
+        }
+    }
+    if unknown > 0 {
+        eprintln!(
+            "warning: {unknown} answer(s) ask a question {} does not hold; graded against the gold stored with them",
+            questions.display()
+        );
+    }
+    print_regraded(&runs);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The table of `--regrade`: per run, then per source of its questions (then all of them).
+fn print_regraded(runs: &[(String, Vec<Regraded>)]) {
+    println!(
+        "\n  {:<44} {:>4} {:>8} {:>8} {:>11}",
+        "backend and model, then per source", "n", "stored", "now", "lost/gained"
+    );
+    rows_per_source(runs, |g| g.source.as_deref(), print_regraded_row);
+    println!(
+        "\n  stored: share correct as graded when the run was made; now: as the grader grades it now;\n  lost/gained: answers right then and wrong now / wrong then and right now"
+    );
+}
+
+/// One row of the `--regrade` table: the answers `graded` of one run (and source).
+fn print_regraded_row(label: &str, graded: &[&Regraded]) {
+    let n = graded.len().max(1) as f64;
+    let count = |f: &dyn Fn(&Regraded) -> bool| graded.iter().filter(|g| f(g)).count();
+    println!(
+        "  {:<44} {:>4} {:>8.3} {:>8.3} {:>11}",
+        one_line(label, 44),
+        graded.len(),
+        count(&|g| g.stored) as f64 / n,
+        count(&|g| g.now) as f64 / n,
+        format!("{}/{}", count(&|g| g.stored && !g.now), count(&|g| !g.stored && g.now))
+    );
+}
+
 /// Whether a citation's range lies within passages retrieved for the question: one hit, or
 /// neighbouring hits of the page that the prompt joined.
 fn resolves(citation: &Citation, hits: &[Hit]) -> bool {
@@ -348,22 +471,28 @@ fn print_table(reports: &[(String, Vec<Graded>)]) {
         "(p90)",
         "tokens/s"
     );
-    for (name, graded) in reports {
-        println!("  {name}");
-        let mut sources: Vec<&str> = graded.iter().filter_map(|g| g.source.as_deref()).collect();
-        sources.sort_unstable();
-        sources.dedup();
-        if sources.len() > 1 {
-            for source in sources {
-                let part: Vec<&Graded> = graded.iter().filter(|g| g.source.as_deref() == Some(source)).collect();
-                print_row(&format!("  {source}"), &part);
-            }
-        }
-        print_row("  all", &graded.iter().collect::<Vec<_>>());
-    }
+    rows_per_source(reports, |g| g.source.as_deref(), print_row);
     println!(
         "\n  correct: share of all questions; answ./un.: of answerable ones / of ones the documents do not answer;\n  declined: answers saying the documents do not say, of answerable ones / of the others;\n  gold page: answerable questions citing a gold page; citations: share resolving to a retrieved passage;\n  top-5 pg: a gold page among the first five passages; numbers q/c/w: the answers' numbers quoted from the\n  question or a passage / computed by Lectern / withheld, neither (their sentences left out);\n  first token: median and p90; tokens/s: median/p90"
     );
+}
+
+/// Prints each run's name, then a `row` for each source of its questions (when there are
+/// several), then one for all of them.
+fn rows_per_source<T>(runs: &[(String, Vec<T>)], source: fn(&T) -> Option<&str>, row: fn(&str, &[&T])) {
+    for (name, graded) in runs {
+        println!("  {name}");
+        let mut sources: Vec<&str> = graded.iter().filter_map(source).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        if sources.len() > 1 {
+            for one in sources {
+                let part: Vec<&T> = graded.iter().filter(|g| source(g) == Some(one)).collect();
+                row(&format!("  {one}"), &part);
+            }
+        }
+        row("  all", &graded.iter().collect::<Vec<_>>());
+    }
 }
 
 /// One row of the table: the questions `graded` of one run (and source).

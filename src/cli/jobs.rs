@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use lectern::{Error, Job, JobEvent, JobState, Library};
+use crate::{Error, Job, JobEvent, JobState, Library};
 
 use super::args::JobsCommand;
 use super::output::{format_time, json};
@@ -24,7 +24,7 @@ pub async fn run(library: &Library, command: JobsCommand) -> Result<ExitCode, Er
             }
         }
         JobsCommand::Ls(flag) => {
-            let jobs = library.jobs(lectern::LISTED_JOBS)?;
+            let jobs = library.jobs(crate::LISTED_JOBS)?;
             if flag.json {
                 json(&jobs);
                 return Ok(ExitCode::SUCCESS);
@@ -96,7 +96,7 @@ async fn tail(library: &Library, id: &str, mut after: i64, as_json: bool) -> Res
             return Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS });
         }
         if !page.more {
-            tokio::time::sleep(lectern::JOB_LOG_POLL).await;
+            tokio::time::sleep(crate::JOB_LOG_POLL).await;
         }
     }
 }

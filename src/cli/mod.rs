@@ -1,5 +1,7 @@
 //! The CLI's glue: build the configuration, open the library, run one command, map errors to a
-//! message with its hint (or JSON) and an exit status by kind.
+//! message with its hint (or JSON) and an exit status by kind. The `lectern` program runs it, and
+//! so does the desktop app's program when given [`COMMAND_LINE_ARG`] (the package's `lectern`
+//! command, which saves shipping the core twice).
 
 mod args;
 mod ask;
@@ -18,16 +20,20 @@ mod watch;
 
 use std::process::ExitCode;
 
+use crate::jobs::RunMode;
+use crate::pdf::{Extracted, PdfReader};
+use crate::{DeleteMode, Error, ErrorCode, Library, LibraryConfig};
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
-use lectern::jobs::RunMode;
-use lectern::pdf::{Extracted, PdfReader};
-use lectern::{DeleteMode, Error, ErrorCode, Library, LibraryConfig};
 
 use args::{Cli, Command, DocCommand, FolderCommand, IndexArgs, IndexCommand};
 use remote::remote;
 
-pub fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+/// The first argument that makes another program of Lectern's (the app) run as the command line.
+pub const COMMAND_LINE_ARG: &str = "--command-line";
+
+/// Runs the command line on `args` (the program's name first, as `std::env::args_os` gives it).
+pub fn main(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
+    let matches = Cli::command().get_matches_from(args);
     let as_json = json_requested(&matches);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -63,16 +69,24 @@ fn json_requested(matches: &ArgMatches) -> bool {
     }
 }
 
-/// On Ctrl-C, puts the documents this process is indexing back in the queue (a quit on purpose
-/// does not count against them, as a crash would) and ends the program as interrupted.
+/// Asked to stop (Ctrl-C, SIGTERM from a service manager or `kill`, SIGHUP when the terminal
+/// closes), puts the documents this process is indexing back in the queue (a quit on purpose does
+/// not count against them, as a crash would) and ends the program as that signal would (128 + its
+/// number).
 fn quit_on_interrupt(library: &Library) {
-    let library = library.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = library.requeue_unfinished();
-            std::process::exit(130);
-        }
-    });
+    use tokio::signal::unix::{signal, SignalKind};
+    for kind in [SignalKind::interrupt(), SignalKind::terminate(), SignalKind::hangup()] {
+        let Ok(mut stream) = signal(kind) else {
+            continue; // not handled: the signal ends the program, and the next indexer requeues
+        };
+        let library = library.clone();
+        tokio::spawn(async move {
+            if stream.recv().await.is_some() {
+                let _ = library.requeue_unfinished();
+                std::process::exit(128 + kind.as_raw_value());
+            }
+        });
+    }
 }
 
 /// The exit status of a failure, by its kind, for scripts that branch without parsing output.
@@ -90,8 +104,8 @@ fn exit_status(code: ErrorCode) -> ExitCode {
 async fn run(cli: Cli) -> Result<ExitCode, Error> {
     // Told no data directory, the command opens the library chosen in the app's settings.
     let told = cli.home.is_some() || std::env::var("LECTERN_HOME").is_ok_and(|home| !home.trim().is_empty());
-    let mut config = match lectern::app_config::dir().filter(|_| !told) {
-        Some(app_dir) => lectern::app_config::library_config(&app_dir)?,
+    let mut config = match crate::app_config::dir().filter(|_| !told) {
+        Some(app_dir) => crate::app_config::library_config(&app_dir)?,
         None => LibraryConfig::from_env(cli.home, None)?,
     };
     if cli.database_url.is_some() {
@@ -136,7 +150,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Serve(args) => serve::run(library, args).await?,
         Command::Mcp => {
             serve::index_while_serving(&library);
-            lectern::serve::serve_stdio(library).await?
+            crate::serve::serve_stdio(library).await?
         }
         Command::Library(args::LibraryCommand::Export { to, json }) => {
             let exported = library.export(&to).await?;
@@ -148,7 +162,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
                     exported.documents,
                     exported.files,
                     exported.indexes,
-                    lectern::database::redacted(&to)
+                    crate::database::redacted(&to)
                 );
             }
         }
@@ -208,7 +222,7 @@ fn folder(library: &Library, command: FolderCommand) -> Result<(), Error> {
             let folder = match strategy.as_deref().map(str::trim) {
                 None => library.folder(&path)?,
                 Some(name) if name.eq_ignore_ascii_case("inherit") => library.set_folder_strategy(&path, None)?,
-                Some(name) => library.set_folder_strategy(&path, Some(name.parse().map_err(lectern::Error::from)?))?,
+                Some(name) => library.set_folder_strategy(&path, Some(name.parse().map_err(crate::Error::from)?))?,
             };
             match folder.strategy {
                 Some(own) => println!("{}: {own}", folder.path),

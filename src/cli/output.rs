@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use lectern::catalog::LogEntry;
-use lectern::{Document, DocumentStatus, Error, Folder, FolderId, Hint, LibraryStatus};
+use crate::catalog::LogEntry;
+use crate::{Document, DocumentStatus, Error, Folder, FolderId, Hint, LibraryStatus};
 use serde::Serialize;
 
 /// Prints `value` as pretty JSON. A closed pipe (`| head`) ends the output quietly.

@@ -1,7 +1,7 @@
 //! The scope flags of `search`, `eval` and `ask` (folders, documents, filters) as the core's scope.
 
-use lectern::catalog::{RemoteScope, Scope, ScopeFilters};
-use lectern::{Error, Library};
+use crate::catalog::{RemoteScope, Scope, ScopeFilters};
+use crate::{Error, Library};
 
 use super::args::ScopeArgs;
 
@@ -32,7 +32,7 @@ pub fn scope(library: &Library, args: &ScopeArgs) -> Result<Scope, Error> {
             let remote = known
                 .iter()
                 .find(|r| r.name.eq_ignore_ascii_case(name.trim()))
-                .ok_or_else(|| lectern::catalog::CatalogError::RemoteNotFound(name.to_string()))?;
+                .ok_or_else(|| crate::catalog::CatalogError::RemoteNotFound(name.to_string()))?;
             Ok(RemoteScope {
                 remote: remote.name.clone(),
                 folder: folder.map(str::to_string).filter(|f| !f.trim().is_empty()),

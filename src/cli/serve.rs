@@ -1,8 +1,8 @@
 //! `lectern serve`: the library served to other programs until the process ends (indexing what
 //! they add), its token shown or rotated, the tokens limited to folders, and the log of requests.
 
-use lectern::jobs::RunMode;
-use lectern::{Error, Library};
+use crate::jobs::RunMode;
+use crate::{Error, Library};
 
 use super::args::{ServeArgs, ServeCommand, TokenCommand};
 use super::output::{format_time, json};
@@ -22,9 +22,9 @@ pub async fn run(library: Library, args: ServeArgs) -> Result<(), Error> {
         println!("{token}");
         return Ok(());
     }
-    let listener = lectern::serve::bind(args.listen).await?;
+    let listener = crate::serve::bind(args.listen).await?;
     index_while_serving(&library);
-    lectern::serve::serve(library, listener).await
+    crate::serve::serve(library, listener).await
 }
 
 /// Indexes what the served programs add (their jobs), in this process, for as long as it serves;

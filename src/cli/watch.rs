@@ -3,9 +3,9 @@
 
 use std::process::ExitCode;
 
-use lectern::catalog::Link;
-use lectern::jobs::RunMode;
-use lectern::{Error, Library, SyncReport};
+use crate::catalog::Link;
+use crate::jobs::RunMode;
+use crate::{Error, Library, SyncReport};
 
 use super::args::WatchCommand;
 use super::output;

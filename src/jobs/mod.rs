@@ -1,6 +1,7 @@
 //! Background indexing: the queue (tokio), one task per document, the indexer lock that keeps a
 //! second process from indexing the same library, start-up reconciliation, and progress events.
 
+mod crash_mark;
 mod keeper;
 mod lock;
 mod queue;

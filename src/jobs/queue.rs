@@ -13,6 +13,7 @@ use serde::Serialize;
 use tokio::runtime::Handle;
 use tokio::task::{self, JoinError, JoinSet};
 
+use super::crash_mark::CrashMark;
 use super::keeper;
 use super::lock::IndexerLock;
 use super::reconcile::{reconcile, Reconciled};
@@ -92,8 +93,11 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
     let Some(_lock) = IndexerLock::try_acquire(&config.home, config.database_url.as_deref())? else {
         return Err(Error::IndexerBusy);
     };
+    // Whether the last indexer crashed, then armed for this one's crash.
+    let crashed = CrashMark::take(&config.home)?;
+    let _mark = CrashMark::arm(&config.home);
     let mut run = IndexRun {
-        reconciled: reconcile(engine)?,
+        reconciled: reconcile(engine, crashed)?,
         ..IndexRun::default()
     };
     settle_jobs(engine);

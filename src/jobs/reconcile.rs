@@ -20,7 +20,7 @@ const FILE_GRACE: Duration = Duration::from_secs(600);
 pub struct Reconciled {
     /// Documents that were being indexed when the last indexer stopped, queued again.
     pub interrupted: usize,
-    /// Documents set aside (failed) because indexers died indexing them twice in a row.
+    /// Documents set aside (failed) because the indexer crashed reading them twice in a row.
     pub set_aside: usize,
     /// Temporary (half-built or half-deleted) index directories removed.
     pub temporary_removed: usize,
@@ -34,8 +34,9 @@ pub struct Reconciled {
     pub shared: usize,
 }
 
-/// Brings catalog, `indexes/` and `files/` back in line with each other.
-pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
+/// Brings catalog, `indexes/` and `files/` back in line with each other; `crashed`: the last
+/// indexer crashed (`crash_mark.rs`), rather than being stopped or killed.
+pub fn reconcile(engine: &Engine, crashed: bool) -> Result<Reconciled, Error> {
     let mut done = Reconciled::default();
     // Indexes on disk the library's database lacks.
     let mut to_share = Vec::new();
@@ -43,7 +44,7 @@ pub fn reconcile(engine: &Engine) -> Result<Reconciled, Error> {
     // window asking for the library at start waits for a statement, not for 10,000 files.
     let (interrupted, documents) = {
         let catalog = engine.catalog();
-        (catalog.requeue_interrupted()?, catalog.list_documents(None)?)
+        (catalog.requeue_interrupted(crashed)?, catalog.list_documents(None)?)
     };
     (done.interrupted, done.set_aside) = (interrupted.requeued, interrupted.set_aside);
     let known: HashSet<DocumentId> = documents.iter().map(|d| d.id).collect();

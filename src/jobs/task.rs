@@ -115,12 +115,10 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
             engine.catalog().set_metadata(doc.id, &meta)?;
             settle(engine, doc.id, DocumentStatus::NeedsOcr, &reason)
         }
-        // Paused: back to the queue, to be read again when indexing resumes.
-        Err(BuildError::Cancelled) if engine.stopped_by_pause(doc.id) => {
-            engine.catalog().requeue_unfinished(&[doc.id])?;
-            engine.emit(IndexEvent::Queued { document: doc.id });
-            Ok(())
-        }
+        // Paused, or its reader stopped along with the program: back to the queue, to be read
+        // again when indexing resumes.
+        Err(BuildError::Cancelled) if engine.stopped_by_pause(doc.id) => requeue(engine, doc.id),
+        Err(BuildError::Pdf(PdfError::Stopped(_))) => requeue(engine, doc.id),
         Err(BuildError::Cancelled) => settle(engine, doc.id, DocumentStatus::Failed, CANCELLED),
         Err(BuildError::Pdf(e @ (PdfError::NeedsPassword | PdfError::WrongPassword))) => {
             settle(engine, doc.id, DocumentStatus::NeedsPassword, &e.to_string())
@@ -239,6 +237,13 @@ fn finish_ready(
         reason: note,
         reused_from,
     });
+    Ok(())
+}
+
+/// Puts a document whose reading stopped part way back in the queue.
+fn requeue(engine: &Engine, id: DocumentId) -> Result<(), Error> {
+    engine.catalog().requeue_unfinished(&[id])?;
+    engine.emit(IndexEvent::Queued { document: id });
     Ok(())
 }
 

@@ -21,6 +21,8 @@ pub enum PdfError {
     NoPages,
     #[error("the PDF reader crashed on this file ({0}); the file is probably damaged")]
     Crashed(String),
+    #[error("the PDF reader was stopped from outside ({0}) before it finished; the file is read again later")]
+    Stopped(String),
     #[error("reading this PDF took longer than the limit of {0} seconds; the file may be damaged or pathological")]
     Timeout(u64),
     #[error(

@@ -325,6 +325,9 @@ impl Exit {
         match self.status {
             Some(status) if libc::WIFSIGNALED(status) => match libc::WTERMSIG(status) {
                 libc::SIGXCPU => PdfError::Timeout(limits.timeout.as_secs()),
+                // Sent to stop the program (its process group: a terminal's Ctrl-C, a logout, a
+                // service manager): not the file's doing.
+                signal @ (libc::SIGTERM | libc::SIGINT | libc::SIGHUP) => PdfError::Stopped(format!("signal {signal}")),
                 signal => PdfError::Crashed(format!(
                     "the reader was ended by signal {signal}{}",
                     signal_name(signal)

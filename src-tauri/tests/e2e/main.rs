@@ -5,11 +5,13 @@
 //! open it, page and zoom in the viewer, move a document and see the next answer's scope follow
 //! it, restart and reopen the chat, and open it again under the system's dark theme. Hostile HTML
 //! in a PDF and in a model's answer must stay text.
+//! `first_run.rs` runs the first-run setup against a loopback package index.
 //! `bench.rs` measures the app's figures (ignored; `scripts/bench-app.sh`).
 //! Screenshots go to `$LECTERN_E2E_SCREENSHOTS` (else the test's temporary target directory).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod bench;
+mod first_run;
 mod fixtures;
 mod harness;
 mod screenshot;
@@ -48,6 +50,29 @@ fn app() -> PathBuf {
     std::env::var_os("LECTERN_E2E_APP")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_lectern-app")))
+}
+
+/// The package's `lectern` command runs the app's program as the command line: the same library
+/// code, shipped once.
+#[test]
+fn the_apps_program_is_the_command_line_too() {
+    let home = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(app())
+        .args(["--command-line", "--home"])
+        .arg(home.path())
+        .args(["status", "--json"])
+        .env("LECTERN_MODELS", harness::models_dir())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let status: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let folders = status["folders"].as_array().unwrap();
+    assert!(
+        folders
+            .iter()
+            .any(|f| f["folder"]["path"] == lectern::catalog::DEFAULT_FOLDER),
+        "{status}"
+    );
 }
 
 /// Starts the app and waits for its folder tree; returns the session and how long that took.
