@@ -63,6 +63,18 @@ describe("models", () => {
     );
   });
 
+  it("says a model is in use only once it is installed", async () => {
+    const list = [
+      model("minilm", { role: "embedding", active: true }),
+      model("nomic", { role: "rerank", installed: true }),
+      model("small", { installed: true, active: true }),
+    ];
+    const models = new ModelList({ api: shell(list).api, report: () => {}, chose: () => {} });
+    await models.load();
+    const state = (id: string) => models.element.querySelector(`li[data-model="${id}"] .model-state`)?.textContent;
+    expect([state("minilm"), state("nomic"), state("small")]).toEqual(["", "Installed", "In use"]);
+  });
+
   it("installs with progress and cancel, and chooses an installed chat model", async () => {
     const list = [model("big"), model("small", { installed: true }), model("minilm", { role: "embedding", installed: true, active: true })];
     const { api, calls, finish } = shell(list);

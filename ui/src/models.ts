@@ -93,7 +93,8 @@ export class ModelList {
     name.textContent = m.name;
     const state = document.createElement("span");
     state.className = "model-state";
-    state.textContent = m.active ? "In use" : m.installed ? "Installed" : "";
+    // The library's embedding model is the active one before its files are in place: not in use.
+    state.textContent = !m.installed ? "" : m.active ? "In use" : "Installed";
     name.append(" ", state);
     const facts = document.createElement("div");
     facts.className = "model-facts";
