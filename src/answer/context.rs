@@ -324,11 +324,11 @@ mod tests {
 
     #[test]
     fn a_passage_says_what_it_sits_under_unless_it_says_it_itself() {
-        let context = "ADOBE 2016 10K\nItem 8\nCONSOLIDATED STATEMENTS OF INCOME\n2016 2015 2014";
+        let context = "NORTHWIND 2016 10K\nItem 8\nCONSOLIDATED STATEMENTS OF INCOME\n2016 2015 2014";
         assert_eq!(
-            passage_block(2, "a.pdf", 62, context, "Operating income 1,493,602 903,095 412,685"),
+            passage_block(2, "a.pdf", 62, context, "Operating income 1,611,240 1,020,530 455,870"),
             "[2] a.pdf, page 62 (under: Item 8 · CONSOLIDATED STATEMENTS OF INCOME · 2016 2015 2014):\n\
-             Operating income — 2016: 1,493,602; 2015: 903,095; 2014: 412,685\n\n"
+             Operating income — 2016: 1,611,240; 2015: 1,020,530; 2014: 455,870\n\n"
         );
         assert_eq!(
             passage_block(

@@ -317,13 +317,13 @@ mod tests {
     #[test]
     fn an_answer_quotes_a_passage_rounded_but_never_more_precise() {
         let quotes = |answer: &str, passage: &str| one(answer).quotes(&one(passage));
-        assert!(quotes("$1,493,602", "1,493,602"));
-        assert!(quotes("$1.49 billion", "1,493,602"));
+        assert!(quotes("$1,611,240", "1,611,240"));
+        assert!(quotes("$1.61 billion", "1,611,240"));
         assert!(quotes("$1,577 million", "1,577"));
         assert!(quotes("1,508", "(1,508)"));
         assert!(!quotes("2.35", "2"));
         assert!(!quotes("1,560", "1,577"));
-        assert!(!quotes("1.49", "1,493,602"), "no scale word, no shift");
+        assert!(!quotes("1.61", "1,611,240"), "no scale word, no shift");
     }
 
     #[test]

@@ -114,7 +114,7 @@ mod tests {
     #[test]
     fn a_question_names_its_statements_in_the_words_analysts_use() {
         assert_eq!(
-            asked("What is Best Buy's FY2019 inventory? Base your judgments on the balance sheet."),
+            asked("What is Northwind's FY2019 inventory? Base your judgments on the balance sheet."),
             [Statement::Balance]
         );
         assert_eq!(
