@@ -471,8 +471,8 @@ mod tests {
     use super::*;
 
     const PASSAGES: [&str; 2] = [
-        "ADOBE_2016_10K.pdf, page 62: Operating income 1,493,602 903,095 412,685",
-        "ADOBE_2016_10K.pdf, page 63: Total revenue 5,854,430 4,795,511",
+        "NORTHWIND_2016_10K.pdf, page 62: Operating income 1,493,602 903,095 412,685",
+        "NORTHWIND_2016_10K.pdf, page 63: Total revenue 5,854,430 4,795,511",
     ];
 
     fn checked(question: &str, pieces: &[&str]) -> (String, NumberCounts) {

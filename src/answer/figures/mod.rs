@@ -449,23 +449,23 @@ mod tests {
                 50,
                 "ACME 10-K",
                 "CONSOLIDATED STATEMENTS OF OPERATIONS\n(In thousands)\nYears ended 2017 2016 2015\n\
-                 Total revenue 5,854,430 4,795,511 4,147,065\nCost of revenue 819,908 744,317 622,080\n\
-                 Operating income 1,493,602 903,095 412,685\nNet income $ 1,168,782 $ 629,551 $ 268,395",
+                 Total revenue 6,240,150 5,102,380 4,411,920\nCost of revenue 902,114 801,550 690,300\n\
+                 Operating income 1,611,240 1,020,530 455,870\nNet income $ 1,204,460 $ 688,120 $ 301,050",
             ),
             chunk(
                 52,
                 "ACME 10-K",
                 "CONSOLIDATED BALANCE SHEETS\n(In thousands)\nDecember 1, 2017 December 2, 2016\n\
                  Cash and cash equivalents 900 700\nInventories 1,000 800\nTotal current assets 7,000 5,000\n\
-                 Total assets 14,000,000 12,000,000\nTotal current liabilities 3,527,187 2,811,635\n\
+                 Total assets 14,000,000 12,000,000\nTotal current liabilities 3,702,415 2,950,270\n\
                  Total stockholders' equity 8,000,000 7,000,000\n\
                  Total liabilities and stockholders' equity 14,000,000 12,000,000",
             ),
             chunk(
                 56,
                 "ACME 10-K\nConsolidated Statements of Cash Flows",
-                "(In thousands)\n2017 2016 2015\nNet cash provided by operating activities 2,912,853 2,199,728 1,469,502\n\
-                 Purchases of property and equipment (178,122) (203,805) (184,936)",
+                "(In thousands)\n2017 2016 2015\nNet cash provided by operating activities 3,050,610 2,310,400 1,540,220\n\
+                 Purchases of property and equipment (190,450) (214,370) (196,210)",
             ),
         ]
     }
@@ -481,8 +481,8 @@ mod tests {
             "What is the FY2017 operating cash flow ratio for Acme? Operating cash flow ratio is defined as: cash \
              from operations / total current liabilities. Round your answer to two decimal places.",
         );
-        assert_eq!(s.result, "0.83");
-        assert_eq!(s.working, "2,912,853 [1] / 3,527,187 [2] = 0.83");
+        assert_eq!(s.result, "0.82");
+        assert_eq!(s.working, "3,050,610 [1] / 3,702,415 [2] = 0.82");
         assert_eq!((s.rows[0].page, s.rows[1].page), (56, 52));
     }
 
@@ -492,34 +492,34 @@ mod tests {
             "What is Acme's year-over-year change in operating income from FY2016 to FY2017 (in units of \
              percents and round to one decimal place)?",
         );
-        assert_eq!(s.result, "65.4%");
-        assert_eq!(s.working, "(1,493,602 [1] - 903,095 [1]) / 903,095 [1] = 65.4%");
+        assert_eq!(s.result, "57.9%");
+        assert_eq!(s.working, "(1,611,240 [1] - 1,020,530 [1]) / 1,020,530 [1] = 57.9%");
         let s = solved("What is the FY2015 - FY2017 3 year average of capex as a % of revenue for Acme?");
         assert_eq!(s.result, "3.9%");
         let s = solved(
             "What is Acme's FY2017 free cash flow in USD millions? FCF is defined as: cash from operations - capex.",
         );
-        assert_eq!(s.result, "$2,735 million");
-        assert_eq!(s.working, "2,912,853 [1] - 178,122 [2] = $2,735 million");
+        assert_eq!(s.result, "$2,860 million");
+        assert_eq!(s.working, "3,050,610 [1] - 190,450 [2] = $2,860 million");
         let s = solved("What is the FY2017 return on assets for Acme? Round to two decimal places.");
         assert_eq!(s.result, "0.09");
         assert_eq!(
             s.working,
-            "1,168,782 [1] / ((12,000,000 [2] + 14,000,000 [2]) / 2) = 0.09"
+            "1,204,460 [1] / ((12,000,000 [2] + 14,000,000 [2]) / 2) = 0.09"
         );
     }
 
     #[test]
     fn liabilities_no_line_totals_are_computed_from_the_lines_that_do() {
         let s = solved("What is Acme's total long-term liabilities in FY2017?");
-        assert_eq!(s.result, "2,472,813 thousand");
+        assert_eq!(s.result, "2,297,585 thousand");
         assert_eq!(
             s.working,
-            "(14,000,000 [1] - 8,000,000 [2]) - 3,527,187 [3] = 2,472,813 thousand"
+            "(14,000,000 [1] - 8,000,000 [2]) - 3,702,415 [3] = 2,297,585 thousand"
         );
         assert_eq!(
             solved("What is Acme's FY2017 cash ratio?").working,
-            "900 [1] / 3,527,187 [2] = 0.00"
+            "900 [1] / 3,702,415 [2] = 0.00"
         );
     }
 
@@ -533,7 +533,7 @@ mod tests {
     fn a_yes_or_no_question_is_answered_by_the_figures_sign_first() {
         let q = "Does Acme have positive working capital based on FY2017 data?";
         let s = solved(q);
-        assert_eq!((s.result.as_str(), s.verdict), ("-3,520,187 thousand", Some(false)));
+        assert_eq!((s.result.as_str(), s.verdict), ("-3,695,415 thousand", Some(false)));
         assert_eq!(
             solved("Does Acme have negative working capital in FY2017?").verdict,
             Some(true)
