@@ -471,8 +471,8 @@ mod tests {
     use super::*;
 
     const PASSAGES: [&str; 2] = [
-        "NORTHWIND_2016_10K.pdf, page 62: Operating income 1,493,602 903,095 412,685",
-        "NORTHWIND_2016_10K.pdf, page 63: Total revenue 5,854,430 4,795,511",
+        "NORTHWIND_2016_10K.pdf, page 62: Operating income 1,611,240 1,020,530 455,870",
+        "NORTHWIND_2016_10K.pdf, page 63: Total revenue 6,240,150 5,102,380",
     ];
 
     fn checked(question: &str, pieces: &[&str]) -> (String, NumberCounts) {
@@ -488,13 +488,13 @@ mod tests {
         let (text, counts) = checked(
             "What is the change in operating income from FY2015 to FY2016?",
             &[
-                "It grew by (1,493,602 - 903,095) / 903,095 = 72.1% [1]. ",
+                "It grew by (1,611,240 - 1,020,530) / 1,020,530 = 72.1% [1]. ",
                 "That is 72.1% in a year.",
             ],
         );
         assert_eq!(
             text,
-            "It grew by (1,493,602 - 903,095) / 903,095 = 65.4% [1]. That is 65.4% in a year."
+            "It grew by (1,611,240 - 1,020,530) / 1,020,530 = 57.9% [1]. That is 57.9% in a year."
         );
         assert_eq!(
             counts,
@@ -504,16 +504,16 @@ mod tests {
                 withheld: 0
             }
         );
-        let (text, _) = checked("q", &["Turnover is 5,854,430 / 1,493,602 = 3.9."]);
-        assert_eq!(text, "Turnover is 5,854,430 / 1,493,602 = 3.92 [2] [1].");
-        let (text, _) = checked("q", &["Revenue 5,854,430 and 4,795,511 and 1,493,602 in 2016"]);
-        assert_eq!(text, "Revenue 5,854,430 and 4,795,511 and 1,493,602 in 2016 [2] [1]");
+        let (text, _) = checked("q", &["Turnover is 6,240,150 / 1,611,240 = 3.9."]);
+        assert_eq!(text, "Turnover is 6,240,150 / 1,611,240 = 3.87 [2] [1].");
+        let (text, _) = checked("q", &["Revenue 6,240,150 and 5,102,380 and 1,611,240 in 2016"]);
+        assert_eq!(text, "Revenue 6,240,150 and 5,102,380 and 1,611,240 in 2016 [2] [1]");
     }
 
     #[test]
     fn quoted_numbers_pass_and_get_the_label_of_their_passage() {
-        let (text, counts) = checked("q", &["Revenue was $5.85 billion in 2016 [1] and 4,795,511 before."]);
-        assert_eq!(text, "Revenue was $5.85 billion in 2016 [1] and 4,795,511 before [2].");
+        let (text, counts) = checked("q", &["Revenue was $6.24 billion in 2016 [1] and 5,102,380 before."]);
+        assert_eq!(text, "Revenue was $6.24 billion in 2016 [1] and 5,102,380 before [2].");
         assert_eq!(counts.quoted, 3);
     }
 
@@ -523,13 +523,13 @@ mod tests {
             "What is the fixed asset turnover?",
             &[
                 "The ratio is 3.45 [1].",
-                " Operating income was 1,493,602 [1].",
+                " Operating income was 1,611,240 [1].",
                 " It uses 2 lines.",
             ],
         );
         assert_eq!(
             text,
-            format!("The ratio is {WITHHELD} Operating income was 1,493,602 [1]. It uses 2 lines.")
+            format!("The ratio is {WITHHELD} Operating income was 1,611,240 [1]. It uses 2 lines.")
         );
         assert_eq!(
             counts,
@@ -546,9 +546,9 @@ mod tests {
         let mut check = NumberCheck::new("What is revenue over its prior year?", &PASSAGES.map(String::from));
         assert_eq!(check.push("The ratio is 1.5. "), "The ratio is ");
         // The next sentence's words wait behind the one that waits for its computation.
-        assert_eq!(check.push("It is 5,854,430 / 4,795,511 "), "");
+        assert_eq!(check.push("It is 6,240,150 / 5,102,380 "), "");
         assert_eq!(check.push("= 1.5."), "");
-        assert_eq!(check.finish(), "1.22. It is 5,854,430 / 4,795,511 = 1.22 [2].");
+        assert_eq!(check.finish(), "1.22. It is 6,240,150 / 5,102,380 = 1.22 [2].");
         assert_eq!(
             check.counts,
             NumberCounts {
@@ -558,10 +558,10 @@ mod tests {
             }
         );
         // A computation with another result leaves the stated one unsupported.
-        let (text, counts) = checked("q", &["The ratio is 3.45. It is 5,854,430 / 4,795,511 = 1.2."]);
+        let (text, counts) = checked("q", &["The ratio is 3.45. It is 6,240,150 / 5,102,380 = 1.2."]);
         assert_eq!(
             text,
-            format!("The ratio is {WITHHELD} It is 5,854,430 / 4,795,511 = 1.22 [2].")
+            format!("The ratio is {WITHHELD} It is 6,240,150 / 5,102,380 = 1.22 [2].")
         );
         assert_eq!(counts.withheld, 1);
     }
@@ -591,10 +591,10 @@ mod tests {
 
     #[test]
     fn a_label_after_the_stop_cites_the_sentence_before_it() {
-        let (text, _) = checked("q", &["Operating income was 1,493,602.", " [1", "] It grew."]);
-        assert_eq!(text, "Operating income was 1,493,602. [1] It grew.");
-        let (text, _) = checked("q", &["The list: 1. Revenue 5,854,430 in 2016. [2]"]);
-        assert_eq!(text, "The list: 1. Revenue 5,854,430 in 2016. [2]");
+        let (text, _) = checked("q", &["Operating income was 1,611,240.", " [1", "] It grew."]);
+        assert_eq!(text, "Operating income was 1,611,240. [1] It grew.");
+        let (text, _) = checked("q", &["The list: 1. Revenue 6,240,150 in 2016. [2]"]);
+        assert_eq!(text, "The list: 1. Revenue 6,240,150 in 2016. [2]");
     }
 
     #[test]
