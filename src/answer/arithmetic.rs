@@ -1,8 +1,8 @@
-//! Computations an answer writes out, found and evaluated by Lectern: "(1,493,602 - 903,095) /
-//! 903,095 = 65.4%" is an expression over numbers (`+ - * / × ÷`, a lone `x`, parentheses), an
-//! equals sign (`=` or `≈`) and a result; the result may come first ("65.4% = ..."), and a chain
-//! may give it twice ("... = 0.654 = 65.4%"). Signs and parentheses are read from the
-//! expression, not from the numbers: in a computation "(903,095)" is a group, not a negative.
+//! Computations an answer writes out, found and evaluated by Lectern: "(1,611,240 - 1,020,530) /
+//! 1,020,530 = 57.9%" is an expression over numbers (`+ - * / × ÷`, a lone `x`, parentheses), an
+//! equals sign (`=` or `≈`) and a result; the result may come first ("57.9% = ..."), and a chain
+//! may give it twice ("... = 0.579 = 57.9%"). Signs and parentheses are read from the
+//! expression, not from the numbers: in a computation "(1,020,530)" is a group, not a negative.
 //! An operand written as a percent counts as its hundredth; a percent result is the value times
 //! 100 unless the expression already multiplies by 100.
 
@@ -271,16 +271,16 @@ mod tests {
     #[test]
     fn a_written_computation_is_found_and_evaluated() {
         assert_eq!(
-            computed("The change is (1,493,602 - 903,095) / 903,095 = 65.4% [1]."),
-            [(vec![1493602.0, 903095.0, 903095.0], vec![65.4], 65.387)]
+            computed("The change is (1,611,240 - 1,020,530) / 1,020,530 = 57.9% [1]."),
+            [(vec![1611240.0, 1020530.0, 1020530.0], vec![57.9], 57.8827)]
         );
         assert_eq!(
             computed("Turnover: 1.52 = $6,489 / $4,269 [2]."),
             [(vec![6489.0, 4269.0], vec![1.52], 1.52)]
         );
         assert_eq!(
-            computed("It is 590,507 / 903,095 × 100 ≈ 65.39% [1]"),
-            [(vec![590507.0, 903095.0, 100.0], vec![65.39], 65.387)]
+            computed("It is 590,710 / 1,020,530 × 100 ≈ 57.88% [1]"),
+            [(vec![590710.0, 1020530.0, 100.0], vec![57.88], 57.8827)]
         );
         assert_eq!(
             computed("a chain 3 x 4 = 12 = 12.0"),
@@ -293,7 +293,7 @@ mod tests {
         assert!(computed("Revenue rose from 2015-2016 by 12% [1].").is_empty());
         assert!(computed("The ratio is 6,489 / 4,269 [2].").is_empty());
         assert!(computed("In FY2019 - FY2018 = 5 things").is_empty());
-        assert!(computed("Net income = 1,168,782 [1].").is_empty());
+        assert!(computed("Net income = 1,204,460 [1].").is_empty());
         assert!(computed("(3 + ) = 4").is_empty());
         assert!(computed("1 / 0 = 4").is_empty());
     }

@@ -2,7 +2,7 @@
 //! through [`NumberCheck`] after the echo filter and before the citation parser (so it sees the
 //! model's own labels, `[2]`); a sentence is held back from its first number to its end:
 //!
-//! - a computation the model writes out ("(1,493,602 - 903,095) / 903,095 = 65.4%") is evaluated
+//! - a computation the model writes out ("(1,611,240 - 1,020,530) / 1,020,530 = 57.9%") is evaluated
 //!   by Lectern over operands that are themselves checked, and its result is replaced by
 //!   Lectern's value, written at the model's precision or to three significant digits; another
 //!   mention of the model's own result, before or after, is replaced too;
