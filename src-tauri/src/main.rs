@@ -20,12 +20,8 @@ fn main() -> std::process::ExitCode {
     lectern::allocator::share_arenas();
     lectern::pdf::serve_if_asked();
     // The package's `lectern` command runs this program as the command line.
-    if std::env::args_os()
-        .nth(1)
-        .is_some_and(|arg| arg == lectern::cli::COMMAND_LINE_ARG)
-    {
-        let name = std::iter::once(std::ffi::OsString::from("lectern"));
-        return lectern::cli::main(name.chain(std::env::args_os().skip(2)));
+    if let Some(ended) = lectern::cli::main_if_asked() {
+        return ended;
     }
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())

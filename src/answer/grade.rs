@@ -12,13 +12,13 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::numbers::{numbers, Number};
+use super::numbers::{numbers, same_value, Number};
 use super::{says_not_found, Answer, AnswerKind};
 use crate::error::Error;
 use crate::search::eval::read_json_lines;
 
 /// One line of an answer set: a question with its gold answer and the pages that hold it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct GoldQuestion {
     #[serde(default)]
     pub id: Option<String>,
@@ -217,9 +217,8 @@ fn in_question(number: &Number, asked: &[Number]) -> bool {
 /// Whether `a` is `b`: the same value, both with a percent sign or neither, a missing scale
 /// word read as the other's ("1,577" is "1,577 thousand").
 fn same_number(a: &Number, b: &Number) -> bool {
-    let equal = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
     a.percent == b.percent
-        && (equal(a.scaled(), b.scaled()) || ((a.scale == 1.0 || b.scale == 1.0) && equal(a.value, b.value)))
+        && (same_value(a.scaled(), b.scaled()) || ((a.scale == 1.0 || b.scale == 1.0) && same_value(a.value, b.value)))
 }
 
 /// Whether `answer` holds `expected`'s normalised words, in order, as whole words.

@@ -155,7 +155,7 @@ fn step(decimals: u32) -> f64 {
 }
 
 /// Whether `a` and `b` are the same value, but for the last bits of a floating-point sum.
-fn same_value(a: f64, b: f64) -> bool {
+pub(super) fn same_value(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
 

@@ -372,11 +372,7 @@ fn regrade(questions: &Path, stored: &Path) -> Result<ExitCode, Error> {
                     source: line.source.clone(),
                     question: line.question.clone(),
                     answer: line.gold.clone(),
-                    accept: Vec::new(),
-                    doc: None,
-                    pages: Vec::new(),
-                    after: None,
-                    kind: None,
+                    ..GoldQuestion::default()
                 }
             }
         };

@@ -1,6 +1,6 @@
 //! The CLI's glue: build the configuration, open the library, run one command, map errors to a
 //! message with its hint (or JSON) and an exit status by kind. The `lectern` program runs it, and
-//! so does the desktop app's program when given [`COMMAND_LINE_ARG`] (the package's `lectern`
+//! so does the desktop app's program when given `--command-line` first (the package's `lectern`
 //! command, which saves shipping the core twice).
 
 mod args;
@@ -29,7 +29,18 @@ use args::{Cli, Command, DocCommand, FolderCommand, IndexArgs, IndexCommand};
 use remote::remote;
 
 /// The first argument that makes another program of Lectern's (the app) run as the command line.
-pub const COMMAND_LINE_ARG: &str = "--command-line";
+const COMMAND_LINE_ARG: &str = "--command-line";
+
+/// Runs the command line, and returns how it ended, when the program was started as it
+/// (`--command-line` first, as the package's `lectern` script starts the app's program);
+/// otherwise returns `None` at once.
+pub fn main_if_asked() -> Option<ExitCode> {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_none_or(|arg| arg != COMMAND_LINE_ARG) {
+        return None;
+    }
+    Some(main(std::iter::once("lectern".into()).chain(args)))
+}
 
 /// Runs the command line on `args` (the program's name first, as `std::env::args_os` gives it).
 pub fn main(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {

@@ -6,7 +6,7 @@
 //! downloading (the index sends its wheels a trickle at a time).
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,6 +16,7 @@ use lectern::catalog::DEFAULT_FOLDER;
 use lectern::models::{known, sha256_file, DEFAULT_CHAT, MINILM, PDFIUM};
 use serde_json::json;
 
+use crate::fixtures::request_head;
 use crate::harness::{corpus_pdf, models_dir, Desktop};
 use crate::{ask, click_on, documents_ready, invoke, start, LONG, LOREM_PDF, LOREM_QUESTION, SHORT};
 
@@ -146,20 +147,13 @@ fn serve(index: BTreeMap<String, Reply>) -> String {
 
 /// Answers one request (HTTP/1.1, one request a connection).
 fn answer(mut stream: TcpStream, index: &BTreeMap<String, Reply>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut request = String::new();
-    let _ = reader.read_line(&mut request);
+    let (request, headers) = request_head(&mut BufReader::new(stream.try_clone().unwrap()));
     let path = request.split_whitespace().nth(1).unwrap_or_default().to_string();
-    let mut from = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        if let Some(range) = line.to_ascii_lowercase().strip_prefix("range: bytes=") {
-            from = range.trim().trim_end_matches('-').parse().unwrap_or(0);
-        }
-    }
+    let mut from: u64 = headers
+        .iter()
+        .find(|(name, _)| name == "range")
+        .and_then(|(_, value)| value.strip_prefix("bytes=")?.trim_end_matches('-').parse().ok())
+        .unwrap_or(0);
     let _ = match index.get(&path) {
         None => write!(stream, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
         Some(Reply::Listing(page)) => write!(

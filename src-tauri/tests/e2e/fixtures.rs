@@ -1,5 +1,6 @@
 //! Hostile inputs for the security checks: a PDF whose text is HTML, and a loopback server
-//! speaking Ollama's streamed `/api/chat` whose answer is HTML.
+//! speaking Ollama's streamed `/api/chat` whose answer is HTML; and the reading of a request's
+//! head that the tests' loopback servers share.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -22,6 +23,24 @@ pub fn write_html_pdf(path: &Path) {
 /// The model's answer: a script element, an image with a handler, and a citation of passage 1.
 pub const MODEL_HTML: &str = r#"<script>window.__pwned='model'</script> <img src=x onerror="window.__pwned='model-img'"> The keeper reports it [1]."#;
 
+/// Reads an HTTP request's line and headers from `reader`: the request line, and each header's
+/// name (lowercased) with its value.
+pub fn request_head(reader: &mut impl BufRead) -> (String, Vec<(String, String)>) {
+    let mut request = String::new();
+    let _ = reader.read_line(&mut request);
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
+        }
+    }
+    (request, headers)
+}
+
 /// Serves Ollama's `/api/chat` on a loopback port, streaming [`MODEL_HTML`] word by word as
 /// NDJSON to every request, in the background; returns the base URL.
 pub fn serve_ollama() -> String {
@@ -31,16 +50,12 @@ pub fn serve_ollama() -> String {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
             let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-            }
+            let (_, headers) = request_head(&mut reader);
+            let length = headers
+                .iter()
+                .find(|(name, _)| name == "content-length")
+                .and_then(|(_, value)| value.parse().ok())
+                .unwrap_or(0);
             let mut body = vec![0; length];
             let _ = reader.read_exact(&mut body);
             let mut reply = String::new();
