@@ -1,6 +1,7 @@
-//! Lets Lectern's programs find llama.cpp. It is built as shared libraries, with its CPU kernels
-//! as one loadable module per CPU generation (`ggml-cpu-haswell`, `-skylakex`, `-zen4`, …) so that
-//! the machine running a program picks the best it has (`llm/runtime.rs`). A program looks for
+//! Lets Lectern's programs find llama.cpp. It is built as shared libraries; with the `every-cpu`
+//! feature (the package) its CPU kernels are one loadable module per CPU generation
+//! (`ggml-cpu-haswell`, `-skylakex`, `-zen4`, …) so that the machine running a program picks the
+//! best it has (`llm/runtime.rs`); without it, one build for the building machine. A program looks for
 //! the libraries beside itself, then (a development build) where the build put them, or (a
 //! release build) in `../lib/lectern`, where the package installs them: `/usr/bin/lectern` finds
 //! `/usr/lib/lectern`. The app's build script gives its program the same run path, from
@@ -13,12 +14,15 @@
 use std::path::{Path, PathBuf};
 
 fn main() {
-    println!("cargo:rerun-if-env-changed=DEP_LLAMA_BACKENDS_DIR");
-    let backends = std::env::var_os("DEP_LLAMA_BACKENDS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| panic!("llama-cpp-sys-2 did not say where it built llama.cpp (DEP_LLAMA_BACKENDS_DIR)"));
-    // …/<profile>/build/llama-cpp-sys-2-<hash>/out/backends
-    let out = backends.parent().unwrap_or(&backends);
+    // …/<profile>/build/llama-cpp-sys-2-<hash>/out/backends (`every-cpu`), else …/out/lib/cmake
+    let out = [("DEP_LLAMA_BACKENDS_DIR", 1), ("DEP_LLAMA_GGML_CMAKE_DIR", 2)]
+        .into_iter()
+        .find_map(|(name, depth)| {
+            println!("cargo:rerun-if-env-changed={name}");
+            std::env::var_os(name).and_then(|dir| PathBuf::from(dir).ancestors().nth(depth).map(Path::to_path_buf))
+        })
+        .unwrap_or_else(|| panic!("llama-cpp-sys-2 did not say where it built llama.cpp (DEP_LLAMA_BACKENDS_DIR, DEP_LLAMA_GGML_CMAKE_DIR)"));
+    let out = out.as_path();
     let lib = out.join("lib");
     // A release build is what the package installs: its run path names no directory of the
     // machine that built it (llama-cpp-sys-2 links the libraries beside the programs it builds).

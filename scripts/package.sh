@@ -18,9 +18,9 @@ npm install --prefix ui --no-audit --no-fund
 npm run --prefix ui build
 
 start=$(date +%s)
-# Every program of the workspace, as the tests' build does (one set of dependency features), so
-# that lectern-bench can measure the release build beside the dev one (docs/figures.md).
-cargo build --release --locked --workspace --bins --features lectern-app/custom-protocol
+# Every program of the workspace, so that lectern-bench can measure the release build beside the
+# dev one (docs/figures.md), with llama.cpp's CPU kernels built for every CPU generation.
+cargo build --release --locked --workspace --bins --features lectern-app/custom-protocol,lectern/every-cpu
 echo "package.sh: the release build took $(( $(date +%s) - start )) s"
 
 target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')

@@ -6,6 +6,8 @@ mod backend;
 mod builtin;
 mod error;
 mod http;
+#[cfg(feature = "every-cpu")]
+mod kernels;
 pub(crate) mod runtime;
 mod tools;
 mod window;
