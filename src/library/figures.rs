@@ -5,14 +5,12 @@
 use super::Library;
 use crate::answer::figures::{self, Sheet};
 use crate::answer::{Answer, AnswerEvent};
-use crate::catalog::{DocumentId, Scope, ScopedDocument};
+use crate::catalog::{DocumentId, Scope, ScopeDocuments, ScopedDocument};
 use crate::error::Error;
 use crate::search::{name_scores, Hit};
 
 /// How many documents the question names by their names are read, at most.
 const NAMED: usize = 4;
-/// How many of the best documents of the search are read where the question names none.
-const FOUND: usize = 2;
 
 impl Library {
     /// The answer computing the figure `question` asks for, from the first document whose rows
@@ -20,8 +18,9 @@ impl Library {
     /// figure Lectern can compute or no document gives it. Read first are the documents of
     /// `scope` whose names the question names ("PepsiCo's FY2021 capex": the PepsiCo filings,
     /// even where another company's passages ranked higher), those among `hits` in their order
-    /// and then the others; where it names none, the best [`FOUND`] documents of this library
-    /// among `hits`. Blocking: it reads the documents' passages.
+    /// and then the others. Where it names none, only a scope of one document is read: over
+    /// several, whichever document gave the operands would be a guess at the company meant
+    /// (the model answers then, its passages cited). Blocking: it reads the documents' passages.
     pub(super) fn computed_figure(
         &self,
         question: &str,
@@ -37,33 +36,35 @@ impl Library {
         // Each candidate with a hit of it (for its name and folder), made for a named
         // document the search did not find.
         let mut candidates: Vec<Hit> = Vec::new();
-        if scope.has_local_part() {
-            let docs = self.engine.catalog().documents_in_scope(scope)?;
-            let scores = name_scores(question, &docs);
-            let mut named: Vec<(f32, usize, &ScopedDocument)> = docs
-                .iter()
-                .zip(&scores)
-                .filter(|(_, s)| **s > 0.0)
-                .map(|(d, s)| (*s, rank(d.id), d))
-                .collect();
-            // Those the search found first, in its order (a word of the question may name
-            // other documents by the start of their names: "net" names NETFLIX); then the rest
-            // by how well the question names them.
-            named.sort_by(|a, b| a.1.cmp(&b.1).then(b.0.total_cmp(&a.0)));
-            candidates.extend(named.into_iter().take(NAMED).map(|(_, at, d)| match local.get(at) {
-                Some(hit) => (*hit).clone(),
-                None => hit_of(d),
-            }));
-        }
+        let docs = match scope.has_local_part() {
+            true => self.engine.catalog().documents_in_scope(scope)?,
+            false => std::sync::Arc::new(ScopeDocuments::new(Vec::new())),
+        };
+        let scores = name_scores(question, &docs);
+        let mut named: Vec<(f32, usize, &ScopedDocument)> = docs
+            .iter()
+            .zip(&scores)
+            .filter(|(_, s)| **s > 0.0)
+            .map(|(d, s)| (*s, rank(d.id), d))
+            .collect();
+        // Those the search found first, in its order (a word of the question may name
+        // other documents by the start of their names: "net" names NETFLIX); then the rest
+        // by how well the question names them.
+        named.sort_by(|a, b| a.1.cmp(&b.1).then(b.0.total_cmp(&a.0)));
+        candidates.extend(named.into_iter().take(NAMED).map(|(_, at, d)| match local.get(at) {
+            Some(hit) => (*hit).clone(),
+            None => hit_of(d),
+        }));
         // Only where the question names no document: one it names but whose rows lack the
         // figure is no reason to give another company's (PepsiCo's FY2022 cash ratio is not
         // General Mills').
-        if candidates.is_empty() {
-            for hit in &local {
-                if candidates.len() < FOUND && !candidates.iter().any(|c| c.document == hit.document) {
-                    candidates.push((*hit).clone());
-                }
-            }
+        if let ([only], true) = (&docs[..], candidates.is_empty()) {
+            candidates.push(
+                local
+                    .iter()
+                    .find(|h| h.document == only.id)
+                    .map_or_else(|| hit_of(only), |h| (*h).clone()),
+            );
         }
         for source in candidates {
             let doc = self.engine.catalog().document(source.document)?;

@@ -1276,7 +1276,7 @@ fn a_metric_asked_of_a_filing_is_computed_by_lectern_from_its_statements_rows() 
     assert_eq!(outcome.answer.citations[0].document_name, "northwind-2024q2-10q.pdf");
     opening(
         "Did Northwind's net sales increase from Q2 FY2023 to Q2 FY2024?",
-        "Yes. Net sales (Q2 FY2023 to Q2 FY2024): **13.8%**.",
+        "Yes. Net sales (Q2 FY2023 to Q2 FY2024): **13.8% (+400 million)**.",
     );
     opening(
         "Does Northwind have positive working capital as of Q2 of FY2024?",
@@ -1285,4 +1285,22 @@ fn a_metric_asked_of_a_filing_is_computed_by_lectern_from_its_statements_rows() 
     // The quarterly report's figures are no fiscal year's: FY2024 is not computed from them.
     let (outcome, _) = ask("What were Northwind's FY2024 net sales?");
     assert_ne!(outcome.answer.kind, AnswerKind::Computed, "{}", outcome.answer.body);
+
+    // Never another question: a ratio whose second term Lectern does not know is not answered
+    // by its first, and a question naming no company over three filings is not computed from
+    // whichever gives the operands.
+    for question in [
+        "What is Northwind's FY2023 total debt to EBITDA ratio? Round to three decimal places.",
+        "How much did Northwind's net sales grow in FY2023?",
+        "What is the FY2023 operating cash flow ratio? Operating cash flow ratio is defined as: cash from \
+         operations / total current liabilities.",
+    ] {
+        let (outcome, _) = ask(question);
+        assert_ne!(
+            outcome.answer.kind,
+            AnswerKind::Computed,
+            "{question}: {}",
+            outcome.answer.body
+        );
+    }
 }

@@ -42,6 +42,9 @@ pub enum Item {
 /// What is known of an item.
 pub struct Spec {
     pub item: Item,
+    /// How an answer names it where it states a computation ("operating income + depreciation
+    /// and amortization").
+    pub name: &'static str,
     pub statement: Statement,
     /// How questions name it, normalised ([`normalise`]), longest first within the table.
     pub phrases: &'static [&'static str],
@@ -59,6 +62,7 @@ use Statement::{Balance, CashFlows, Income};
 pub const SPECS: &[Spec] = &[
     Spec {
         item: Revenue,
+        name: "revenue",
         statement: Income,
         phrases: &[
             "total net revenues",
@@ -96,6 +100,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: CostOfSales,
+        name: "cost of sales",
         statement: Income,
         phrases: &[
             "cost of goods sold",
@@ -122,6 +127,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: GrossProfit,
+        name: "gross profit",
         statement: Income,
         phrases: &["gross profit"],
         labels: &["gross profit", "gross margin"],
@@ -129,6 +135,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: OperatingIncome,
+        name: "operating income",
         statement: Income,
         phrases: &[
             "operating income",
@@ -148,6 +155,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: NetIncome,
+        name: "net income",
         statement: Income,
         phrases: &[
             "net income attributable to shareholders",
@@ -165,6 +173,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: PretaxIncome,
+        name: "income before income taxes",
         statement: Income,
         phrases: &[
             "income before income taxes",
@@ -184,6 +193,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: IncomeTax,
+        name: "income tax expense",
         statement: Income,
         phrases: &[
             "income tax expense",
@@ -202,6 +212,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: InterestExpense,
+        name: "interest expense",
         statement: Income,
         phrases: &["interest expense"],
         labels: &["interest expense", "interest expense net"],
@@ -209,6 +220,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: DepreciationAmortization,
+        name: "depreciation and amortization",
         statement: CashFlows,
         phrases: &["depreciation and amortization", "depreciation amortization", "d and a"],
         labels: &[
@@ -223,6 +235,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: OperatingCashFlow,
+        name: "cash from operations",
         statement: CashFlows,
         phrases: &[
             "cash flows from operating activities",
@@ -253,6 +266,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: CapitalExpenditure,
+        name: "capital expenditure",
         statement: CashFlows,
         phrases: &[
             "capital expenditures",
@@ -277,6 +291,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: DividendsPaid,
+        name: "dividends paid",
         statement: CashFlows,
         phrases: &[
             "total cash dividends paid",
@@ -299,6 +314,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: TotalCurrentAssets,
+        name: "total current assets",
         statement: Balance,
         phrases: &["total current assets", "current assets"],
         labels: &["total current assets", "current assets"],
@@ -306,6 +322,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: TotalCurrentLiabilities,
+        name: "total current liabilities",
         statement: Balance,
         phrases: &["total current liabilities", "current liabilities"],
         labels: &["total current liabilities", "current liabilities"],
@@ -313,6 +330,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: TotalAssets,
+        name: "total assets",
         statement: Balance,
         phrases: &["total assets"],
         labels: &["total assets"],
@@ -320,6 +338,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: TotalLiabilities,
+        name: "total liabilities",
         statement: Balance,
         phrases: &["total liabilities"],
         labels: &["total liabilities"],
@@ -327,6 +346,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: ShareholdersEquity,
+        name: "shareholders' equity",
         statement: Balance,
         phrases: &[
             "total shareholders equity",
@@ -348,6 +368,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: Inventory,
+        name: "inventories",
         statement: Balance,
         phrases: &["total inventories", "inventories", "inventory"],
         labels: &[
@@ -362,6 +383,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: AccountsPayable,
+        name: "accounts payable",
         statement: Balance,
         phrases: &["accounts payable", "trade payables", "payables"],
         labels: &[
@@ -374,6 +396,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: AccountsReceivable,
+        name: "accounts receivable",
         statement: Balance,
         phrases: &["accounts receivable", "trade receivables", "receivables"],
         labels: &[
@@ -391,6 +414,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: PropertyPlantEquipment,
+        name: "net PP&E",
         statement: Balance,
         phrases: &[
             "net property plant and equipment",
@@ -417,6 +441,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: SellingGeneralAdministrative,
+        name: "SG&A",
         statement: Income,
         phrases: &[
             "selling general and administrative expenses",
@@ -429,6 +454,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: ResearchDevelopment,
+        name: "research and development",
         statement: Income,
         phrases: &[
             "research and development expenses",
@@ -441,6 +467,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: Cash,
+        name: "cash and cash equivalents",
         statement: Balance,
         phrases: &["cash and cash equivalents", "cash and equivalents"],
         labels: &[
@@ -452,6 +479,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: LongTermDebt,
+        name: "long-term debt without its current portion",
         statement: Balance,
         phrases: &["long term debt", "long term borrowings"],
         labels: &[
@@ -469,6 +497,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: NoncurrentLiabilities,
+        name: "noncurrent liabilities",
         statement: Balance,
         phrases: &[
             "total long term liabilities",
@@ -487,6 +516,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: TotalEquity,
+        name: "total equity",
         statement: Balance,
         phrases: &[],
         labels: &[
@@ -499,6 +529,7 @@ pub const SPECS: &[Spec] = &[
     },
     Spec {
         item: LiabilitiesAndEquity,
+        name: "total liabilities and equity",
         statement: Balance,
         phrases: &[],
         labels: &[

@@ -14,15 +14,24 @@
 mod items;
 mod question;
 mod sheet;
+mod whole;
 
 use super::{citation_of, Answer, AnswerEvent, AnswerKind, NumberCounts};
 use crate::chunk::Chunk;
 use crate::llm::Finish;
 use crate::search::{Hit, ScoreComponents};
-pub use question::{asked, Asked};
+pub use question::Asked;
 use question::{Expr, Over, Polar, Year};
 use sheet::Row;
 pub use sheet::Sheet;
+
+/// The figure `question` asks of a filing's statements, if it asks for one Lectern can compute
+/// and the computation answers all the question asks (`whole.rs`).
+pub fn asked(question: &str) -> Option<Asked> {
+    let asked = question::read(question)?;
+    let main = question::main_sentence(question)?;
+    whole::left_out(&main, &asked).is_none().then_some(asked)
+}
 
 /// A figure computed from a document's rows.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +45,9 @@ pub struct Solved {
     pub working: String,
     /// The rows the operands come from, in order of first use.
     pub rows: Vec<Row>,
+    /// The computation in words where it is one ("operating income + depreciation and
+    /// amortization"), so that a metric with several definitions says which it used.
+    pub formula: Option<String>,
     /// The answer to a yes-or-no question about the figure ("Does it have positive working
     /// capital?"), where it asks one.
     pub verdict: Option<bool>,
@@ -47,6 +59,9 @@ struct Evaluation<'s> {
     rows: Vec<Row>,
     /// The scale assumed for a table that states none: the one asked for, else millions.
     unstated: f64,
+    /// Whether the rows read so far state their table's scale: every operand's row does, or
+    /// none does (a quotient of a row in millions and one of unknown scale means nothing).
+    stated: Option<bool>,
     /// Whether a quarter's figures are read (interim rows) rather than a fiscal year's.
     interim: bool,
     /// How many years a fiscal year is after the calendar year its columns name.
@@ -76,6 +91,9 @@ impl Evaluation<'_> {
                 sum: true,
             });
         };
+        if *self.stated.get_or_insert(row.scale.is_some()) != row.scale.is_some() {
+            return None;
+        }
         let at = match self
             .rows
             .iter()
@@ -226,14 +244,16 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
         sheet,
         rows: Vec::new(),
         unstated: asked.scale.unwrap_or(1e6),
+        stated: None,
         interim: asked.quarter.is_some(),
         ahead,
     };
     let expr = &asked.expr;
-    let (value, working, years) = match asked.over {
+    // A growth of an amount of money, with the amount it grew by.
+    let (value, working, years, grown) = match asked.over {
         Over::Year(y) => {
             let w = evaluation.eval(expr, y)?;
-            (w.value, w.shown, period(y))
+            (w.value, w.shown, period(y), None)
         }
         Over::Average(a, b) => {
             let mut parts = Vec::new();
@@ -248,6 +268,7 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
                 sum / n,
                 format!("the mean of {}", parts.join("; ")),
                 format!("FY{a} to FY{b}, average"),
+                None,
             )
         }
         Over::Growth(a, b) | Over::Cagr(a, b) => {
@@ -284,6 +305,7 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
                         at(to.value)
                     ),
                     rows: evaluation.rows,
+                    formula: formula(expr),
                     verdict: verdict(asked.polar, to.value - from.value),
                 });
             }
@@ -307,27 +329,29 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
             } else {
                 format!("({} - {}) / {}", wrap(&to), wrap(&from), wrap(&from))
             };
-            (value, working, format!("{} to {}", period(a), period(b)))
+            let grown = (!cagr).then_some(to.value - from.value);
+            (value, working, format!("{} to {}", period(a), period(b)), grown)
         }
     };
     if !value.is_finite() {
         return None;
     }
     let money = !asked.percent && !expr.divides();
-    let result = if asked.percent {
-        format!("{}%", written(value * 100.0, asked.decimals.unwrap_or(1)))
-    } else if money {
+    // An amount from tables that state no scale is not given one: "8,489" may be dollars,
+    // thousands or millions. Where the question names the scale, the answer says it was assumed.
+    let unstated_scale = evaluation.stated == Some(false);
+    if money && unstated_scale && asked.scale.is_none() {
+        return None;
+    }
+    // The amount a figure grew by, where its scale is known.
+    let grown = grown.filter(|_| !unstated_scale || asked.scale.is_some());
+    let amount = |value: f64, decimals: Option<u32>| {
         let scale = asked
             .scale
             .or_else(|| evaluation.rows.first().and_then(|r| r.scale))
             .unwrap_or(evaluation.unstated);
-        let word = match scale {
-            s if s >= 1e9 => " billion",
-            s if s >= 1e6 => " million",
-            s if s >= 1e3 => " thousand",
-            _ => "",
-        };
-        let decimals = asked.decimals.unwrap_or(if scale >= 1e9 { 1 } else { 0 });
+        let word = scale_word(scale);
+        let decimals = decimals.unwrap_or(if scale >= 1e9 { 1 } else { 0 });
         let dollar = if question.to_lowercase().contains("usd") || question.contains('$') {
             "$"
         } else {
@@ -338,16 +362,49 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
             Some(size) => format!("-{dollar}{size}{word}"),
             None => format!("{dollar}{amount}{word}"),
         }
+    };
+    let result = if asked.percent {
+        let percent = format!("{}%", written(value * 100.0, asked.decimals.unwrap_or(1)));
+        match grown {
+            Some(by) if by >= 0.0 => format!("{percent} (+{})", amount(by, None)),
+            Some(by) => format!("{percent} ({})", amount(by, None)),
+            None => percent,
+        }
+    } else if money {
+        amount(value, asked.decimals)
     } else {
         written(value, asked.decimals.unwrap_or(2))
     };
+    let assumed = match (money && unstated_scale, asked.scale) {
+        (true, Some(scale)) => format!(
+            " (the statements state no scale: read in {}, as the question asks)",
+            scale_word(scale).trim()
+        ),
+        _ => String::new(),
+    };
     Some(Solved {
         name: format!("{} ({years})", asked.name),
-        working: format!("{working} = {result}"),
+        working: format!("{working} = {result}{assumed}"),
         result,
         rows: evaluation.rows,
+        formula: formula(expr),
         verdict: verdict(asked.polar, value),
     })
+}
+
+/// The word an amount at `scale` is written with: " million" for 1e6.
+fn scale_word(scale: f64) -> &'static str {
+    match scale {
+        s if s >= 1e9 => " billion",
+        s if s >= 1e6 => " million",
+        s if s >= 1e3 => " thousand",
+        _ => "",
+    }
+}
+
+/// The computation `expr` in words, where it is one rather than a single item.
+fn formula(expr: &Expr) -> Option<String> {
+    matches!(expr, Expr::Op(..)).then(|| expr.formula())
 }
 
 /// The answer to what `polar` asks of a figure whose value (or change, for a rise) is `value`.
@@ -395,8 +452,9 @@ pub fn answer(
         Some(false) => "No. ",
         None => "",
     };
+    let formula = solved.formula.as_ref().map(|f| format!(" as {f},")).unwrap_or_default();
     let body = format!(
-        "{verdict}{name}: **{}**.\n\nComputed by Lectern from the statements' rows cited: {working}.",
+        "{verdict}{name}: **{}**.\n\nComputed by Lectern{formula} from the statements' rows cited: {working}.",
         solved.result
     );
     // Footnotes resolve before the text that marks them, as a model's answer sends them.
@@ -465,6 +523,7 @@ mod tests {
                 56,
                 "ACME 10-K\nConsolidated Statements of Cash Flows",
                 "(In thousands)\n2017 2016 2015\nNet cash provided by operating activities 3,050,610 2,310,400 1,540,220\n\
+                 Depreciation and amortization 310,000 290,000 270,000\n\
                  Purchases of property and equipment (190,450) (214,370) (196,210)",
             ),
         ]
@@ -492,8 +551,12 @@ mod tests {
             "What is Acme's year-over-year change in operating income from FY2016 to FY2017 (in units of \
              percents and round to one decimal place)?",
         );
-        assert_eq!(s.result, "57.9%");
-        assert_eq!(s.working, "(1,611,240 [1] - 1,020,530 [1]) / 1,020,530 [1] = 57.9%");
+        assert_eq!(s.result, "57.9% (+590,710 thousand)");
+        assert_eq!(
+            s.working,
+            "(1,611,240 [1] - 1,020,530 [1]) / 1,020,530 [1] = 57.9% (+590,710 thousand)"
+        );
+        assert_eq!(s.formula, None);
         let s = solved("What is the FY2015 - FY2017 3 year average of capex as a % of revenue for Acme?");
         assert_eq!(s.result, "3.9%");
         let s = solved(
@@ -506,6 +569,78 @@ mod tests {
         assert_eq!(
             s.working,
             "1,204,460 [1] / ((12,000,000 [2] + 14,000,000 [2]) / 2) = 0.09"
+        );
+    }
+
+    #[test]
+    fn a_metric_with_several_definitions_says_which_it_computed() {
+        let s = solved("What is Acme's FY2017 EBITDA in USD millions?");
+        assert_eq!(s.result, "$1,921 million");
+        assert_eq!(
+            s.formula.as_deref(),
+            Some("operating income + depreciation and amortization")
+        );
+        let s = solved("What is the FY2017 quick ratio for Acme?");
+        assert_eq!(
+            s.formula.as_deref(),
+            Some("(total current assets - inventories) / total current liabilities")
+        );
+        let document = Hit {
+            document: crate::catalog::DocumentId::new_random(),
+            document_name: "acme-10k.pdf".into(),
+            folder: crate::catalog::FolderId(1),
+            folder_path: "Filings".into(),
+            chunk_id: String::new(),
+            page: 1,
+            char_start: 0,
+            char_end: 0,
+            text: String::new(),
+            score: 1.0,
+            components: ScoreComponents::default(),
+            remote: None,
+            context: String::new(),
+        };
+        let (answer, _) = super::answer(&s, &acme(), &document, &mut |_| {});
+        assert!(
+            answer.body.contains(
+                "Computed by Lectern as (total current assets - inventories) / total current liabilities, from"
+            ),
+            "{}",
+            answer.body
+        );
+    }
+
+    #[test]
+    fn an_amount_from_tables_that_state_no_scale_is_given_none() {
+        let unstated: Vec<Chunk> = acme()
+            .into_iter()
+            .map(|c| chunk(c.page, &c.context, &c.text.replace("(In thousands)\n", "")))
+            .collect();
+        let solve_in = |chunks: &[Chunk], q: &str| solve(&asked(q).expect("read"), &Sheet::of(chunks), q);
+        assert_eq!(solve_in(&unstated, "What is Acme's FY2017 total revenue?"), None);
+        let s = solve_in(&unstated, "What is Acme's FY2017 total revenue in USD millions?").expect("solved");
+        assert_eq!(
+            s.working,
+            "6,240,150 [1] = $6,240,150 million (the statements state no scale: read in million, as the question asks)"
+        );
+        // A ratio of rows of one scale is the same in any.
+        let q = "What is the FY2017 operating cash flow ratio for Acme? Operating cash flow ratio is defined as: cash \
+                 from operations / total current liabilities.";
+        assert_eq!(solve_in(&unstated, q).expect("solved").result, "0.82");
+        // A row of a stated scale and one of none are not put in one computation.
+        let mixed: Vec<Chunk> = acme()
+            .into_iter()
+            .map(|c| match c.page {
+                52 => chunk(c.page, &c.context, &c.text.replace("(In thousands)\n", "")),
+                _ => c,
+            })
+            .collect();
+        assert_eq!(
+            solve_in(
+                &mixed,
+                "What is the FY2017 return on assets for Acme? Round to two decimal places."
+            ),
+            None
         );
     }
 

@@ -60,6 +60,38 @@ impl Expr {
         }
     }
 
+    /// The computation in words, its items as an answer names them: "(total current assets -
+    /// inventories) / total current liabilities", "365 * average inventories / cost of sales".
+    pub fn formula(&self) -> String {
+        let name = |item: &Item| super::items::spec(*item).name;
+        let year = |year: &Year| match year {
+            Year::Fixed(y) => format!("FY{y} "),
+            Year::Relative(0) => String::new(),
+            Year::Relative(-1) => "the year before's ".to_string(),
+            Year::Relative(d) => format!("the year {d:+}'s "),
+        };
+        match self {
+            Expr::Number(n) => format!("{n}"),
+            Expr::Item(item, at) => format!("{}{}", year(at), name(item)),
+            Expr::Average(item, ..) => format!("average {}", name(item)),
+            Expr::Change(item, ..) => format!("change in {}", name(item)),
+            Expr::Op(a, op, b) => {
+                let sum = |e: &Expr| matches!(e, Expr::Op(_, '+' | '-', _));
+                let wrap = |e: &Expr, right: bool| {
+                    let needs = (matches!(op, '*' | '/') && sum(e))
+                        || (right && *op == '-' && sum(e))
+                        || (right && *op == '/' && matches!(e, Expr::Op(_, '*' | '/', _)));
+                    if needs {
+                        format!("({})", e.formula())
+                    } else {
+                        e.formula()
+                    }
+                };
+                format!("{} {op} {}", wrap(a, false), wrap(b, true))
+            }
+        }
+    }
+
     fn items(&self) -> usize {
         match self {
             Expr::Number(_) => 0,
@@ -112,11 +144,15 @@ pub enum Polar {
     Rose(bool),
 }
 
-/// The figure `question` asks of a filing's statements, if it asks for one Lectern can compute.
-pub fn asked(question: &str) -> Option<Asked> {
+/// The sentence of `question` that asks (the first asking "what is" or "how much", else the
+/// first), as its tokens.
+pub(super) fn main_sentence(question: &str) -> Option<Vec<String>> {
     let sentences = sentences(question);
-    let definitions: Vec<(Vec<String>, Vec<String>)> = sentences.iter().filter_map(|s| definition(s)).collect();
-    let main = sentences
+    main_of(&sentences).cloned()
+}
+
+fn main_of(sentences: &[Vec<String>]) -> Option<&Vec<String>> {
+    sentences
         .iter()
         .find(|s| {
             let t = s.join(" ");
@@ -124,7 +160,15 @@ pub fn asked(question: &str) -> Option<Asked> {
                 .iter()
                 .any(|w| t.contains(w))
         })
-        .or_else(|| sentences.first())?;
+        .or_else(|| sentences.first())
+}
+
+/// The figure `question` asks of a filing's statements as Lectern reads it, if it reads one it
+/// can compute; whether that is all the question asks is `whole.rs`'s to say.
+pub(super) fn read(question: &str) -> Option<Asked> {
+    let sentences = sentences(question);
+    let definitions: Vec<(Vec<String>, Vec<String>)> = sentences.iter().filter_map(|s| definition(s)).collect();
+    let main = main_of(&sentences)?;
     let all_tokens = tokens(question);
     let all = all_tokens.join(" ");
     // A half's or year-to-date figures are not columns Lectern reads; a quarter's are read from
@@ -835,6 +879,7 @@ impl<'a> Parser<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::read as asked;
     use super::*;
     use Item::*;
 
