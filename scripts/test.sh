@@ -55,4 +55,4 @@ phase "run tests, libraries in PostgreSQL"
 # The library's tests again with each library's catalog and indexes in a database of its own
 # (tests/core/common.rs), but those that read SQLite or the index directories themselves.
 LECTERN_TEST_LIBRARY_IN_DATABASE=1 scripts/postgres.sh run "$LECTERN_TEST_MODELS" cargo nextest run --workspace --locked \
-    --no-fail-fast -E 'binary_id(lectern::core) - test(/^(search|secrets|shared|store|embedding)::/) - test(/^(watch::a_document_two_linked|index::a_ready_document_whose_index_vanished)/)'
+    --no-fail-fast -E 'binary_id(lectern::core) - test(/^(search|secrets|shared|store|embedding|disk_full)::/) - test(/^(watch::a_document_two_linked|index::a_ready_document_whose_index_vanished)/)'

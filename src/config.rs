@@ -84,6 +84,9 @@ pub struct LibraryConfig {
     /// Searches over this many documents or more go through the library's wide index, which the
     /// indexer keeps once the library has this many (`LECTERN_WIDE_INDEX_FROM`; 1,000).
     pub wide_index_from: usize,
+    /// The free space indexing leaves on the library's disk, besides room for the document it
+    /// reads (`LECTERN_MIN_FREE_MB`; 128 MB): with less, indexing waits (`jobs/space.rs`).
+    pub min_free: u64,
 }
 
 impl LibraryConfig {
@@ -106,6 +109,7 @@ impl LibraryConfig {
             database_url: None,
             secret_key: None,
             wide_index_from: crate::index::WIDE_INDEX_FROM,
+            min_free: 128 << 20,
         }
     }
 
@@ -135,8 +139,8 @@ impl LibraryConfig {
     /// `LECTERN_TIMEOUT_SECS`, `LECTERN_PDF_MEMORY_MB`, `LECTERN_KEYRING`, `LECTERN_OCR`,
     /// `LECTERN_OCR_LANGUAGES` and `LECTERN_OCR_WORKERS`, for an HTTP embedder `LECTERN_EMBEDDER=ollama:MODEL|openai:MODEL`
     /// with `LECTERN_EMBED_URL` and `LECTERN_EMBED_API_KEY`, the package index,
-    /// [`BackendDefaults`], `LECTERN_RELEVANCE_FLOOR`, `LECTERN_DATABASE_URL` and
-    /// `LECTERN_WIDE_INDEX_FROM`.
+    /// [`BackendDefaults`], `LECTERN_RELEVANCE_FLOOR`, `LECTERN_DATABASE_URL`,
+    /// `LECTERN_WIDE_INDEX_FROM` and `LECTERN_MIN_FREE_MB`.
     ///
     /// The data directory is what the program was told (`told`: a `--home`), else `LECTERN_HOME`,
     /// else the one it saved (`saved`: the app's chosen data directory), else `lectern` in the XDG
@@ -163,6 +167,9 @@ impl LibraryConfig {
         config.models_dir = var("LECTERN_MODELS").map_or_else(|| user_home.join("models"), PathBuf::from);
         if let Some(from) = var("LECTERN_WIDE_INDEX_FROM") {
             config.wide_index_from = parse_number("LECTERN_WIDE_INDEX_FROM", &from)?.max(1) as usize;
+        }
+        if let Some(megabytes) = var("LECTERN_MIN_FREE_MB") {
+            config.min_free = parse_number("LECTERN_MIN_FREE_MB", &megabytes)? << 20;
         }
         if let Some(workers) = var("LECTERN_WORKERS") {
             config.workers = parse_number("LECTERN_WORKERS", &workers)?.max(1) as usize;

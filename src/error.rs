@@ -62,6 +62,9 @@ pub enum Error {
     /// thread the system would not start): Lectern's fault, not the user's.
     #[error("{what} stopped unexpectedly ({reason}); this is a fault in Lectern, not in your files")]
     Stopped { what: &'static str, reason: String },
+    /// A write failed because the disk holding the library is full (`jobs/space.rs`).
+    #[error("the disk holding the library is full ({reason}); free some space on it")]
+    DiskFull { reason: String },
 }
 
 /// What kind of failure an [`Error`] is, for a client to branch on.
@@ -183,7 +186,7 @@ impl Error {
             Error::NotFound(_) | Error::PartNotFound { .. } => ErrorCode::NotFound,
             Error::IndexerBusy | Error::Listen { .. } | Error::ExportTarget { .. } => ErrorCode::Conflict,
             Error::NotLocked(_) | Error::Config { .. } => ErrorCode::InvalidInput,
-            Error::Keyring { .. } => ErrorCode::Unavailable,
+            Error::Keyring { .. } | Error::DiskFull { .. } => ErrorCode::Unavailable,
             Error::Remote(crate::remote::RemoteError::NoFolder { .. }) => ErrorCode::NotFound,
             Error::Remote(_) => ErrorCode::Unavailable,
             Error::Index(_) | Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,

@@ -22,6 +22,9 @@ pub struct LibraryView {
     links: Vec<Link>,
     /// Whether indexing is paused (the queue waits until it is resumed).
     paused: bool,
+    /// Why indexing waits until it goes on by itself (the library's disk is full, and what to
+    /// free), if it does.
+    held: Option<String>,
     /// What to give `library_state` next: it answers with what changed since, or `null` if
     /// nothing has (`null` itself when that cannot be told, for a library in a database).
     stamp: Option<String>,
@@ -80,6 +83,7 @@ impl Sent {
                 documents,
                 links: library.links()?,
                 paused: library.indexing_paused()?,
+                held: library.indexing_held()?,
                 stamp,
             },
             partial: before.is_some(),

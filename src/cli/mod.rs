@@ -301,6 +301,9 @@ async fn index(library: &Library, args: IndexArgs) -> Result<(), Error> {
             if library.indexing_paused()? {
                 println!("indexing is paused; `lectern index resume` goes on");
             }
+            if let Some(held) = library.indexing_held()? {
+                println!("{held}");
+            }
         }
     }
     Ok(())

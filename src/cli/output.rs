@@ -155,6 +155,9 @@ pub fn status(status: &LibraryStatus, as_json: bool) {
             println!("  {}  {:<15} {}", short_id(d), status_text(d), d.file_name);
         }
     }
+    if let Some(held) = &status.held {
+        println!("\n{held}");
+    }
     if !status.needing_attention.is_empty() {
         println!("\nneeding attention:");
         for d in &status.needing_attention {

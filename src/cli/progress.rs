@@ -99,8 +99,12 @@ async fn index_and_follow(library: &Library, docs: &[Document], show: bool) -> R
             for d in &current {
                 bars.on_catalog(d);
             }
-            // A paused library's queue waits for `lectern index resume`, not for this process.
-            if current.iter().all(|d| d.status.is_settled()) || library.indexing_paused()? {
+            // A paused library's queue waits for `lectern index resume`, a held one for space
+            // on its disk, not for this process.
+            if current.iter().all(|d| d.status.is_settled())
+                || library.indexing_paused()?
+                || library.indexing_held()?.is_some()
+            {
                 break;
             }
             tokio::time::sleep(POLL).await;
@@ -121,8 +125,13 @@ async fn index_and_follow(library: &Library, docs: &[Document], show: bool) -> R
         for d in finished.iter().filter(|d| d.status != DocumentStatus::Ready) {
             println!("{}: {}", d.file_name, d.reason.as_deref().unwrap_or(d.status.as_str()));
         }
-        if library.indexing_paused()? && finished.iter().any(|d| d.status == DocumentStatus::Queued) {
-            println!("indexing is paused; `lectern index resume` goes on");
+        if finished.iter().any(|d| d.status == DocumentStatus::Queued) {
+            if library.indexing_paused()? {
+                println!("indexing is paused; `lectern index resume` goes on");
+            }
+            if let Some(held) = library.indexing_held()? {
+                println!("{held}");
+            }
         }
     }
     Ok(finished)

@@ -13,6 +13,9 @@ use crate::error::Error;
 /// The catalog setting that pauses indexing: `true` while paused.
 const PAUSED: &str = "indexing.paused";
 
+/// The catalog setting saying why indexing is held until it goes on by itself (empty: it is not).
+const HELD: &str = "indexing.held";
+
 /// The catalog setting listing the documents whose reading is to stop (a JSON array of ids).
 const CANCELS: &str = "indexing.cancel";
 
@@ -35,6 +38,24 @@ impl Engine {
     /// Whether the library's indexing is paused (by any process).
     pub fn indexing_paused(&self) -> Result<bool, Error> {
         Ok(self.catalog().setting(PAUSED)?.as_deref() == Some("true"))
+    }
+
+    /// Says why the indexer holds indexing until it goes on by itself (the library's disk is
+    /// full: `jobs/space.rs`), for every process's status; `None` when it goes on. The catalog
+    /// may be on the full disk: where it cannot be written, this process still says it.
+    pub fn hold_indexing(&self, why: Option<&str>) {
+        *super::lock(&self.held) = why.map(str::to_string);
+        if let Err(e) = self.catalog().set_setting(HELD, why.unwrap_or("")) {
+            eprintln!("lectern: could not note in the catalog why indexing waits ({e})");
+        }
+    }
+
+    /// Why indexing is held until it goes on by itself, if it is (by any process).
+    pub fn indexing_held(&self) -> Result<Option<String>, Error> {
+        if let Some(why) = super::lock(&self.held).clone() {
+            return Ok(Some(why));
+        }
+        Ok(self.catalog().setting(HELD)?.filter(|why| !why.is_empty()))
     }
 
     /// Stops indexing `id`: this process's step at once, a queued document by taking it out of

@@ -50,6 +50,8 @@ pub struct Engine {
     paused: AtomicBool,
     /// The documents whose step [`Engine::pause`] stopped (not a person's cancel).
     stopped_by_pause: Mutex<HashSet<DocumentId>>,
+    /// Why this process's indexer holds indexing until it can go on by itself (a full disk).
+    held: Mutex<Option<String>>,
     answers: Mutex<HashMap<String, Cancel>>,
     installs: Mutex<HashMap<String, Arc<AtomicBool>>>,
     wake: Notify,
@@ -115,6 +117,7 @@ impl Engine {
             cancels: Mutex::new(HashMap::new()),
             paused: AtomicBool::new(false),
             stopped_by_pause: Mutex::new(HashSet::new()),
+            held: Mutex::new(None),
             answers: Mutex::new(HashMap::new()),
             installs: Mutex::new(HashMap::new()),
             wake: Notify::new(),

@@ -6,6 +6,7 @@ mod keeper;
 mod lock;
 mod queue;
 mod reconcile;
+mod space;
 mod task;
 
 pub use crate::engine::{next_event, IndexEvent};

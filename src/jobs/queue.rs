@@ -17,7 +17,8 @@ use super::crash_mark::CrashMark;
 use super::keeper;
 use super::lock::IndexerLock;
 use super::reconcile::{reconcile, Reconciled};
-use super::task::{run_step, settle, Step};
+use super::space::{self, Room};
+use super::task::{requeue, run_step, settle, Step};
 use crate::catalog::{Document, DocumentId, DocumentStatus, LogLevel};
 use crate::engine::{Engine, IndexEvent};
 use crate::error::Error;
@@ -100,6 +101,10 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
         reconciled: reconcile(engine, crashed)?,
         ..IndexRun::default()
     };
+    // A hold an indexer that ended left said: this one looks at the disk again.
+    if engine.indexing_held()?.is_some() {
+        engine.hold_indexing(None);
+    }
     settle_jobs(engine);
     let mut jobs = Jobs::default();
     let outcome = drive(engine, mode, &mut jobs, &mut run).await;
@@ -109,7 +114,14 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
             jobs.finish(engine, joined, &mut run);
         }
     }
-    outcome.map(|()| run)
+    outcome.map(|()| run).map_err(|e| {
+        // The catalog itself could not be written: the disk is full, no document's fault.
+        if !space::out_of_space(&e) {
+            return e;
+        }
+        jobs.room.ran_out(engine);
+        Error::DiskFull { reason: e.to_string() }
+    })
 }
 
 /// Reads queued documents and embeds ready ones, `workers` steps at once, as `mode` says.
@@ -128,6 +140,9 @@ async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut I
             let Some((step, doc)) = next_step(engine, jobs, &embedder, mode)? else {
                 break;
             };
+            if !jobs.room.allows(engine, doc.byte_size) {
+                break;
+            }
             // Taken out of the queue since it was chosen: the next one.
             if step == Step::Read && !engine.catalog().start_indexing(doc.id)? {
                 continue;
@@ -185,13 +200,14 @@ type Outcome = (DocumentId, Result<(), Error>);
 
 /// The documents a run is working on: which task runs which step of which document, each one's
 /// content (two documents with the same content are never worked on at once, so that the second
-/// reuses the first's index), and when embeddings failed.
+/// reuses the first's index), when embeddings failed, and whether the disk has room for more.
 #[derive(Default)]
 struct Jobs {
     running: JoinSet<Outcome>,
     tasks: HashMap<task::Id, (DocumentId, Step)>,
     contents: HashMap<DocumentId, String>,
     embed_failures: HashMap<DocumentId, Instant>,
+    room: Room,
 }
 
 impl Jobs {
@@ -224,7 +240,9 @@ impl Jobs {
 
     /// Records how a step ended. A reading that failed or panicked fails its own document, with
     /// why, and nothing else: the other jobs and the run go on. An embedding that failed leaves
-    /// its document searchable by keyword, and is tried again later.
+    /// its document searchable by keyword, and is tried again later. A step that failed for lack
+    /// of space is no document's fault: a reading goes back to the queue, and either waits until
+    /// the disk has room (`space.rs`).
     fn finish(&mut self, engine: &Engine, joined: Result<(task::Id, Outcome), JoinError>, run: &mut IndexRun) {
         let (task, failure) = match joined {
             Ok((task, (_, result))) => (task, result.err()),
@@ -249,6 +267,15 @@ impl Jobs {
         };
         self.contents.remove(&id);
         match (step, failure) {
+            (step, Some(e)) if space::out_of_space(&e) => {
+                eprintln!("lectern: the library's disk is full ({e}); indexing waits for space");
+                if step == Step::Read {
+                    // The document may be gone meanwhile; a catalog on the full disk is put
+                    // right by the next run (`reconcile.rs` requeues what was being read).
+                    let _ = requeue(engine, id);
+                }
+                self.room.ran_out(engine);
+            }
             (Step::Read, failure) => {
                 run.processed += 1;
                 if let Some(e) = failure {

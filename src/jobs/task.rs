@@ -15,6 +15,8 @@ use crate::error::Error;
 use crate::index::{self, BuildError, BuildInput, Built, EmbedInput, Manifest};
 use crate::pdf::{ocr_note, PdfError};
 
+use super::space;
+
 /// How often progress is written to the catalog (events go out on every page and batch).
 const PROGRESS_WRITE_INTERVAL: Duration = Duration::from_millis(250);
 
@@ -123,6 +125,8 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
         Err(BuildError::Pdf(e @ (PdfError::NeedsPassword | PdfError::WrongPassword))) => {
             settle(engine, doc.id, DocumentStatus::NeedsPassword, &e.to_string())
         }
+        // Not the file's fault: the queue puts it back and waits for space (`space.rs`).
+        Err(e) if space::out_of_space(&e) => Err(Error::DiskFull { reason: e.to_string() }),
         Err(e) => settle(engine, doc.id, DocumentStatus::Failed, &e.to_string()),
     }
 }
@@ -241,7 +245,7 @@ fn finish_ready(
 }
 
 /// Puts a document whose reading stopped part way back in the queue.
-fn requeue(engine: &Engine, id: DocumentId) -> Result<(), Error> {
+pub(super) fn requeue(engine: &Engine, id: DocumentId) -> Result<(), Error> {
     engine.catalog().requeue_unfinished(&[id])?;
     engine.emit(IndexEvent::Queued { document: id });
     Ok(())

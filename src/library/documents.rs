@@ -197,6 +197,12 @@ impl Library {
         self.engine.indexing_paused()
     }
 
+    /// Why indexing waits until it can go on by itself (the library's disk is full, and what to
+    /// free), if it does.
+    pub fn indexing_held(&self) -> Result<Option<String>, Error> {
+        self.engine.indexing_held()
+    }
+
     /// Puts the documents this process is indexing back in the queue, for a program that quits
     /// on purpose: the next indexer does not count the interruption against them.
     pub fn requeue_unfinished(&self) -> Result<(), Error> {

@@ -18,12 +18,15 @@ pub struct LibraryStatus {
     pub needing_attention: Vec<Document>,
     /// Whether indexing is paused (`lectern index resume` lets it go on).
     pub paused: bool,
+    /// Why indexing waits until it goes on by itself (the disk is full: what to free), if it does.
+    pub held: Option<String>,
 }
 
 impl Library {
     /// The library's state now.
     pub fn status(&self) -> Result<LibraryStatus, Error> {
         let paused = self.engine.indexing_paused()?;
+        let held = self.engine.indexing_held()?;
         let catalog = self.engine.catalog();
         let documents = catalog.list_documents(None)?;
         let (in_progress, rest): (Vec<Document>, Vec<Document>) =
@@ -33,6 +36,7 @@ impl Library {
             in_progress,
             needing_attention: rest.into_iter().filter(|d| d.status != DocumentStatus::Ready).collect(),
             paused,
+            held,
         })
     }
 

@@ -8,6 +8,7 @@ mod cli;
 mod common;
 mod corpus;
 mod crash;
+mod disk_full;
 mod embed;
 mod embedding;
 mod hostile;

@@ -155,6 +155,11 @@ links: Array<Link>,
  */
 paused: boolean, 
 /**
+ * Why indexing waits until it goes on by itself (the library's disk is full, and what to
+ * free), if it does.
+ */
+held: string | null, 
+/**
  * What to give `library_state` next: it answers with what changed since, or `null` if
  * nothing has (`null` itself when that cannot be told, for a library in a database).
  */
@@ -185,6 +190,11 @@ links: Array<Link>,
  * Whether indexing is paused (the queue waits until it is resumed).
  */
 paused: boolean, 
+/**
+ * Why indexing waits until it goes on by itself (the library's disk is full, and what to
+ * free), if it does.
+ */
+held: string | null, 
 /**
  * What to give `library_state` next: it answers with what changed since, or `null` if
  * nothing has (`null` itself when that cannot be told, for a library in a database).

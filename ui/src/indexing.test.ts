@@ -91,6 +91,19 @@ describe("indexing panel", () => {
     expect(p.element.querySelector("button.pause-indexing")?.getAttribute("aria-label")).toBe("Resume indexing");
   });
 
+  it("says why indexing waits when the library's disk is full, and what to free", () => {
+    const held =
+      "indexing waits: the disk holding the library (/media/usb/lectern) is full, 10 MB free where indexing needs 138 MB. Free 128 MB there, or move the library to a larger disk; indexing goes on by itself";
+    const { p } = panel({ ...library(false, 4), held });
+    expect(p.element.querySelector(".summary")?.textContent).toBe("Waiting for disk space · 3 documents left · 1 needs attention");
+    const notice = p.element.querySelector(".queue-held");
+    expect(notice?.getAttribute("role")).toBe("status");
+    expect(notice?.textContent).toMatch(/^Indexing waits: the disk holding the library .* Free 128 MB there, .* goes on by itself\.$/);
+    expect(p.element.dataset.secondsLeft).toBe("");
+    p.update(library(false, 4), 1000);
+    expect(p.element.querySelector(".queue-held")).toBeNull();
+  });
+
   it("lists each document with its progress, cancels one and retries a failed one", async () => {
     const { p, calls, refreshes } = panel(library());
     (p.element.querySelector("button.toggle-queue") as HTMLButtonElement).click();

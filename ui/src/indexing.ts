@@ -1,5 +1,6 @@
 // The indexing panel at the foot of the sidebar: whether everything is indexed, or how many
-// documents are left and when they will be done at the measured rate, pause and resume of the whole queue, and, opened, every
+// documents are left and when they will be done at the measured rate, pause and resume of the whole queue, why indexing
+// waits when the library's disk is full (and what to free), and, opened, every
 // document being read, embedded or waiting with its progress and a cancel button, and those that
 // need attention with their action (retry, enter the password).
 
@@ -45,12 +46,13 @@ export class IndexingPanel {
 
   private redraw(view: LibraryView, now: number) {
     this.view = view;
-    if (view.paused) this.meter.reset();
+    const waiting = view.paused || view.held !== null;
+    if (waiting) this.meter.reset();
     else this.meter.add(now, workDone(view));
     const queue = queueView(view);
-    this.element.hidden = view.documents.length === 0 && !view.paused;
+    this.element.hidden = view.documents.length === 0 && !waiting;
     if (this.element.hidden) return;
-    const seconds = view.paused ? null : secondsLeft(queue, this.meter.rate());
+    const seconds = waiting ? null : secondsLeft(queue, this.meter.rate());
     this.element.dataset.secondsLeft = seconds === null ? "" : String(Math.round(seconds));
 
     const summary = document.createElement("span");
@@ -58,6 +60,7 @@ export class IndexingPanel {
     const left = queue.entries.length;
     const parts: string[] = [];
     if (view.paused) parts.push(left > 0 ? `Paused · ${count(left, "document")} left` : "Paused");
+    else if (view.held !== null) parts.push(`Waiting for disk space · ${count(left, "document")} left`);
     else if (left > 0) {
       parts.push(`Indexing · ${count(left, "document")} left`);
       parts.push(seconds === null ? "measuring the rate…" : timeLeftText(seconds));
@@ -82,6 +85,13 @@ export class IndexingPanel {
     header.className = "queue-header";
     header.append(toggle, pause);
     this.element.replaceChildren(header);
+    if (view.held !== null) {
+      const held = document.createElement("p");
+      held.className = "queue-held";
+      held.setAttribute("role", "status");
+      held.textContent = view.held.charAt(0).toUpperCase() + view.held.slice(1) + ".";
+      this.element.append(held);
+    }
     if (!this.expanded) return;
     const list = document.createElement("ul");
     list.className = "queue";

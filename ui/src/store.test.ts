@@ -92,7 +92,7 @@ describe("stores", () => {
     expect(partial.stamp).toBe("1.2");
     const whole = applyUpdate(before, { ...libraryView(folders, [doc("e", 1, "e.pdf")]), partial: false, removed: [] });
     expect(whole.documents.map((d) => d.id)).toEqual(["e"]);
-    expect(Object.keys(whole).sort()).toEqual(["documents", "folders", "links", "paused", "stamp", "totals"]);
+    expect(Object.keys(whole).sort()).toEqual(["documents", "folders", "held", "links", "paused", "stamp", "totals"]);
   });
 
   it("accumulates a streamed answer and groups its sources", () => {

@@ -36,7 +36,7 @@ export class Store<T> {
 }
 
 /** A library with nothing in it, before the first state arrives. */
-export const EMPTY_LIBRARY: LibraryView = { folders: [], totals: [], documents: [], links: [], paused: false, stamp: null };
+export const EMPTY_LIBRARY: LibraryView = { folders: [], totals: [], documents: [], links: [], paused: false, held: null, stamp: null };
 
 /** The library as `update` says it now is, after `view`: its documents all, or (`partial`) those
  *  added or changed, the rest kept as they were but those `removed`. */

@@ -69,7 +69,7 @@ export function libraryView(folders: Folder[], documents: LibraryDocument[], ext
       latest_added: inside.length === 0 ? null : Math.max(...inside.map((d) => d.added_at)),
     };
   });
-  return { folders, totals, documents, links: [], paused: false, stamp: null, ...extra };
+  return { folders, totals, documents, links: [], paused: false, held: null, stamp: null, ...extra };
 }
 
 /** A saved chat of one question and its answer over the whole library, with no strategy of its

@@ -1,0 +1,227 @@
+//! A full disk: a library on a small filesystem of its own (a tmpfs with a size limit) that fills
+//! while PDFs are added and indexed, by another program's file. Indexing waits with a status that
+//! says the disk is full and what to free; no document is failed; what was indexed before stays
+//! as it was and searchable; indexing goes on by itself once the space is freed, and every
+//! document ends as a clean run leaves it. Mounting a tmpfs needs the superuser: elsewhere the
+//! test says so and passes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{corpus_pdf, models_dir};
+
+/// Indexed first, before the disk fills.
+const BEFORE: &[&str] = &["text-pdflatex-4-pages.pdf", "text-word-mac-lorem-ipsum-2p.pdf"];
+/// Added while the disk is full.
+const DURING: &[&str] = &["text-kb-pdf-risks-56p-objstm.pdf", "text-xelatex-4p.pdf"];
+
+/// A tmpfs of a given size mounted on a temporary directory, unmounted when dropped.
+struct SmallDisk {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl SmallDisk {
+    fn mount(megabytes: u64) -> Option<SmallDisk> {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("disk");
+        std::fs::create_dir(&root).unwrap();
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
+            .arg(&root)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !mounted {
+            eprintln!("skipped: mounting a tmpfs of {megabytes} MB needs the superuser; run the tests as root to cover a full disk");
+            return None;
+        }
+        Some(SmallDisk { _dir: dir, root })
+    }
+
+    fn free(&self) -> u64 {
+        let out = Command::new("df")
+            .args(["--output=avail", "-B1"])
+            .arg(&self.root)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .nth(1)
+            .and_then(|l| l.trim().parse().ok())
+            .unwrap()
+    }
+
+    /// Another program's file, taking all but `leave` bytes of the free space.
+    fn fill(&self, leave: u64) {
+        let ballast = self.root.join("ballast");
+        let size = std::fs::metadata(&ballast).map_or(0, |m| m.len());
+        let target = (size + self.free()).saturating_sub(leave);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&ballast)
+            .unwrap();
+        // Written, not sparse: a tmpfs counts only the pages written.
+        let mut left = target.saturating_sub(size);
+        let block = vec![0x5au8; 1 << 20];
+        let mut writer = std::io::BufWriter::new(file);
+        while left > 0 {
+            let n = left.min(block.len() as u64) as usize;
+            std::io::Write::write_all(&mut writer, &block[..n]).unwrap();
+            left -= n as u64;
+        }
+    }
+
+    fn free_up(&self) {
+        std::fs::remove_file(self.root.join("ballast")).unwrap();
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.root).status();
+    }
+}
+
+fn lectern(home: &Path, min_free_mb: u64) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lectern"));
+    command
+        .arg("--home")
+        .arg(home)
+        .env("LECTERN_MODELS", models_dir())
+        .env("LECTERN_WORKERS", "1")
+        .env("LECTERN_MIN_FREE_MB", min_free_mb.to_string())
+        .env_remove("LECTERN_DATABASE_URL");
+    command
+}
+
+fn run(home: &Path, min_free_mb: u64, args: &[&str]) -> Output {
+    let out = lectern(home, min_free_mb).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "lectern {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn add(home: &Path, min_free_mb: u64, names: &[&str]) -> String {
+    let mut args = vec!["add".to_string()];
+    args.extend(names.iter().map(|n| corpus_pdf(n).to_string_lossy().into_owned()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    String::from_utf8_lossy(&run(home, min_free_mb, &args).stdout).into_owned()
+}
+
+fn status(home: &Path) -> serde_json::Value {
+    serde_json::from_slice(&run(home, 0, &["status", "--json"]).stdout).unwrap()
+}
+
+/// Each document by file name: status, pages, passages, characters, embedded.
+fn outcomes(home: &Path) -> Vec<(String, String, u64, u64, u64, bool)> {
+    let out = run(home, 0, &["ls", "--json"]);
+    let docs: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut outcomes: Vec<_> = docs
+        .iter()
+        .map(|d| {
+            let n = |key: &str| d[key].as_u64().unwrap_or(0);
+            (
+                d["file_name"].as_str().unwrap().to_string(),
+                d["status"].as_str().unwrap().to_string(),
+                n("page_count"),
+                n("chunk_count"),
+                n("char_count"),
+                d["embedded_with"].is_string(),
+            )
+        })
+        .collect();
+    outcomes.sort();
+    outcomes
+}
+
+fn search(home: &Path) -> String {
+    let out = run(home, 0, &["search", "--json", "--k", "5", "lorem ipsum dolor"]);
+    let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    results["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| format!("{} p{} {}", h["document_name"], h["page"], h["text"]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < timeout, "{what} did not happen within {timeout:?}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+#[test]
+fn a_full_disk_holds_indexing_loses_nothing_and_indexing_goes_on_when_space_returns() {
+    let Some(disk) = SmallDisk::mount(96) else {
+        return;
+    };
+    let home = disk.root.join("library");
+    // What a clean run leaves, on a disk with room.
+    let clean = tempfile::tempdir().unwrap();
+    add(clean.path(), 16, BEFORE);
+    add(clean.path(), 16, DURING);
+    let expected = outcomes(clean.path());
+    assert!(expected.iter().all(|o| o.1 == "ready" && o.5), "{expected:?}");
+
+    add(&home, 16, BEFORE);
+    let searched_before = search(&home);
+    assert!(!searched_before.is_empty());
+
+    // The disk fills (another program's file) before the next PDFs are added: they are copied
+    // in, and indexing waits for space rather than failing them.
+    disk.fill(8 << 20);
+    let said = add(&home, 16, DURING);
+    let waits = |status: &serde_json::Value| status["held"].as_str().map(str::to_string);
+    let held = waits(&status(&home)).expect("indexing waits");
+    assert!(held.contains("is full") && held.contains("Free "), "{held}");
+    assert!(said.contains("is full"), "{said}");
+    let during = outcomes(&home);
+    for name in DURING {
+        let doc = during.iter().find(|o| o.0 == *name).expect("added");
+        assert_eq!(doc.1, "queued", "{name}: {doc:?}");
+    }
+    assert_eq!(search(&home), searched_before, "what was indexed before is as it was");
+
+    // Without a floor, a write fails part way for lack of space: the document goes back to the
+    // queue and indexing waits, no document failed.
+    disk.fill(256 << 10);
+    let out = lectern(&home, 0).arg("index").output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("full"), "{said}");
+    assert!(outcomes(&home).iter().all(|o| o.1 != "failed"), "{:?}", outcomes(&home));
+
+    // An indexer that waits goes on by itself once the space is freed.
+    let mut watcher = lectern(&home, 16)
+        .args(["index", "--watch"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("indexing to wait for space", Duration::from_secs(60), || {
+        waits(&status(&home)).is_some()
+    });
+    disk.free_up();
+    wait_for("indexing to go on", Duration::from_secs(300), || {
+        outcomes(&home).iter().all(|o| o.1 == "ready" && o.5)
+    });
+    let _ = watcher.kill();
+    let _ = watcher.wait();
+    assert_eq!(outcomes(&home), expected);
+    assert_eq!(waits(&status(&home)), None);
+    assert_eq!(search(&home).lines().count(), search(clean.path()).lines().count());
+}
