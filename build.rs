@@ -1,7 +1,7 @@
 //! Lets Lectern's programs find llama.cpp. It is built as shared libraries; with the `every-cpu`
 //! feature (the package) its CPU kernels are one loadable module per CPU generation
 //! (`ggml-cpu-haswell`, `-skylakex`, `-zen4`, …) so that the machine running a program picks the
-//! best it has (`llm/runtime.rs`); without it, one build for the building machine. A program looks for
+//! best it has (`llm/kernels.rs`); without it, one build for the building machine. A program looks for
 //! the libraries beside itself, then (a development build) where the build put them, or (a
 //! release build) in `../lib/lectern`, where the package installs them: `/usr/bin/lectern` finds
 //! `/usr/lib/lectern`. The app's build script gives its program the same run path, from

@@ -11,6 +11,8 @@
 # (LECTERN_BENCH_DATA, default /var/tmp/lectern-bench-search) and opened as copies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Built as the tests are (scripts/cargo-env.sh), so that their build is reused.
+. scripts/cargo-env.sh
 export LECTERN_TEST_MODELS="${LECTERN_TEST_MODELS:-$PWD/.models}"
 export LECTERN_MODELS="$LECTERN_TEST_MODELS"
 data="${LECTERN_BENCH_DATA:-/var/tmp/lectern-bench-search}"

@@ -6,6 +6,8 @@
 # development build (scripts/package.sh makes the package). Run scripts/test.sh once first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Built as the tests are (scripts/cargo-env.sh), so that their build is reused.
+. scripts/cargo-env.sh
 export LECTERN_TEST_MODELS="${LECTERN_TEST_MODELS:-$PWD/.models}"
 npm run --prefix ui build
 cargo nextest run -p lectern-app --test e2e --run-ignored only --no-capture bench_first_run

@@ -1,5 +1,5 @@
-# Sourced by scripts/test.sh and scripts/run.sh: both build the workspace the same way, so that
-# the app started by run.sh reuses what the tests' build compiled (and the other way round).
+# Sourced by every script that builds (scripts/test.sh, run.sh and the bench scripts): they build
+# the workspace the same way, so that each reuses what another compiled.
 #
 # Clippy lints the workspace's crates as they are built (it is the compiler of the workspace's
 # crates, as `cargo clippy` makes it), so that the dependencies are compiled once rather than
@@ -15,7 +15,7 @@ export CLIPPY_ARGS="-Dwarnings__CLIPPY_HACKERY__"
 # builds one per CPU generation: the `every-cpu` feature, scripts/package.sh). llama-cpp-sys-2
 # passes GGML_* variables to llama.cpp's CMake. Intel's AMX is left out, as llm/kernels.rs skips
 # it in the package.
-cpu_flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+cpu_flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2 || true) "
 for pair in sse4_2:SSE42 avx:AVX f16c:F16C fma:FMA avx2:AVX2 bmi2:BMI2 avx512vbmi:AVX512_VBMI \
   avx512_vnni:AVX512_VNNI avx512_bf16:AVX512_BF16 avx_vnni:AVX_VNNI; do
   case "$cpu_flags" in *" ${pair%%:*} "*) export "GGML_${pair#*:}=ON" ;; esac

@@ -65,6 +65,12 @@ pub enum Error {
     /// A write failed because the disk holding the library is full (`jobs/space.rs`).
     #[error("the disk holding the library is full ({reason}); free some space on it")]
     DiskFull { reason: String },
+    /// The library's data directory is not there: its drive was unmounted or removed.
+    #[error("the library's data directory {home} is not there (was its drive unmounted or removed?); nothing in the library was changed: reconnect the drive, and indexing goes on once it is back", home = home.display())]
+    LibraryGone { home: PathBuf },
+    /// The disk holding the library's data directory has turned read-only.
+    #[error("the library's data directory {home} is on a disk that is read-only now; nothing in the library was changed: make the disk writable again (remount it, or check it for errors), and indexing goes on once it is", home = home.display())]
+    LibraryReadOnly { home: PathBuf },
 }
 
 /// What kind of failure an [`Error`] is, for a client to branch on.
@@ -186,7 +192,10 @@ impl Error {
             Error::NotFound(_) | Error::PartNotFound { .. } => ErrorCode::NotFound,
             Error::IndexerBusy | Error::Listen { .. } | Error::ExportTarget { .. } => ErrorCode::Conflict,
             Error::NotLocked(_) | Error::Config { .. } => ErrorCode::InvalidInput,
-            Error::Keyring { .. } | Error::DiskFull { .. } => ErrorCode::Unavailable,
+            Error::Keyring { .. }
+            | Error::DiskFull { .. }
+            | Error::LibraryGone { .. }
+            | Error::LibraryReadOnly { .. } => ErrorCode::Unavailable,
             Error::Remote(crate::remote::RemoteError::NoFolder { .. }) => ErrorCode::NotFound,
             Error::Remote(_) => ErrorCode::Unavailable,
             Error::Index(_) | Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,

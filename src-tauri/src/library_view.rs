@@ -22,8 +22,8 @@ pub struct LibraryView {
     links: Vec<Link>,
     /// Whether indexing is paused (the queue waits until it is resumed).
     paused: bool,
-    /// Why indexing waits until it goes on by itself (the library's disk is full, and what to
-    /// free), if it does.
+    /// Why indexing waits until it goes on by itself (the library's disk is full, read-only or
+    /// gone, and what to do), if it does.
     held: Option<String>,
     /// What to give `library_state` next: it answers with what changed since, or `null` if
     /// nothing has (`null` itself when that cannot be told, for a library in a database).

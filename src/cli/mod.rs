@@ -294,15 +294,17 @@ async fn index(library: &Library, args: IndexArgs) -> Result<(), Error> {
                 RunMode::UntilIdle
             };
             match library.run_indexer(mode).await {
-                Ok(run) => println!("indexed {} document(s)", run.processed),
+                Ok(run) => {
+                    println!("indexed {} document(s)", run.processed);
+                    if let Some(held) = run.held {
+                        println!("{held}");
+                    }
+                }
                 Err(Error::IndexerBusy) => println!("{}", Error::IndexerBusy),
                 Err(e) => return Err(e),
             }
             if library.indexing_paused()? {
                 println!("indexing is paused; `lectern index resume` goes on");
-            }
-            if let Some(held) = library.indexing_held()? {
-                println!("{held}");
             }
         }
     }

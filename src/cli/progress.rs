@@ -88,8 +88,10 @@ async fn index_and_follow(library: &Library, docs: &[Document], show: bool) -> R
             joined = &mut indexer => break joined.map_err(Error::stopped("the indexer"))?,
         }
     };
+    // Why this process's run left documents waiting, or another process's indexer holds them.
+    let mut held = None;
     match outcome {
-        Ok(_) => {}
+        Ok(run) => held = run.held,
         Err(Error::IndexerBusy) => loop {
             // Another process indexes; follow it through the catalog.
             let current: Vec<Document> = docs
@@ -129,7 +131,7 @@ async fn index_and_follow(library: &Library, docs: &[Document], show: bool) -> R
             if library.indexing_paused()? {
                 println!("indexing is paused; `lectern index resume` goes on");
             }
-            if let Some(held) = library.indexing_held()? {
+            if let Some(held) = held.or(library.indexing_held()?) {
                 println!("{held}");
             }
         }

@@ -19,7 +19,7 @@ use super::lock::IndexerLock;
 use super::reconcile::{reconcile, Reconciled};
 use super::space::{self, Room};
 use super::task::{requeue, run_step, settle, Step};
-use crate::catalog::{Document, DocumentId, DocumentStatus, LogLevel};
+use crate::catalog::{CatalogError, Document, DocumentId, DocumentStatus, LogLevel};
 use crate::engine::{Engine, IndexEvent};
 use crate::error::Error;
 
@@ -57,6 +57,9 @@ pub struct IndexRun {
     pub processed: usize,
     /// Documents whose index was given the vectors of the library's model.
     pub embedded: usize,
+    /// Why a run until idle left documents waiting (the library's disk is full, read-only or
+    /// gone, and what to do), if it did.
+    pub held: Option<String>,
 }
 
 /// Becomes this library's indexer, reconciles, and indexes queued documents as `mode` says.
@@ -88,8 +91,37 @@ pub(crate) async fn run(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun,
 
 /// One run as the indexer, or [`Error::IndexerBusy`]. The role is held until every build the
 /// run started has ended, whatever ends the run: no other indexer may sweep a temporary index
-/// directory that a build of this one still writes.
+/// directory that a build of this one still writes. A run that ends because the library's disk
+/// is full or away ends with that error (`space.rs`); a run until idle that leaves indexing
+/// held says why in [`IndexRun::held`], and lifts the hold: no indexer is left to lift it.
 async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error> {
+    let home = &engine.config().home;
+    // A library whose data directory is away is neither locked nor reconciled (its files would
+    // look lost): the indexer waits for it, or a run until idle says why it cannot start.
+    if let Some(away) = space::away(home) {
+        engine.hold_indexing(Some(&away.to_string()));
+        if mode == RunMode::UntilIdle {
+            return Err(away);
+        }
+        eprintln!("lectern: {away}");
+        while space::away(home).is_some() {
+            tokio::time::sleep(POLL).await;
+        }
+    }
+    let mut jobs = Jobs::default();
+    let outcome = run_as_indexer(engine, mode, &mut jobs).await;
+    let outcome = outcome.map_err(|e| jobs.disk_error(engine, e));
+    if mode == RunMode::UntilIdle {
+        if let Ok(Some(why)) = engine.indexing_held() {
+            engine.hold_indexing(None);
+            return outcome.map(|run| IndexRun { held: Some(why), ..run });
+        }
+    }
+    outcome
+}
+
+/// [`run_once`] under the indexer's lock: reconciles, then indexes.
+async fn run_as_indexer(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs) -> Result<IndexRun, Error> {
     let config = engine.config();
     let Some(_lock) = IndexerLock::try_acquire(&config.home, config.database_url.as_deref())? else {
         return Err(Error::IndexerBusy);
@@ -106,22 +138,14 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
         engine.hold_indexing(None);
     }
     settle_jobs(engine);
-    let mut jobs = Jobs::default();
-    let outcome = drive(engine, mode, &mut jobs, &mut run).await;
+    let outcome = drive(engine, mode, jobs, &mut run).await;
     if outcome.is_err() {
         // The builds under way are this run's to finish: they end as they would have.
         while let Some(joined) = jobs.running.join_next_with_id().await {
             jobs.finish(engine, joined, &mut run);
         }
     }
-    outcome.map(|()| run).map_err(|e| {
-        // The catalog itself could not be written: the disk is full, no document's fault.
-        if !space::out_of_space(&e) {
-            return e;
-        }
-        jobs.room.ran_out(engine);
-        Error::DiskFull { reason: e.to_string() }
-    })
+    outcome.map(|()| run)
 }
 
 /// Reads queued documents and embeds ready ones, `workers` steps at once, as `mode` says.
@@ -136,6 +160,7 @@ async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut I
     }
     loop {
         engine.follow_indexing_requests()?;
+        jobs.requeue_unsettled(engine);
         while !engine.is_paused() && jobs.running.len() < engine.config().workers.max(1) {
             let Some((step, doc)) = next_step(engine, jobs, &embedder, mode)? else {
                 break;
@@ -208,9 +233,51 @@ struct Jobs {
     contents: HashMap<DocumentId, String>,
     embed_failures: HashMap<DocumentId, Instant>,
     room: Room,
+    /// Documents whose reading stopped for lack of a writable disk, and which could not be put
+    /// back in the queue then (the catalog is on that disk): put back once it can be written.
+    unsettled: Vec<DocumentId>,
 }
 
 impl Jobs {
+    /// Puts back in the queue the documents that could not be put back when their reading
+    /// stopped; a document deleted meanwhile is let go.
+    fn requeue_unsettled(&mut self, engine: &Engine) {
+        self.unsettled.retain(|&id| {
+            requeue(engine, id).is_err()
+                && !matches!(engine.catalog().document(id), Err(CatalogError::DocumentNotFound(_)))
+        });
+    }
+
+    /// Whether `error`, which ended a step, is the fault of the library's disk (full, gone,
+    /// read-only), not of the document; a full disk holds indexing until it has room (`Room`
+    /// holds it for one that is away at its next look).
+    fn disk_fault(&mut self, engine: &Engine, error: &Error) -> bool {
+        if matches!(error, Error::DiskFull { .. }) || space::out_of_space(error) {
+            self.room.ran_out(engine);
+            return true;
+        }
+        matches!(error, Error::LibraryGone { .. } | Error::LibraryReadOnly { .. })
+            || space::away(&engine.config().home).is_some()
+    }
+
+    /// The error a run ended with, as the fault of the library's disk where it is one (the
+    /// catalog could not be written), holding indexing until the disk is back or has room.
+    fn disk_error(&mut self, engine: &Engine, error: Error) -> Error {
+        if space::out_of_space(&error) && !matches!(error, Error::DiskFull { .. }) {
+            self.room.ran_out(engine);
+            return Error::DiskFull {
+                reason: error.to_string(),
+            };
+        }
+        match space::away(&engine.config().home) {
+            Some(away) => {
+                engine.hold_indexing(Some(&away.to_string()));
+                away
+            }
+            None => error,
+        }
+    }
+
     /// Whether `doc`, or another document with its content, is being worked on.
     fn holds(&self, doc: &Document) -> bool {
         self.contents.contains_key(&doc.id) || self.contents.values().any(|h| *h == doc.content_hash)
@@ -241,8 +308,8 @@ impl Jobs {
     /// Records how a step ended. A reading that failed or panicked fails its own document, with
     /// why, and nothing else: the other jobs and the run go on. An embedding that failed leaves
     /// its document searchable by keyword, and is tried again later. A step that failed for lack
-    /// of space is no document's fault: a reading goes back to the queue, and either waits until
-    /// the disk has room (`space.rs`).
+    /// of space, or while the library's data directory is away, is no document's fault: a reading
+    /// goes back to the queue, and either waits until the disk is back and has room (`space.rs`).
     fn finish(&mut self, engine: &Engine, joined: Result<(task::Id, Outcome), JoinError>, run: &mut IndexRun) {
         let (task, failure) = match joined {
             Ok((task, (_, result))) => (task, result.err()),
@@ -267,14 +334,10 @@ impl Jobs {
         };
         self.contents.remove(&id);
         match (step, failure) {
-            (step, Some(e)) if space::out_of_space(&e) => {
-                eprintln!("lectern: the library's disk is full ({e}); indexing waits for space");
-                if step == Step::Read {
-                    // The document may be gone meanwhile; a catalog on the full disk is put
-                    // right by the next run (`reconcile.rs` requeues what was being read).
-                    let _ = requeue(engine, id);
+            (step, Some(e)) if self.disk_fault(engine, &e) => {
+                if step == Step::Read && requeue(engine, id).is_err() {
+                    self.unsettled.push(id);
                 }
-                self.room.ran_out(engine);
             }
             (Step::Read, failure) => {
                 run.processed += 1;
@@ -339,7 +402,7 @@ mod tests {
             .spawn_blocking(|| -> Outcome { panic!("a fault in the parser") });
         jobs.tasks.insert(task.id(), (panicked, Step::Read));
         let task = jobs.running.spawn_blocking(move || {
-            let e = Error::stopped("writing the index")("disk full");
+            let e = Error::stopped("writing the index")("a broken stream");
             (failed, Err(e))
         });
         jobs.tasks.insert(task.id(), (failed, Step::Read));
@@ -351,10 +414,44 @@ mod tests {
         }
 
         assert!(jobs.tasks.is_empty() && jobs.contents.is_empty());
-        for (id, says) in [(panicked, "a fault in the parser"), (failed, "disk full")] {
+        for (id, says) in [(panicked, "a fault in the parser"), (failed, "a broken stream")] {
             let doc = engine.catalog().document(id).unwrap();
             assert_eq!(doc.status, DocumentStatus::Failed);
             assert!(doc.reason.as_deref().unwrap_or_default().contains(says), "{doc:?}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_reading_that_found_no_space_goes_back_to_the_queue_and_holds_indexing() {
+        let home = tempfile::tempdir().unwrap();
+        let engine = Engine::open(LibraryConfig::new(home.path().to_path_buf())).unwrap();
+        let folder = engine.catalog().folder_by_path(DEFAULT_FOLDER).unwrap().id;
+        let new = NewDocument {
+            folder,
+            file_name: "big.pdf".into(),
+            byte_size: 1,
+            content_hash: "big".into(),
+            origin: None,
+        };
+        let id = engine.catalog().insert_document(&new).unwrap().id;
+        assert!(engine.catalog().start_indexing(id).unwrap());
+
+        let mut jobs = Jobs::default();
+        let task = jobs.running.spawn_blocking(move || -> Outcome {
+            let full = std::io::Error::from_raw_os_error(libc::ENOSPC);
+            (id, Err(Error::io("indexes/.tmp-1/keywords")(full)))
+        });
+        jobs.tasks.insert(task.id(), (id, Step::Read));
+        let mut run = IndexRun::default();
+        while let Some(joined) = jobs.running.join_next_with_id().await {
+            jobs.finish(&engine, joined, &mut run);
+        }
+
+        let doc = engine.catalog().document(id).unwrap();
+        assert_eq!((doc.status, doc.reason), (DocumentStatus::Queued, None));
+        let held = engine.indexing_held().unwrap().expect("held");
+        assert!(held.contains("is full") && held.contains("goes on by itself"), "{held}");
+        // Until the disk has the floor's room beyond what it had, nothing starts.
+        assert!(!jobs.room.allows(&engine, 1));
     }
 }

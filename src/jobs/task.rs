@@ -125,9 +125,13 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
         Err(BuildError::Pdf(e @ (PdfError::NeedsPassword | PdfError::WrongPassword))) => {
             settle(engine, doc.id, DocumentStatus::NeedsPassword, &e.to_string())
         }
-        // Not the file's fault: the queue puts it back and waits for space (`space.rs`).
+        // Not the file's fault: the queue puts it back and waits for space (`space.rs`), or for
+        // the drive that went or turned read-only part way.
         Err(e) if space::out_of_space(&e) => Err(Error::DiskFull { reason: e.to_string() }),
-        Err(e) => settle(engine, doc.id, DocumentStatus::Failed, &e.to_string()),
+        Err(e) => match space::away(&engine.config().home) {
+            Some(away) => Err(away),
+            None => settle(engine, doc.id, DocumentStatus::Failed, &e.to_string()),
+        },
     }
 }
 

@@ -197,8 +197,8 @@ impl Library {
         self.engine.indexing_paused()
     }
 
-    /// Why indexing waits until it can go on by itself (the library's disk is full, and what to
-    /// free), if it does.
+    /// Why indexing waits until it can go on by itself (the library's disk is full, read-only or
+    /// gone, and what to do), if it does.
     pub fn indexing_held(&self) -> Result<Option<String>, Error> {
         self.engine.indexing_held()
     }

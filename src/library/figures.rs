@@ -36,9 +36,10 @@ impl Library {
         // Each candidate with a hit of it (for its name and folder), made for a named
         // document the search did not find.
         let mut candidates: Vec<Hit> = Vec::new();
-        let docs = match scope.has_local_part() {
-            true => self.engine.catalog().documents_in_scope(scope)?,
-            false => std::sync::Arc::new(ScopeDocuments::new(Vec::new())),
+        let docs = if scope.has_local_part() {
+            self.engine.catalog().documents_in_scope(scope)?
+        } else {
+            std::sync::Arc::new(ScopeDocuments::new(Vec::new()))
         };
         let scores = name_scores(question, &docs);
         let mut named: Vec<(f32, usize, &ScopedDocument)> = docs

@@ -18,7 +18,8 @@ pub struct LibraryStatus {
     pub needing_attention: Vec<Document>,
     /// Whether indexing is paused (`lectern index resume` lets it go on).
     pub paused: bool,
-    /// Why indexing waits until it goes on by itself (the disk is full: what to free), if it does.
+    /// Why indexing waits until it goes on by itself (the library's disk is full, read-only or
+    /// gone, and what to do), if it does.
     pub held: Option<String>,
 }
 
@@ -40,10 +41,21 @@ impl Library {
         })
     }
 
-    /// A stamp of everything the catalog holds (folders, documents, links, settings): unchanged,
-    /// nothing read from it before has changed. `None` where that cannot be told (a library in a
+    /// A stamp of everything the catalog holds (folders, documents, links, settings) and of why
+    /// indexing is held (which a catalog on a disk that failed may not hold): unchanged, nothing
+    /// read from it before has changed. `None` where that cannot be told (a library in a
     /// database); then read again.
     pub fn change_stamp(&self) -> Option<String> {
-        self.engine.catalog().change_stamp()
+        let held = self.engine.indexing_held().ok().flatten();
+        let stamp = self.engine.catalog().change_stamp()?;
+        Some(match held {
+            Some(why) => {
+                use std::hash::{Hash, Hasher};
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                why.hash(&mut hasher);
+                format!("{stamp}-held-{:x}", hasher.finish())
+            }
+            None => stamp,
+        })
     }
 }

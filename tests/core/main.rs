@@ -8,7 +8,7 @@ mod cli;
 mod common;
 mod corpus;
 mod crash;
-mod disk_full;
+mod disk;
 mod embed;
 mod embedding;
 mod hostile;

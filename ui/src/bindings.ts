@@ -155,8 +155,8 @@ links: Array<Link>,
  */
 paused: boolean, 
 /**
- * Why indexing waits until it goes on by itself (the library's disk is full, and what to
- * free), if it does.
+ * Why indexing waits until it goes on by itself (the library's disk is full, read-only or
+ * gone, and what to do), if it does.
  */
 held: string | null, 
 /**
@@ -191,8 +191,8 @@ links: Array<Link>,
  */
 paused: boolean, 
 /**
- * Why indexing waits until it goes on by itself (the library's disk is full, and what to
- * free), if it does.
+ * Why indexing waits until it goes on by itself (the library's disk is full, read-only or
+ * gone, and what to do), if it does.
  */
 held: string | null, 
 /**

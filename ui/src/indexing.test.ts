@@ -95,7 +95,7 @@ describe("indexing panel", () => {
     const held =
       "indexing waits: the disk holding the library (/media/usb/lectern) is full, 10 MB free where indexing needs 138 MB. Free 128 MB there, or move the library to a larger disk; indexing goes on by itself";
     const { p } = panel({ ...library(false, 4), held });
-    expect(p.element.querySelector(".summary")?.textContent).toBe("Waiting for disk space · 3 documents left · 1 needs attention");
+    expect(p.element.querySelector(".summary")?.textContent).toBe("Waiting for the library's disk · 3 documents left · 1 needs attention");
     const notice = p.element.querySelector(".queue-held");
     expect(notice?.getAttribute("role")).toBe("status");
     expect(notice?.textContent).toMatch(/^Indexing waits: the disk holding the library .* Free 128 MB there, .* goes on by itself\.$/);

@@ -1,6 +1,6 @@
 // The indexing panel at the foot of the sidebar: whether everything is indexed, or how many
 // documents are left and when they will be done at the measured rate, pause and resume of the whole queue, why indexing
-// waits when the library's disk is full (and what to free), and, opened, every
+// waits when the library's disk is full, read-only or gone (and what to do), and, opened, every
 // document being read, embedded or waiting with its progress and a cancel button, and those that
 // need attention with their action (retry, enter the password).
 
@@ -60,7 +60,7 @@ export class IndexingPanel {
     const left = queue.entries.length;
     const parts: string[] = [];
     if (view.paused) parts.push(left > 0 ? `Paused · ${count(left, "document")} left` : "Paused");
-    else if (view.held !== null) parts.push(`Waiting for disk space · ${count(left, "document")} left`);
+    else if (view.held !== null) parts.push(`Waiting for the library's disk · ${count(left, "document")} left`);
     else if (left > 0) {
       parts.push(`Indexing · ${count(left, "document")} left`);
       parts.push(seconds === null ? "measuring the rate…" : timeLeftText(seconds));

@@ -59,8 +59,12 @@ struct Evaluation<'s> {
     rows: Vec<Row>,
     /// The scale assumed for a table that states none: the one asked for, else millions.
     unstated: f64,
-    /// Whether the rows read so far state their table's scale: every operand's row does, or
-    /// none does (a quotient of a row in millions and one of unknown scale means nothing).
+    /// The scale every table of the filing that states one states, where they agree: that of
+    /// a table whose page lost its "(In millions)" line.
+    filing: Option<f64>,
+    /// Whether the rows read so far have a known scale (their table's or the filing's): every
+    /// operand's row does, or none does (a quotient of a row in millions and one of unknown
+    /// scale means nothing).
     stated: Option<bool>,
     /// Whether a quarter's figures are read (interim rows) rather than a fiscal year's.
     interim: bool,
@@ -91,7 +95,8 @@ impl Evaluation<'_> {
                 sum: true,
             });
         };
-        if *self.stated.get_or_insert(row.scale.is_some()) != row.scale.is_some() {
+        let scale = row.scale.or(self.filing);
+        if *self.stated.get_or_insert(scale.is_some()) != scale.is_some() {
             return None;
         }
         let at = match self
@@ -116,7 +121,7 @@ impl Evaluation<'_> {
             figure.written.clone()
         };
         Some(Worked {
-            value: value * row.scale.unwrap_or(self.unstated),
+            value: value * scale.unwrap_or(self.unstated),
             shown: format!("{written} [{}]", at + 1),
             sum: false,
         })
@@ -244,6 +249,7 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
         sheet,
         rows: Vec::new(),
         unstated: asked.scale.unwrap_or(1e6),
+        filing: sheet.filing_scale(),
         stated: None,
         interim: asked.quarter.is_some(),
         ahead,
@@ -349,6 +355,7 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
         let scale = asked
             .scale
             .or_else(|| evaluation.rows.first().and_then(|r| r.scale))
+            .or(evaluation.filing)
             .unwrap_or(evaluation.unstated);
         let word = scale_word(scale);
         let decimals = decimals.unwrap_or(if scale >= 1e9 { 1 } else { 0 });
@@ -377,7 +384,7 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
     };
     let assumed = match (money && unstated_scale, asked.scale) {
         (true, Some(scale)) => format!(
-            " (the statements state no scale: read in {}, as the question asks)",
+            " (the statements state no scale: read in {}s, as the question asks)",
             scale_word(scale).trim()
         ),
         _ => String::new(),
@@ -621,27 +628,31 @@ mod tests {
         let s = solve_in(&unstated, "What is Acme's FY2017 total revenue in USD millions?").expect("solved");
         assert_eq!(
             s.working,
-            "6,240,150 [1] = $6,240,150 million (the statements state no scale: read in million, as the question asks)"
+            "6,240,150 [1] = $6,240,150 million (the statements state no scale: read in millions, as the question asks)"
         );
         // A ratio of rows of one scale is the same in any.
         let q = "What is the FY2017 operating cash flow ratio for Acme? Operating cash flow ratio is defined as: cash \
                  from operations / total current liabilities.";
         assert_eq!(solve_in(&unstated, q).expect("solved").result, "0.82");
-        // A row of a stated scale and one of none are not put in one computation.
-        let mixed: Vec<Chunk> = acme()
+        // A table whose page lost its scale is read in the one the filing's other tables agree on.
+        let lost: Vec<Chunk> = acme()
             .into_iter()
             .map(|c| match c.page {
                 52 => chunk(c.page, &c.context, &c.text.replace("(In thousands)\n", "")),
                 _ => c,
             })
             .collect();
-        assert_eq!(
-            solve_in(
-                &mixed,
-                "What is the FY2017 return on assets for Acme? Round to two decimal places."
-            ),
-            None
-        );
+        let q = "What is the FY2017 return on assets for Acme? Round to two decimal places.";
+        assert_eq!(solve_in(&lost, q).expect("solved").result, "0.09");
+        // A row of a known scale and one of none are not put in one computation.
+        let mixed: Vec<Chunk> = lost
+            .iter()
+            .map(|c| match c.page {
+                50 => chunk(c.page, &c.context, &c.text.replace("(In thousands)", "(In millions)")),
+                _ => c.clone(),
+            })
+            .collect();
+        assert_eq!(solve_in(&mixed, q), None);
     }
 
     #[test]

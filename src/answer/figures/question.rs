@@ -92,6 +92,15 @@ impl Expr {
         }
     }
 
+    /// Whether it holds the change of an item between two years anywhere.
+    pub fn has_change(&self) -> bool {
+        match self {
+            Expr::Change(..) => true,
+            Expr::Op(a, _, b) => a.has_change() || b.has_change(),
+            _ => false,
+        }
+    }
+
     fn items(&self) -> usize {
         match self {
             Expr::Number(_) => 0,
@@ -409,15 +418,49 @@ fn over(main: &[String]) -> Option<Over> {
         Over::Cagr(first, last)
     } else if two && text.contains("average") {
         Over::Average(first, last)
-    } else if two
-        && ["growth", "change", "increase", "decrease", "year over year"]
-            .iter()
-            .any(|w| text.contains(w))
-    {
+    } else if two && says_change(main) {
         Over::Growth(first, last)
     } else {
         Over::Year(*years.last()?)
     })
+}
+
+/// Words of a change between two periods.
+const CHANGE: [&str; 28] = [
+    "change",
+    "changed",
+    "changes",
+    "grow",
+    "grew",
+    "grown",
+    "grows",
+    "growth",
+    "increase",
+    "increased",
+    "increases",
+    "decrease",
+    "decreased",
+    "decreases",
+    "decline",
+    "declined",
+    "declines",
+    "rise",
+    "rose",
+    "rises",
+    "fall",
+    "fell",
+    "falls",
+    "drop",
+    "dropped",
+    "drops",
+    "yoy",
+    "compared",
+];
+
+/// Whether `tokens` ask for a change between two periods ("growth", "declined", "year over
+/// year", "compared to").
+pub(super) fn says_change(tokens: &[String]) -> bool {
+    tokens.iter().any(|t| CHANGE.contains(&t.as_str())) || tokens.join(" ").contains("year over year")
 }
 
 /// The decimals a question asks for: "round ... to one decimal place", "two decimal places".

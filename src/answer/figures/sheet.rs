@@ -352,6 +352,14 @@ impl Sheet {
         })
     }
 
+    /// The scale every row that states one states, where they agree: the filing's, for a table
+    /// whose page lost its "(In millions)" line.
+    pub fn filing_scale(&self) -> Option<f64> {
+        let mut scales = self.rows.iter().filter_map(|r| r.scale);
+        let first = scales.next()?;
+        scales.all(|s| s == first).then_some(first)
+    }
+
     /// The row that best gives `item` in `year`, and its figure: a row under the item's own
     /// statement before one under no statement, and one under another statement last (the cash
     /// flow statement's "Inventories" is a change, not the balance); then the better label;
