@@ -273,13 +273,22 @@ fn away_and_back(home: &Path, says: &str, fail: impl FnOnce(), mend: impl FnOnce
     });
     let _ = watcher.kill();
     let _ = watcher.wait();
+    if outcomes(home) != expected {
+        // What the indexer said, and each document's log, to tell what went differently.
+        eprintln!("the indexer said:\n{}", std::fs::read_to_string(log.path()).unwrap());
+        let docs: Vec<serde_json::Value> = serde_json::from_slice(&run(home, 0, &["ls", "--json"]).stdout).unwrap();
+        for doc in docs {
+            let log = run(home, 0, &["doc", "log", doc["id"].as_str().unwrap()]).stdout;
+            eprintln!("{}:\n{}", doc["file_name"], String::from_utf8_lossy(&log));
+        }
+    }
     assert_eq!(outcomes(home), expected);
     let said = std::fs::read_to_string(log.path()).unwrap();
     assert!(!said.contains("failed"), "{said}");
 }
 
 #[test]
-#[ignore = "open (issue 63): the document being read when its drive went away ends with more passages than a clean run (137 against 111); cause not found"]
+#[ignore = "open (issue 63): once in 23 runs so far, the document being read when its drive went away ends with more passages than a clean run (137 against 111); cause not found"]
 fn a_drive_that_goes_away_changes_nothing_and_indexing_goes_on_when_it_is_back() {
     let Some(disk) = SmallDisk::mount(96) else {
         return;
