@@ -52,10 +52,16 @@ impl Engine {
 
     /// Why indexing is held until it goes on by itself, if it is (by any process).
     pub fn indexing_held(&self) -> Result<Option<String>, Error> {
-        if let Some(why) = super::lock(&self.held).clone() {
+        if let Some(why) = self.held_here() {
             return Ok(Some(why));
         }
         Ok(self.catalog().setting(HELD)?.filter(|why| !why.is_empty()))
+    }
+
+    /// Why this process's indexer holds indexing, if it does: what a catalog on a disk that
+    /// failed may not hold.
+    pub fn held_here(&self) -> Option<String> {
+        super::lock(&self.held).clone()
     }
 
     /// Stops indexing `id`: this process's step at once, a queued document by taking it out of

@@ -46,7 +46,8 @@ impl Library {
     /// read from it before has changed. `None` where that cannot be told (a library in a
     /// database); then read again.
     pub fn change_stamp(&self) -> Option<String> {
-        let held = self.engine.indexing_held().ok().flatten();
+        // A hold the catalog holds changes its stamp already.
+        let held = self.engine.held_here();
         let stamp = self.engine.catalog().change_stamp()?;
         Some(match held {
             Some(why) => {

@@ -115,10 +115,32 @@ fn run(home: &Path, min_free_mb: u64, args: &[&str]) -> Output {
 }
 
 fn add(home: &Path, min_free_mb: u64, names: &[&str]) -> String {
-    let mut args = vec!["add".to_string()];
-    args.extend(names.iter().map(|n| corpus_pdf(n).to_string_lossy().into_owned()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    add_with(home, min_free_mb, &[], names)
+}
+
+/// `lectern add` of the corpus's `names` with `flags`; what it printed.
+fn add_with(home: &Path, min_free_mb: u64, flags: &[&str], names: &[&str]) -> String {
+    let paths: Vec<String> = names
+        .iter()
+        .map(|n| corpus_pdf(n).to_string_lossy().into_owned())
+        .collect();
+    let mut args = vec!["add"];
+    args.extend(flags);
+    args.extend(paths.iter().map(String::as_str));
     String::from_utf8_lossy(&run(home, min_free_mb, &args).stdout).into_owned()
+}
+
+/// An indexer that waits for work (`lectern index --watch`), and the file its standard error
+/// goes to.
+fn watcher(home: &Path) -> (std::process::Child, tempfile::NamedTempFile) {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let child = lectern(home, 16)
+        .args(["index", "--watch"])
+        .stdout(Stdio::null())
+        .stderr(log.reopen().unwrap())
+        .spawn()
+        .unwrap();
+    (child, log)
 }
 
 fn status(home: &Path) -> serde_json::Value {
@@ -218,13 +240,7 @@ fn a_full_disk_holds_indexing_loses_nothing_and_indexing_goes_on_when_space_retu
 
     // An indexer that waits goes on by itself once the space is freed.
     let waits = |status: &serde_json::Value| status["held"].as_str().map(str::to_string);
-    let log = tempfile::NamedTempFile::new().unwrap();
-    let mut watcher = lectern(&home, 16)
-        .args(["index", "--watch"])
-        .stdout(Stdio::null())
-        .stderr(log.reopen().unwrap())
-        .spawn()
-        .unwrap();
+    let (mut watcher, log) = watcher(&home);
     // Its catalog may have no room to say so: its standard error does.
     wait_for("indexing to wait for space", Duration::from_secs(60), || {
         std::fs::read_to_string(log.path()).unwrap().contains("is full")
@@ -249,17 +265,8 @@ fn away_and_back(home: &Path, says: &str, fail: impl FnOnce(), mend: impl FnOnce
     add(clean.path(), 16, DURING);
     let expected = outcomes(clean.path());
 
-    let mut args = vec!["add".to_string(), "--no-wait".to_string()];
-    args.extend(DURING.iter().map(|n| corpus_pdf(n).to_string_lossy().into_owned()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    run(home, 16, &args);
-    let log = tempfile::NamedTempFile::new().unwrap();
-    let mut watcher = lectern(home, 16)
-        .args(["index", "--watch"])
-        .stdout(Stdio::null())
-        .stderr(log.reopen().unwrap())
-        .spawn()
-        .unwrap();
+    add_with(home, 16, &["--no-wait"], DURING);
+    let (mut watcher, log) = watcher(home);
     wait_for("a document to be read", Duration::from_secs(120), || {
         outcomes(home).iter().any(|o| o.1 == "indexing" || o.1 == "ready")
     });
