@@ -54,7 +54,8 @@ scripts/postgres.sh run "$LECTERN_TEST_MODELS" cargo nextest run --workspace --l
 phase "run tests, libraries in PostgreSQL"
 # The library's tests again with each library's catalog and indexes in a database of its own
 # (tests/core/common.rs), but those that read SQLite or the index directories themselves, those
-# of the library's disk (a library in a database keeps little on it), and the corpus's statuses
-# (what the PDF reader makes of each file, wherever its index goes: four minutes again).
+# of the library's disk and of its catalog's backups (a library in a database keeps little on
+# it), and the corpus's statuses (what the PDF reader makes of each file, wherever its index
+# goes: four minutes again).
 LECTERN_TEST_LIBRARY_IN_DATABASE=1 scripts/postgres.sh run "$LECTERN_TEST_MODELS" cargo nextest run --workspace --locked \
-    --no-fail-fast -E 'binary_id(lectern::core) - test(/^(search|secrets|shared|store|embedding|disk)::/) - test(/^(watch::a_document_two_linked|index::a_ready_document_whose_index_vanished|corpus::every_corpus_file_ends_in_the_status)/)'
+    --no-fail-fast -E 'binary_id(lectern::core) - test(/^(search|secrets|shared|store|embedding|disk|backup)::/) - test(/^(watch::a_document_two_linked|index::a_ready_document_whose_index_vanished|corpus::every_corpus_file_ends_in_the_status)/)'

@@ -168,8 +168,11 @@ impl Error {
                 | CatalogError::NoParent(_)
                 | CatalogError::InvalidName(_)
                 | CatalogError::UnknownStrategy(_) => ErrorCode::InvalidInput,
-                CatalogError::Database { .. } | CatalogError::DatabaseSetup { .. } => ErrorCode::Unavailable,
+                CatalogError::Database { .. } | CatalogError::DatabaseSetup { .. } | CatalogError::Damaged { .. } => {
+                    ErrorCode::Unavailable
+                }
                 CatalogError::Sqlite(_)
+                | CatalogError::Backup { .. }
                 | CatalogError::Column { .. }
                 | CatalogError::NoRow
                 | CatalogError::TooNew { .. }

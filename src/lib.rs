@@ -11,6 +11,7 @@ pub mod chunk;
 pub mod cli;
 mod config;
 pub mod database;
+mod dates;
 pub mod embed;
 mod engine;
 mod error;
@@ -35,9 +36,10 @@ pub use catalog::{
 pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
 pub use error::{Error, ErrorCode, ErrorPayload, Hint};
 pub use library::{
-    Access, AddedRemote, Answered, AskChoices, AskOutcome, AskPlan, AskRequest, ContextPassage, ContextRequest,
-    ContextWindow, Exported, ImportFailure, ImportReport, JobLogPage, Library, LibraryStatus, ModelEntry, Question,
-    Retrieval, Settings, JOB_LOG_POLL, LISTED_JOBS, MAX_K, TOKEN_FILE,
+    restore_catalog, Access, AddedRemote, Answered, AskChoices, AskOutcome, AskPlan, AskRequest, ContextPassage,
+    ContextRequest, ContextWindow, Exported, ImportFailure, ImportReport, JobLogPage, Library, LibraryStatus,
+    ModelEntry, Question, Restored, Retrieval, Settings, JOB_LOG_POLL, LISTED_JOBS, MAX_K, RECOVERED_FOLDER,
+    TOKEN_FILE,
 };
 pub use llm::BackendKind;
 pub use secrets::SecretPlace;

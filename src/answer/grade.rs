@@ -396,6 +396,7 @@ mod tests {
             backend: String::new(),
             passages_supplied: 0,
             numbers: Default::default(),
+            unconfirmed: None,
         }
     }
 

@@ -12,7 +12,9 @@
 //! passages that did not fit its prompt, if any bear on the question. An answer is held back
 //! only while it may be a decline (until its first sentence ends), so one that does not decline
 //! streams as it is written; when both looks decline, the first is shown, with the
-//! best-ranked passages as the nearest.
+//! best-ranked passages as the nearest. An answer is then checked against the passages it
+//! cites (`support.rs`): one they do not bear out becomes a decline that keeps it as the
+//! model's unconfirmed reading.
 
 mod arithmetic;
 mod check;
@@ -30,6 +32,7 @@ mod numbers;
 mod reply;
 pub mod starters;
 pub mod strategy;
+mod support;
 
 use serde::{Deserialize, Serialize};
 
@@ -164,6 +167,11 @@ pub struct Answer {
     /// How the answer's numbers were checked (all zero for answers no model wrote).
     #[serde(default)]
     pub numbers: NumberCounts,
+    /// The model's answer, when the passages it cites did not bear it out and Lectern gave a
+    /// decline in its stead (`support.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub unconfirmed: Option<String>,
 }
 
 impl Answer {
@@ -234,7 +242,8 @@ pub fn answer(
         .then(|| context::plan(model, question, history, &rest, budget, settings.generate.max_tokens))
         .filter(|p| !p.passages.is_empty());
     let Some(second) = second else {
-        return respond(model, question, &prompt, settings, cancel, on_event);
+        let first = respond(model, question, &prompt, settings, cancel, on_event)?;
+        return confirm(model, question, history, &prompt.passages, first, cancel, on_event);
     };
     let declined = |gate: &DeclineGate, answer: &Answer| {
         gate.closed() && answer.finish != Finish::Cancelled && grade::declines(answer)
@@ -243,21 +252,80 @@ pub fn answer(
     let first = respond(model, question, &prompt, settings, cancel, &mut |event| {
         gate.pass(event, on_event)
     })?;
-    if !declined(&gate, &first) {
+    if !declined(&gate, &first.answer) {
         gate.open(on_event);
-        return Ok(first);
+        return confirm(model, question, history, &prompt.passages, first, cancel, on_event);
     }
     let mut again = DeclineGate::default();
-    let second = respond(model, question, &second, settings, cancel, &mut |event| {
+    let answered = respond(model, question, &second, settings, cancel, &mut |event| {
         again.pass(event, on_event)
     })?;
-    if declined(&again, &second) {
+    if declined(&again, &answered.answer) {
         // Declined twice: the first decline shows the best-ranked passages as the nearest.
         gate.open(on_event);
-        return Ok(first);
+        return Ok(first.answer);
     }
     again.open(on_event);
-    Ok(second)
+    confirm(model, question, history, &second.passages, answered, cancel, on_event)
+}
+
+/// The model's answer as it was when the `passages` it cites state it (or the check's reply is
+/// unclear, or the check failed); else a decline that keeps the model's reading and quotes the
+/// passages it cites (`support.rs`). Only the model's own answer is checked, not passages
+/// Lectern quoted for it, nor one whose figures Lectern computed from the passages' numbers.
+fn confirm(
+    model: &dyn LanguageModel,
+    question: &str,
+    history: &[Message],
+    passages: &[Hit],
+    responded: Responded,
+    cancel: &Cancel,
+    on_event: &mut dyn FnMut(AnswerEvent),
+) -> Result<Answer, LlmError> {
+    let answer = responded.answer;
+    // An answer whose figures Lectern computed from quoted numbers is borne out already.
+    let computed = answer.numbers.computed > 0;
+    if !responded.own || computed || answer.finish != Finish::Stop || says_not_found(&answer.body) {
+        return Ok(answer);
+    }
+    let cited: Vec<Hit> = passages
+        .iter()
+        .filter(|p| {
+            answer
+                .citations
+                .iter()
+                .any(|c| c.chunk_id == p.chunk_id && c.char_start == p.char_start && c.char_end == p.char_end)
+        })
+        .cloned()
+        .collect();
+    if cited.is_empty() {
+        return Ok(answer);
+    }
+    let earlier = history
+        .iter()
+        .rev()
+        .find(|m| m.role == crate::llm::Role::User)
+        .map(|m| m.content.as_str());
+    let reading = support::reading(&answer.body);
+    // A check that could not be made (a server gone, the answer stopped) leaves the answer as
+    // it was: the check may take an answer back, never lose one for its own failure.
+    let verdict = support::check(model, question, earlier, &reading, &cited, cancel);
+    if !matches!(verdict, Ok(support::Verdict::NotStated)) {
+        return Ok(answer);
+    }
+    // What streamed is the model's answer; the reply that follows holds the decline.
+    on_event(AnswerEvent::Text {
+        text: format!("\n\n({})", support::NOT_STATED),
+    });
+    let mut body = support::withheld_lead(&reading);
+    for citation in &answer.citations {
+        quote(&citation.quote, citation.number, Some(question), &mut body, &mut |_| {});
+    }
+    Ok(Answer {
+        body: body.trim_end().to_string(),
+        unconfirmed: Some(answer.body.clone()),
+        ..answer
+    })
 }
 
 /// The longest first sentence held back as a possible decline, in bytes.
@@ -314,13 +382,20 @@ fn respond(
     settings: &AnswerSettings,
     cancel: &Cancel,
     on_event: &mut dyn FnMut(AnswerEvent),
-) -> Result<Answer, LlmError> {
+) -> Result<Responded, LlmError> {
     let answered = respond_with(model, question, prompt, settings, on_event, &mut |on_text| {
         model
             .generate(&prompt.messages, &settings.generate, cancel, on_text)
             .map(Some)
     })?;
     answered.ok_or_else(|| LlmError::Runtime("the model's answer ended without a finish".into()))
+}
+
+/// A model's answer, and whether its body is the model's own answer rather than passages Lectern
+/// quoted in its stead (after a decline, a withheld figure or an answer that names nothing).
+struct Responded {
+    answer: Answer,
+    own: bool,
 }
 
 /// A generation that sends its text to the callback it is given: how it ended, or `None` when
@@ -336,7 +411,7 @@ fn respond_with(
     settings: &AnswerSettings,
     on_event: &mut dyn FnMut(AnswerEvent),
     generate: &mut Generate<'_>,
-) -> Result<Option<Answer>, LlmError> {
+) -> Result<Option<Responded>, LlmError> {
     // The prompt's instructions, whichever they are, may not come back as an answer.
     let instructions = prompt
         .messages
@@ -402,6 +477,7 @@ fn respond_with(
     // Every sentence gave a figure that could not be checked: what is left is the note.
     let unchecked_only = !stopped && check.nothing_shown() && check.counts.withheld > 0;
     let nearest = !prompt.passages.is_empty();
+    let mut own = false;
     if nearest && ((uncited && (echo_only || says_not_found(&body))) || unchecked_only) {
         // The passages were relevant enough to ask the model: show the best of them, so that
         // the reader can judge for themselves whether they answer.
@@ -420,6 +496,7 @@ fn respond_with(
             quote(&citation.quote, citation.number, Some(question), &mut body, on_event);
         }
     } else if uncited {
+        own = true;
         // Small models often answer from a passage without citing it: cite the passage the
         // answer draws on, so it can still be checked against the page.
         let texts: Vec<&str> = prompt.passages.iter().map(|p| p.text.as_str()).collect();
@@ -433,8 +510,10 @@ fn respond_with(
             });
             citations.push(citation);
         }
+    } else {
+        own = true;
     }
-    Ok(Some(Answer {
+    let answer = Answer {
         kind: AnswerKind::Generated,
         body: body.trim().to_string(),
         citations,
@@ -442,7 +521,9 @@ fn respond_with(
         backend: model.describe(),
         passages_supplied: prompt.passages.len(),
         numbers: check.counts,
-    }))
+        unconfirmed: None,
+    };
+    Ok(Some(Responded { answer, own }))
 }
 
 /// Words an answer may wrap around what it names ("is", "the answer", "found in excerpt").
@@ -592,6 +673,7 @@ fn quoted(
         backend: String::new(),
         passages_supplied: 0,
         numbers: NumberCounts::default(),
+        unconfirmed: None,
     }
 }
 

@@ -67,7 +67,7 @@ pub fn small_talk(
     on_event: &mut dyn FnMut(AnswerEvent),
 ) -> Result<Answer, LlmError> {
     let prompt = conversation(model, SMALL_TALK, question, history, settings);
-    respond(model, question, &prompt, settings, cancel, on_event)
+    Ok(respond(model, question, &prompt, settings, cancel, on_event)?.answer)
 }
 
 /// The `function` strategy's first turn: the model, offered [`search_tool`], calls it (a call
@@ -95,8 +95,8 @@ pub fn decide(
             Ok(None)
         }
     })?;
-    if let Some(answer) = replied {
-        return Ok(Decision::Replied(answer));
+    if let Some(replied) = replied {
+        return Ok(Decision::Replied(replied.answer));
     }
     let query = call
         .as_ref()

@@ -118,8 +118,22 @@ const ORPHAN_PASSWORD: &str = "content_hash NOT IN (SELECT content_hash FROM doc
 impl Catalog {
     /// Records a newly imported document as `queued`.
     pub fn insert_document(&self, new: &NewDocument) -> Result<Document, CatalogError> {
+        self.insert_queued(DocumentId::new_random(), new, None)
+    }
+
+    /// Records a document found again after the catalog was restored, under the id its index
+    /// is kept by, as `queued`: the indexer finds its index in place and reuses it.
+    pub fn insert_recovered(&self, id: DocumentId, new: &NewDocument) -> Result<Document, CatalogError> {
+        self.insert_queued(
+            id,
+            new,
+            Some("Found again from its index when the catalog was restored"),
+        )
+    }
+
+    /// Records document `id` as `queued`, logging `note` (else where it was added from).
+    fn insert_queued(&self, id: DocumentId, new: &NewDocument, note: Option<&str>) -> Result<Document, CatalogError> {
         self.folder(new.folder)?;
-        let id = DocumentId::new_random();
         let origin = new.origin.as_ref();
         self.db.execute(
             "INSERT INTO documents (id, folder_id, file_name, byte_size, content_hash, added_at, status,
@@ -137,9 +151,10 @@ impl Catalog {
                 origin.and_then(|o| o.modified),
             ],
         )?;
-        let added = match origin {
-            Some(o) => format!("Added from {}", o.path),
-            None => "Added".to_string(),
+        let added = match (note, origin) {
+            (Some(note), _) => note.to_string(),
+            (None, Some(o)) => format!("Added from {}", o.path),
+            (None, None) => "Added".to_string(),
         };
         self.log(id, LogLevel::Info, &added)?;
         self.document(id)

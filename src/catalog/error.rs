@@ -1,7 +1,10 @@
 //! Errors of the catalog: what failed, whose fault it is, and what to do about it.
 
+use std::path::PathBuf;
+
 use thiserror::Error;
 
+use super::backup::Backup;
 use crate::database::Unreached;
 
 /// An error from the catalog of folders and documents (SQLite, or the library's database).
@@ -65,6 +68,34 @@ pub enum CatalogError {
     BadContentHash(String),
     #[error("the catalog has schema version {found}, newer than this Lectern ({supported}); update Lectern")]
     TooNew { found: i64, supported: i64 },
+    #[error("the library catalog {} is damaged ({reason}); the PDFs and their indexes are untouched. {}", .path.display(), remedy(.backup.as_ref()))]
+    Damaged {
+        path: PathBuf,
+        reason: String,
+        /// The newest backup SQLite reads without a problem.
+        backup: Option<Backup>,
+    },
+    #[error("the library catalog could not be backed up to {}: {source}", .path.display())]
+    Backup {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What to do about a damaged catalog, with the newest good `backup` if there is one.
+fn remedy(backup: Option<&Backup>) -> String {
+    match backup {
+        Some(backup) => format!(
+            "Put back its last good backup, made {}, with `lectern library restore-catalog`: the damaged file is kept \
+             beside it, and documents added since are found again from their indexes",
+            crate::dates::utc(backup.made)
+        ),
+        None => "There is no backup of it: `lectern library restore-catalog` rebuilds it from the documents' indexes \
+                 (the damaged file is kept beside it; folders and chats cannot be rebuilt, so the documents go to the \
+                 folder \"Recovered\")"
+            .to_string(),
+    }
 }
 
 impl From<Unreached> for CatalogError {

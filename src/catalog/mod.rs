@@ -8,6 +8,7 @@
 //! and nothing else. The connection runs in WAL mode so that readers never wait for the indexer.
 
 mod api;
+pub mod backup;
 mod chats;
 mod copy;
 mod display_name;
@@ -187,13 +188,33 @@ pub struct Catalog {
 impl Catalog {
     /// Opens (creating if needed) the catalog at `path`, migrates it, and makes sure the library has
     /// at least its default folder.
+    /// A catalog SQLite cannot read is [`CatalogError::Damaged`]; one that opens is backed up
+    /// into `backups/` beside it once a day (`backup.rs`).
     pub fn open(path: &Path) -> Result<Catalog, CatalogError> {
-        let mut conn = Connection::open(path)?;
-        conn.busy_timeout(Duration::from_secs(10))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
+        let backups = path.with_file_name(backup::DIR);
+        let damaged = |reason: String| CatalogError::Damaged {
+            path: path.to_path_buf(),
+            reason,
+            backup: backup::newest_good(&backups),
+        };
+        let opened = (|| {
+            let conn = Connection::open(path)?;
+            conn.busy_timeout(Duration::from_secs(10))?;
+            conn.pragma_update(None, "journal_mode", "WAL")?;
+            Ok((backup::problem(&conn)?, conn))
+        })();
+        let mut conn = match opened {
+            Ok((None, conn)) => conn,
+            Ok((Some(problem), _)) => return Err(damaged(problem)),
+            Err(e) if backup::is_damage(&e) => return Err(damaged(e.to_string())),
+            Err(e) => return Err(e.into()),
+        };
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         migrations::apply(&mut conn)?;
+        // A backup that cannot be written (a full or read-only disk) does not keep the library
+        // from opening: the next open tries again.
+        let _ = backup::back_up_if_due(&conn, &backups, now_millis());
         Catalog::started(Db::sqlite(conn), None)
     }
 

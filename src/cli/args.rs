@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::search::eval::Part;
+
 /// Ask questions about your own PDFs, offline.
 #[derive(Debug, Parser)]
 #[command(name = "lectern", version, about)]
@@ -82,6 +84,19 @@ pub enum LibraryCommand {
         #[arg(long)]
         to: String,
         /// Print what was copied as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Put back the catalog (folders, documents, chats, settings) from its newest good backup,
+    /// kept daily in the data directory's `backups/`, after Lectern said it is damaged; the
+    /// damaged file is kept beside it. Documents whose index and PDF are on disk but which the
+    /// backup lacks are found again, in the folder "Recovered". Without a backup, the catalog is
+    /// rebuilt from the indexes alone. Close the app first.
+    RestoreCatalog {
+        /// A backup to put back instead of the newest good one.
+        #[arg(long)]
+        from: Option<PathBuf>,
+        /// Print what was done as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -374,6 +389,10 @@ pub struct EvalArgs {
     /// Write each question's ranks and pages found, per scope and mode, as JSON Lines here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Only part K of N of the questions, split by their answering document (1/2 and 2/2 are
+    /// halves that share no document): fit on one part, report on another.
+    #[arg(long, value_name = "K/N")]
+    pub part: Option<Part>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -443,6 +462,10 @@ pub struct EvalAnswersArgs {
     /// Only the first N questions (follow-ups keep the questions they follow).
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Only part K of N of the questions, split by their answering document (1/2 and 2/2 are
+    /// halves that share no document): fit on one part, report on another.
+    #[arg(long, value_name = "K/N")]
+    pub part: Option<Part>,
     /// Write each question's answer, grade and timing as JSON Lines to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,

@@ -3,7 +3,8 @@
 //! gold ones and prints, per run and per source of the questions (then all of them): share
 //! correct, declines, share citing a gold page, share of citations that resolve to a passage the
 //! model was given, the gold page among the top five passages, the answers' numbers (quoted,
-//! computed by Lectern, withheld), time to first token and tokens per second. The chats it makes
+//! computed by Lectern, withheld), answers the support check withheld (right or wrong as the
+//! model gave them), time to first token and to the whole answer, and tokens per second. The chats it makes
 //! are deleted afterwards. With `--regrade FILE` it asks nothing: it grades a run stored with
 //! `--out` again with the current grader and prints the share correct then and now.
 
@@ -50,7 +51,19 @@ struct Graded {
     /// Whether a gold page is among the first five passages retrieved.
     gold_page_in_top5: bool,
     first_token_ms: f64,
+    /// When the answer was done (after the support check, where one ran).
+    done_ms: f64,
     tokens_per_second: Option<f64>,
+    /// The model's answer the support check withheld, and whether it was right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unconfirmed: Option<Unconfirmed>,
+}
+
+/// A model's answer that the passages it cites did not bear out, as graded before it was withheld.
+#[derive(Debug, Serialize)]
+struct Unconfirmed {
+    answer: String,
+    correct: bool,
 }
 
 pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, Error> {
@@ -58,6 +71,9 @@ pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, E
         return regrade(&args.questions, stored);
     }
     let mut questions = read_gold(&args.questions)?;
+    if let Some(part) = args.part {
+        questions.retain(|q| part.holds(q.doc.as_deref(), &q.question));
+    }
     if let Some(limit) = args.limit {
         questions.truncate(limit);
     }
@@ -190,6 +206,7 @@ fn runs(library: &Library, args: &EvalAnswersArgs) -> Result<Vec<(String, Backen
 #[derive(Debug, Clone)]
 struct Timing {
     first_text_ms: f64,
+    total_ms: f64,
     /// The text streamed after the first piece, and how long after the first piece its last
     /// piece came.
     streamed_after_first: (String, f64),
@@ -245,6 +262,7 @@ async fn ask(
         outcome,
         Timing {
             first_text_ms,
+            total_ms,
             streamed_after_first: (after, span),
         },
     ))
@@ -294,7 +312,12 @@ fn grade(
             .take(5)
             .any(|h| on_gold_page(&h.document_name, h.page)),
         first_token_ms: timing.first_text_ms,
+        done_ms: timing.total_ms,
         tokens_per_second,
+        unconfirmed: answer.unconfirmed.as_ref().map(|unconfirmed| Unconfirmed {
+            answer: unconfirmed.clone(),
+            correct: is_correct(gold, &graded_body(AnswerKind::Generated, unconfirmed)),
+        }),
     }
 }
 
@@ -316,7 +339,9 @@ fn failed(run: &str, gold: &GoldQuestion, error: &Error) -> Graded {
         resolved: 0,
         gold_page_in_top5: false,
         first_token_ms: 0.0,
+        done_ms: 0.0,
         tokens_per_second: None,
+        unconfirmed: None,
     }
 }
 
@@ -453,7 +478,7 @@ fn resolves(citation: &Citation, hits: &[Hit]) -> bool {
 
 fn print_table(reports: &[(String, Vec<Graded>)]) {
     println!(
-        "\n  {:<44} {:>4} {:>8} {:>9} {:>9} {:>9} {:>10} {:>9} {:>14} {:>12} {:>12} {:>10}",
+        "\n  {:<44} {:>4} {:>8} {:>9} {:>9} {:>9} {:>10} {:>9} {:>14} {:>9} {:>12} {:>12} {:>10} {:>10}",
         "backend and model, then per source",
         "n",
         "correct",
@@ -463,13 +488,15 @@ fn print_table(reports: &[(String, Vec<Graded>)]) {
         "citations",
         "top-5 pg",
         "numbers q/c/w",
+        "unconf. r/w",
         "first token",
         "(p90)",
+        "done",
         "tokens/s"
     );
     rows_per_source(reports, |g| g.source.as_deref(), print_row);
     println!(
-        "\n  correct: share of all questions; answ./un.: of answerable ones / of ones the documents do not answer;\n  declined: answers saying the documents do not say, of answerable ones / of the others;\n  gold page: answerable questions citing a gold page; citations: share resolving to a retrieved passage;\n  top-5 pg: a gold page among the first five passages; numbers q/c/w: the answers' numbers quoted from the\n  question or a passage / computed by Lectern / withheld, neither (their sentences left out);\n  first token: median and p90; tokens/s: median/p90"
+        "\n  correct: share of all questions; answ./un.: of answerable ones / of ones the documents do not answer;\n  declined: answers saying the documents do not say, of answerable ones / of the others;\n  gold page: answerable questions citing a gold page; citations: share resolving to a retrieved passage;\n  top-5 pg: a gold page among the first five passages; numbers q/c/w: the answers' numbers quoted from the\n  question or a passage / computed by Lectern / withheld, neither (their sentences left out);\n  unconf. r/w: answers the support check withheld that were right / wrong as the model gave them;\n  first token: median and p90; done: median time to the whole answer; tokens/s: median/p90"
     );
 }
 
@@ -504,9 +531,16 @@ fn print_row(label: &str, graded: &[&Graded]) {
     let resolved: usize = graded.iter().map(|g| g.resolved).sum();
     let count = |f: fn(&NumberCounts) -> u32| graded.iter().map(|g| f(&g.numbers)).sum::<u32>();
     let mut first: Vec<f64> = graded.iter().map(|g| g.first_token_ms).collect();
+    let mut done: Vec<f64> = graded.iter().map(|g| g.done_ms).collect();
+    let unconfirmed = |right: bool| {
+        graded
+            .iter()
+            .filter(|g| g.unconfirmed.as_ref().is_some_and(|u| u.correct == right))
+            .count()
+    };
     let mut speed: Vec<f64> = graded.iter().filter_map(|g| g.tokens_per_second).collect();
     println!(
-        "  {:<44} {:>4} {:>8.3} {:>4.2}/{:<4.2} {:>4.2}/{:<4.2} {:>9.3} {:>10} {:>9.3} {:>14} {:>10.1} s {:>10.1} s {:>10}",
+        "  {:<44} {:>4} {:>8.3} {:>4.2}/{:<4.2} {:>4.2}/{:<4.2} {:>9.3} {:>10} {:>9.3} {:>14} {:>9} {:>10.1} s {:>10.1} s {:>8.1} s {:>10}",
         one_line(label, 44),
         graded.len(),
         share(&|g| g.correct),
@@ -522,8 +556,10 @@ fn print_row(label: &str, graded: &[&Graded]) {
         },
         part(&answerable, &|g| g.gold_page_in_top5),
         format!("{}/{}/{}", count(|c| c.quoted), count(|c| c.computed), count(|c| c.withheld)),
+        format!("{}/{}", unconfirmed(true), unconfirmed(false)),
         percentile(&mut first, 0.5) / 1000.0,
         percentile(&mut first, 0.9) / 1000.0,
+        percentile(&mut done, 0.5) / 1000.0,
         if speed.is_empty() {
             "-".to_string()
         } else {

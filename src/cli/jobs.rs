@@ -6,8 +6,9 @@ use std::process::ExitCode;
 use crate::{Error, Job, JobEvent, JobState, Library};
 
 use super::args::JobsCommand;
-use super::output::{format_time, json};
+use super::output::json;
 use super::progress::spawn_background_indexer;
+use crate::dates::utc;
 
 pub async fn run(library: &Library, command: JobsCommand) -> Result<ExitCode, Error> {
     match command {
@@ -37,7 +38,7 @@ pub async fn run(library: &Library, command: JobsCommand) -> Result<ExitCode, Er
                     "{}\t{}\t{}\t{}/{} done, {} failed, {} left\t{}",
                     job.id,
                     job.state.as_str(),
-                    format_time(job.created_at),
+                    utc(job.created_at),
                     job.done,
                     job.documents,
                     job.failed,
@@ -68,7 +69,7 @@ fn show(job: &Job) {
         job.id,
         job.state.as_str(),
         job.folder,
-        format_time(job.created_at),
+        utc(job.created_at),
         job.holder
     );
     println!(
@@ -115,7 +116,7 @@ fn print_event(event: &JobEvent, as_json: bool) {
     println!(
         "#{} {} {}{document} {}",
         event.id,
-        format_time(event.at),
+        utc(event.at),
         event.level.as_str(),
         event.message
     );

@@ -125,6 +125,12 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
     if let Command::Extract(args) = &cli.command {
         return extract(args);
     }
+    // A damaged catalog keeps the library from opening: it is put back first.
+    if let Command::Library(args::LibraryCommand::RestoreCatalog { from, json }) = &cli.command {
+        let restored = crate::library::restore_catalog(&config, from.as_deref())?;
+        output::restored(&restored, *json);
+        return Ok(ExitCode::SUCCESS);
+    }
     let library = Library::open(config)?;
     if matches!(
         cli.command,
@@ -157,7 +163,9 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Chat(command) => ask::chat(&library, command)?,
         Command::Watch(command) => return watch::run(&library, &command).await,
         Command::Model(command) => return models::run(&library, command).await,
-        Command::Extract(_) => unreachable!("handled above"),
+        Command::Extract(_) | Command::Library(args::LibraryCommand::RestoreCatalog { .. }) => {
+            unreachable!("handled above")
+        }
         Command::Serve(args) => serve::run(library, args).await?,
         Command::Mcp => {
             serve::index_while_serving(&library);

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use crate::catalog::LogEntry;
+use crate::dates::utc;
 use crate::{Document, DocumentStatus, Error, Folder, FolderId, Hint, LibraryStatus};
 use serde::Serialize;
 
@@ -102,13 +103,13 @@ pub fn document_info(d: &Document, folders: &[Folder], as_json: bool) {
     field("modified", d.pdf_modified.clone().unwrap_or_default());
     field("source", d.source_path.clone().unwrap_or_default());
     field("type", d.mime_type.clone().unwrap_or_default());
-    field("file date", d.file_modified.map(format_time).unwrap_or_default());
+    field("file date", d.file_modified.map(utc).unwrap_or_default());
     field("pages", d.page_count.map(|p| p.to_string()).unwrap_or_default());
     field("chunks", d.chunk_count.map(|c| c.to_string()).unwrap_or_default());
     field("chars", d.char_count.map(|c| c.to_string()).unwrap_or_default());
     field("bytes", d.byte_size.to_string());
     field("sha256", d.content_hash.clone());
-    field("added", format_time(d.added_at));
+    field("added", utc(d.added_at));
 }
 
 /// A document's log, a line an entry: when, how serious, what happened.
@@ -117,12 +118,7 @@ pub fn document_log(entries: &[LogEntry], as_json: bool) {
         return json(&entries);
     }
     for entry in entries {
-        println!(
-            "{}  {:<7}  {}",
-            format_time(entry.at),
-            entry.level.as_str(),
-            entry.message
-        );
+        println!("{}  {:<7}  {}", utc(entry.at), entry.level.as_str(), entry.message);
     }
 }
 
@@ -141,7 +137,7 @@ pub fn status(status: &LibraryStatus, as_json: bool) {
             s.documents,
             s.pages,
             s.chunks,
-            s.latest_added.map(format_time).unwrap_or_else(|| "-".into()),
+            s.latest_added.map(utc).unwrap_or_else(|| "-".into()),
         );
     }
     if !status.in_progress.is_empty() {
@@ -191,36 +187,29 @@ fn folder_paths(folders: &[Folder]) -> HashMap<FolderId, String> {
     folders.iter().map(|f| (f.id, f.path.clone())).collect()
 }
 
-/// Milliseconds since the epoch as `YYYY-MM-DD HH:MM` (UTC).
-pub fn format_time(millis: i64) -> String {
-    let secs = millis.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::format_time;
-
-    #[test]
-    fn times_format_as_utc_dates() {
-        assert_eq!(format_time(0), "1970-01-01 00:00 UTC");
-        assert_eq!(format_time(1_795_305_600_000), "2026-11-22 00:00 UTC");
+/// What `lectern library restore-catalog` did.
+pub fn restored(restored: &crate::Restored, as_json: bool) {
+    if as_json {
+        return json(restored);
+    }
+    match (&restored.backup, restored.backup_made) {
+        (Some(backup), Some(made)) => println!(
+            "put back the catalog backed up {} ({}): {} document(s)",
+            utc(made),
+            backup.display(),
+            restored.documents
+        ),
+        _ => println!("no backup to put back: the catalog was rebuilt from the documents' indexes"),
+    }
+    if let Some(kept) = &restored.damaged_kept {
+        println!("the catalog there before is kept as {}", kept.display());
+    }
+    if restored.recovered > 0 {
+        println!(
+            "found {} document(s) again from their indexes, in the folder \"{}\"",
+            restored.recovered,
+            crate::RECOVERED_FOLDER
+        );
     }
 }
 

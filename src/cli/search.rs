@@ -116,7 +116,10 @@ pub async fn eval(library: &Library, args: EvalArgs) -> Result<ExitCode, Error> 
             reason: "name a questions file: `lectern eval QUESTIONS.jsonl --folder F`".into(),
         });
     };
-    let questions = read_questions(path)?;
+    let mut questions = read_questions(path)?;
+    if let Some(part) = args.part {
+        questions.retain(|q| part.holds(Some(&q.doc), &q.question));
+    }
     let scope = scope(library, &args.scope)?;
     if !scope.remotes.is_empty() {
         return Err(Error::Config {

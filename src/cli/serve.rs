@@ -5,7 +5,8 @@ use crate::jobs::RunMode;
 use crate::{Error, Library};
 
 use super::args::{ServeArgs, ServeCommand, TokenCommand};
-use super::output::{format_time, json};
+use super::output::json;
+use crate::dates::utc;
 
 pub async fn run(library: Library, args: ServeArgs) -> Result<(), Error> {
     match args.command {
@@ -63,7 +64,7 @@ fn token(library: &Library, command: TokenCommand) -> Result<(), Error> {
                 } else {
                     paths.join(", ")
                 };
-                println!("{}\t{}\tsees {sees}", token.name, format_time(token.created_at));
+                println!("{}\t{}\tsees {sees}", token.name, utc(token.created_at));
             }
         }
         TokenCommand::Remove { name } => {
@@ -83,7 +84,7 @@ fn log(library: &Library, limit: usize, as_json: bool) -> Result<(), Error> {
     for r in requests {
         println!(
             "{}\t{}\t{} {}\t{}\t{}\t{} ms",
-            format_time(r.at),
+            utc(r.at),
             r.holder,
             r.method,
             r.path,

@@ -36,7 +36,7 @@ fn print_links(library: &Library, links: &[Link]) -> Result<(), Error> {
             .map(|f| f.path);
         let synced = link.last_sync.map_or_else(
             || "never synced".to_string(),
-            |ms| format!("synced {}", output::format_time(ms)),
+            |ms| format!("synced {}", crate::dates::utc(ms)),
         );
         println!(
             "#{:<3} {} -> {}  ({synced}{}{}, {} pending, {} failed)",

@@ -11,6 +11,7 @@ mod task;
 
 pub use crate::engine::{next_event, IndexEvent};
 pub(crate) use keeper::keep as keep_wide_index;
+pub use lock::IndexerLock;
 pub(crate) use queue::run;
 pub use queue::{IndexRun, RunMode};
 pub use reconcile::Reconciled;

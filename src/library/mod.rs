@@ -16,6 +16,7 @@ mod jobs;
 mod links;
 mod models;
 mod remotes;
+mod restore;
 mod search;
 mod settings;
 mod starters;
@@ -42,6 +43,7 @@ pub use export::Exported;
 pub use jobs::{JobLogPage, JOB_LOG_POLL, LISTED_JOBS};
 pub use models::ModelEntry;
 pub use remotes::AddedRemote;
+pub use restore::{restore_catalog, Restored, RECOVERED_FOLDER};
 pub use settings::{Settings, MAX_K};
 pub use status::LibraryStatus;
 

@@ -45,6 +45,44 @@ struct Line {
     source: Option<String>,
 }
 
+/// A part of a question set (`--part K/N`): the questions whose answering document's file name
+/// falls in bucket K of N, so that constants fitted on one part can be reported on another that
+/// shares no document with it. A question no document answers falls by its own words. Parts
+/// nest: parts 1/4 and 3/4 together are part 1/2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    k: u64,
+    n: u64,
+}
+
+impl std::str::FromStr for Part {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Part, String> {
+        let wrong = || format!("\"{text}\" is not a part: write K/N, as 1/2 or 3/4");
+        let (k, n) = text.split_once('/').ok_or_else(wrong)?;
+        let (k, n): (u64, u64) = (
+            k.trim().parse().map_err(|_| wrong())?,
+            n.trim().parse().map_err(|_| wrong())?,
+        );
+        if k == 0 || k > n {
+            return Err(wrong());
+        }
+        Ok(Part { k, n })
+    }
+}
+
+impl Part {
+    /// Whether the question `question`, answered by the document named `doc`, is in this part.
+    pub fn holds(&self, doc: Option<&str>, question: &str) -> bool {
+        // FNV-1a: the same buckets on every machine and in every version.
+        let hash = doc.unwrap_or(question).bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        hash % self.n == self.k - 1
+    }
+}
+
 /// Reads a JSON Lines file of questions; blank lines, questions without a document and follow-ups
 /// are skipped.
 pub fn read_questions(path: &Path) -> Result<Vec<EvalQuestion>, Error> {
@@ -341,5 +379,25 @@ mod tests {
         assert!((m.mrr - (1.0 + 1.0 / 3.0 + 1.0 / 11.0) / 5.0).abs() < 1e-12);
         assert_eq!(m.recall_at(20), 0.6);
         assert_eq!(Metrics::of(&[]), Metrics::default());
+    }
+
+    #[test]
+    fn parts_split_by_document_and_nest() {
+        let part = |text: &str| text.parse::<Part>().unwrap();
+        let names: Vec<String> = (0..200).map(|i| format!("report-{i}.pdf")).collect();
+        let held = |p: Part| names.iter().filter(|n| p.holds(Some(n), "q")).count();
+        let (first, second) = (held(part("1/2")), held(part("2/2")));
+        assert_eq!(first + second, names.len());
+        assert!(first > 60 && second > 60, "{first} / {second}");
+        for name in &names {
+            let in_half = part("1/2").holds(Some(name), "q");
+            let in_quarters = part("1/4").holds(Some(name), "q") || part("3/4").holds(Some(name), "q");
+            assert_eq!(in_half, in_quarters, "{name}");
+            // A question's document decides, not its words.
+            assert_eq!(part("1/2").holds(Some(name), "a"), part("1/2").holds(Some(name), "b"));
+        }
+        for wrong in ["0/2", "3/2", "half", "1/", "/2"] {
+            assert!(wrong.parse::<Part>().unwrap_err().contains("K/N"), "{wrong}");
+        }
     }
 }

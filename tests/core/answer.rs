@@ -120,6 +120,26 @@ fn hits() -> Vec<Hit> {
     ]
 }
 
+/// The reply to the support check (Lectern asking whether the passages an answer cites state it)
+/// in the wire format of `path`, `verdict` as its text; `None` when `body` is another request.
+fn support_check(path: &str, body: &serde_json::Value, verdict: &str) -> Option<Reply> {
+    let system = body["messages"][0]["content"].as_str().unwrap_or_default();
+    if !system.starts_with("You check whether") {
+        return None;
+    }
+    let (content_type, pieces) = if path == "/api/chat" {
+        ("application/x-ndjson", ollama_lines(&[verdict], true))
+    } else {
+        ("text/event-stream", sse_events(&[verdict], true))
+    };
+    Some(Reply {
+        status: 200,
+        content_type,
+        pieces,
+        pause: Duration::ZERO,
+    })
+}
+
 /// The text an answer streamed, in order.
 fn streamed_text(events: &[AnswerEvent]) -> String {
     events
@@ -148,9 +168,12 @@ fn ask_model(model: &dyn LanguageModel) -> (Result<lectern::answer::Answer, LlmE
 
 #[test]
 fn ollama_wire_format_streams_and_citations_resolve_across_pieces() {
-    let (url, server) = serve(1, |path, _, body| {
+    let (url, server) = serve(2, |path, _, body| {
         assert_eq!(path, "/api/chat");
         assert_eq!(body["model"], "llama3.2");
+        if let Some(reply) = support_check(path, body, "Yes") {
+            return reply;
+        }
         assert_eq!(body["stream"], true);
         assert_eq!(body["messages"][0]["role"], "system");
         let question = body["messages"].as_array().unwrap().last().unwrap()["content"]
@@ -199,10 +222,13 @@ fn ollama_wire_format_streams_and_citations_resolve_across_pieces() {
 
 #[test]
 fn openai_wire_format_streams_server_sent_events_with_the_key() {
-    let (url, server) = serve(1, |path, auth, body| {
+    let (url, server) = serve(2, |path, auth, body| {
         assert_eq!(path, "/v1/chat/completions");
         assert_eq!(auth, "Bearer sk-test");
         assert_eq!(body["stream"], true);
+        if let Some(reply) = support_check(path, body, "Yes") {
+            return reply;
+        }
         Reply {
             status: 200,
             content_type: "text/event-stream",
@@ -328,18 +354,23 @@ fn an_answer_that_points_at_a_passage_without_naming_anything_shows_the_passage(
     // "The Eiffel Tower is [1] towers.pdf, page 3.": the blank filled with a footnote and the
     // passage's label copied from the prompt.
     let calls = std::sync::atomic::AtomicUsize::new(0);
-    let (url, server) = serve(2, move |_, _, _| Reply {
-        status: 200,
-        content_type: "application/x-ndjson",
-        pieces: ollama_lines(
-            if calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
-                &["The Eiffel Tower is [1] ", "towers.pdf, page 3."]
-            } else {
-                &["The Eiffel Tower is 330 metres tall [1]."]
-            },
-            true,
-        ),
-        pause: Duration::ZERO,
+    let (url, server) = serve(3, move |path, _, body| {
+        if let Some(reply) = support_check(path, body, "Yes") {
+            return reply;
+        }
+        Reply {
+            status: 200,
+            content_type: "application/x-ndjson",
+            pieces: ollama_lines(
+                if calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                    &["The Eiffel Tower is [1] ", "towers.pdf, page 3."]
+                } else {
+                    &["The Eiffel Tower is 330 metres tall [1]."]
+                },
+                true,
+            ),
+            pause: Duration::ZERO,
+        }
     });
     let model = HttpChat::new(ServerApi::Ollama, &url, "m", None, 4096).unwrap();
     let (result, events) = ask_model(&model);
@@ -363,6 +394,86 @@ fn an_answer_that_points_at_a_passage_without_naming_anything_shows_the_passage(
     server.join().unwrap();
     let answer = result.unwrap();
     assert_eq!(answer.body, "The Eiffel Tower is 330 metres tall [^1].");
+}
+
+/// An answer is checked against the passages it cites; one they do not state becomes a decline
+/// that keeps the model's reading and quotes the passages, and a check that fails changes nothing.
+#[test]
+fn an_answer_its_cited_passages_do_not_state_is_given_as_a_decline() {
+    for verdict in ["No.", "Yes", "Perhaps"] {
+        let (url, server) = serve(2, move |path, _, body| {
+            if let Some(reply) = support_check(path, body, verdict) {
+                let check = body["messages"][1]["content"].as_str().unwrap();
+                assert!(
+                    check.contains("[1] towers.pdf, page 5:\nIt was finished in 1889."),
+                    "{check}"
+                );
+                assert!(!check.contains("330 metres"), "only the cited passage: {check}");
+                assert!(check.contains("Question: How tall is the Eiffel Tower?"), "{check}");
+                assert!(check.contains("Proposed answer: It is 1889 metres tall."), "{check}");
+                return reply;
+            }
+            Reply {
+                status: 200,
+                content_type: "application/x-ndjson",
+                pieces: ollama_lines(&["It is 1889 metres ", "tall [2]."], true),
+                pause: Duration::ZERO,
+            }
+        });
+        let model = HttpChat::new(ServerApi::Ollama, &url, "m", None, 4096).unwrap();
+        let (result, events) = ask_model(&model);
+        server.join().unwrap();
+        let answer = result.unwrap();
+        assert_eq!(answer.citations.len(), 1);
+        assert_eq!(answer.citations[0].page, 5);
+        if verdict != "No." {
+            assert_eq!(answer.body, "It is 1889 metres tall [^1].", "{verdict}");
+            assert_eq!(answer.unconfirmed, None);
+            continue;
+        }
+        assert!(
+            answer.body.starts_with(
+                "The cited passages do not say this, so Lectern gives no answer.\n\nThe model's reading, \
+                 which they do not bear out: \u{201c}It is 1889 metres tall.\u{201d}\n\nThe passages it cites:\n\n> "
+            ),
+            "{}",
+            answer.body
+        );
+        assert!(
+            answer.body.ends_with("[^1]"),
+            "the passage, quoted with its footnote: {}",
+            answer.body
+        );
+        assert_eq!(answer.unconfirmed.as_deref(), Some("It is 1889 metres tall [^1]."));
+        assert!(lectern::answer::grade::counts_as_decline(&answer));
+        let streamed = streamed_text(&events);
+        assert!(
+            streamed.ends_with("tall [^1].\n\n(The cited passages do not say this, so Lectern gives no answer.)"),
+            "what streamed says the answer was taken back: {streamed}"
+        );
+    }
+
+    // A check the server fails leaves the answer as it was.
+    let (url, server) = serve(2, |path, _, body| {
+        if support_check(path, body, "No").is_some() {
+            return Reply {
+                status: 500,
+                content_type: "application/json",
+                pieces: vec![r#"{"error":"out of memory"}"#.into()],
+                pause: Duration::ZERO,
+            };
+        }
+        Reply {
+            status: 200,
+            content_type: "application/x-ndjson",
+            pieces: ollama_lines(&["It is 330 metres tall [1]."], true),
+            pause: Duration::ZERO,
+        }
+    });
+    let model = HttpChat::new(ServerApi::Ollama, &url, "m", None, 4096).unwrap();
+    let (result, _) = ask_model(&model);
+    server.join().unwrap();
+    assert_eq!(result.unwrap().body, "It is 330 metres tall [^1].");
 }
 
 #[test]
@@ -957,7 +1068,10 @@ fn a_copy_of_the_instructions_never_reaches_the_answer() {
         " or a short phrase.\n",
     ];
     let answer_pieces = ["It is 330 ", "metres tall [1]."];
-    let (url, server) = serve(2, move |_, _, json| {
+    let (url, server) = serve(3, move |path, _, json| {
+        if let Some(reply) = support_check(path, json, "Yes") {
+            return reply;
+        }
         // The first request gets the copy and an answer, the second the copy alone.
         let alone = json["messages"].to_string().contains("How high");
         let pieces: Vec<&str> = if alone {
@@ -1018,7 +1132,12 @@ fn a_decline_gets_a_second_look_at_the_passages_that_did_not_fit() {
         hit(doc, "towers.pdf", 5, &second, 0.6),
     ];
     for answers_second_time in [true, false] {
-        let (url, server) = serve(2, move |_, _, json| {
+        // An answer is checked against its passages once more.
+        let requests = if answers_second_time { 3 } else { 2 };
+        let (url, server) = serve(requests, move |path, _, json| {
+            if let Some(reply) = support_check(path, json, "Yes") {
+                return reply;
+            }
             let prompt = json["messages"].to_string();
             let reply = if prompt.contains("page 5") && answers_second_time {
                 vec!["It is ", "330 metres tall [1]."]

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod answer;
+mod backup;
 mod catalog;
 mod cli;
 mod common;

@@ -385,7 +385,12 @@ passages_supplied: number,
 /**
  * How the answer's numbers were checked (all zero for answers no model wrote).
  */
-numbers: NumberCounts, };
+numbers: NumberCounts, 
+/**
+ * The model's answer, when the passages it cites did not bear it out and Lectern gave a
+ * decline in its stead (`support.rs`).
+ */
+unconfirmed?: string, };
 
 /**
  * How the numbers of an answer fared.

@@ -488,6 +488,7 @@ pub fn answer(
             computed: 1,
             withheld: 0,
         },
+        unconfirmed: None,
     };
     (answer, hits)
 }

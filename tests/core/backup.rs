@@ -1,0 +1,136 @@
+//! The catalog's backups: a damaged catalog keeps the library from opening with a message that
+//! names its last good backup and the command that puts it back; putting it back loses no
+//! document indexed since, and a catalog with no backup is rebuilt from the indexes. Libraries
+//! on disk only: a library in a database is restored from the database's backups.
+
+use lectern::catalog::{CatalogError, DEFAULT_FOLDER};
+use lectern::search::SearchMode;
+use lectern::{restore_catalog, DocumentStatus, Error, ErrorCode, Library, LibraryConfig, RECOVERED_FOLDER};
+
+use crate::common::{config, corpus_pdf, index_all, search};
+
+/// A library on disk in `home`, whichever way the suite runs.
+fn on_disk(home: &std::path::Path) -> LibraryConfig {
+    let mut config = config(home);
+    config.database_url = None;
+    config.secret_key = None;
+    config
+}
+
+/// Writes over the start of `home`'s catalog, as a failing disk or a stray program would.
+fn damage(home: &std::path::Path) {
+    let path = home.join("library.sqlite");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[..32].copy_from_slice(b"this is not what SQLite wrote...");
+    std::fs::write(&path, bytes).unwrap();
+}
+
+fn add(library: &Library, file: &str, folder: &str) -> String {
+    let id = library.add(&[corpus_pdf(file)], folder).unwrap().added[0]
+        .id
+        .to_string();
+    index_all(library);
+    assert_eq!(library.document(&id).unwrap().status, DocumentStatus::Ready);
+    id
+}
+
+#[test]
+fn a_damaged_catalog_is_put_back_from_its_backup_and_documents_indexed_since_are_found_again() {
+    let home = tempfile::tempdir().unwrap();
+    let library = Library::open(on_disk(home.path())).unwrap();
+    library.create_folder("Work").unwrap();
+    let before = add(&library, "text-xelatex-4p.pdf", "Work");
+    drop(library);
+    // The day's backup is made when the library opens: take it now, holding the first document.
+    std::fs::remove_dir_all(home.path().join("backups")).unwrap();
+    let library = Library::open(on_disk(home.path())).unwrap();
+    let since = add(&library, "text-libreoffice-writer-1p.pdf", DEFAULT_FOLDER);
+    drop(library);
+
+    damage(home.path());
+    let err = Library::open(on_disk(home.path()))
+        .err()
+        .expect("a damaged catalog does not open");
+    assert!(matches!(err, Error::Catalog(CatalogError::Damaged { .. })), "{err:?}");
+    assert_eq!(err.code(), ErrorCode::Unavailable);
+    let message = err.to_string();
+    assert!(message.contains("is damaged"), "{message}");
+    assert!(message.contains("last good backup, made 20"), "{message}");
+    assert!(message.contains("`lectern library restore-catalog`"), "{message}");
+
+    let restored = restore_catalog(&on_disk(home.path()), None).unwrap();
+    assert_eq!((restored.documents, restored.recovered), (1, 1), "{restored:?}");
+    let kept = restored.damaged_kept.unwrap();
+    assert!(kept.is_file() && kept.to_string_lossy().contains("library.sqlite.damaged-"));
+
+    let library = Library::open(on_disk(home.path())).unwrap();
+    let run = index_all(&library);
+    assert_eq!(run.reconciled.orphans_removed, 0, "no index was swept as no document's");
+    let first = library.document(&before).unwrap();
+    assert_eq!(first.status, DocumentStatus::Ready);
+    assert_eq!(
+        library
+            .folders()
+            .unwrap()
+            .iter()
+            .find(|f| f.id == first.folder)
+            .unwrap()
+            .path,
+        "Work"
+    );
+    let found = library.document(&since).unwrap();
+    assert_eq!(found.status, DocumentStatus::Ready, "{found:?}");
+    let recovered = library
+        .folders()
+        .unwrap()
+        .into_iter()
+        .find(|f| f.id == found.folder)
+        .unwrap();
+    assert_eq!(recovered.path, RECOVERED_FOLDER);
+    // Its index was reused, not built again, and answers as before.
+    assert!(library
+        .document_log(found.id)
+        .unwrap()
+        .iter()
+        .any(|e| e.message.contains("Found again")));
+    let hits = search(&library, "LibreOffice Writer", SearchMode::Keyword).hits;
+    assert!(hits.iter().any(|h| h.document.to_string() == since), "{hits:?}");
+}
+
+#[test]
+fn a_damaged_catalog_without_a_backup_is_rebuilt_from_the_indexes() {
+    let home = tempfile::tempdir().unwrap();
+    let library = Library::open(on_disk(home.path())).unwrap();
+    let id = add(&library, "text-xelatex-4p.pdf", DEFAULT_FOLDER);
+    drop(library);
+    std::fs::remove_dir_all(home.path().join("backups")).unwrap();
+    damage(home.path());
+    let message = Library::open(on_disk(home.path())).err().unwrap().to_string();
+    assert!(message.contains("no backup of it"), "{message}");
+    assert!(message.contains("rebuilds it from the documents' indexes"), "{message}");
+
+    // Not while another process has the library open.
+    let held = lectern::jobs::IndexerLock::try_acquire(home.path(), None)
+        .unwrap()
+        .unwrap();
+    let refused = restore_catalog(&on_disk(home.path()), None).unwrap_err().to_string();
+    assert!(refused.contains("close the app"), "{refused}");
+    drop(held);
+    let other = std::process::Command::new(env!("CARGO_BIN_EXE_lectern"))
+        .args(["--home"])
+        .arg(home.path())
+        .args(["library", "restore-catalog", "--json"])
+        .env("LECTERN_MODELS", crate::common::models_dir())
+        .env("LECTERN_KEYRING", "off")
+        .env_remove("LECTERN_DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(other.status.success(), "{}", String::from_utf8_lossy(&other.stderr));
+    let restored: serde_json::Value = serde_json::from_slice(&other.stdout).unwrap();
+    assert_eq!(restored["backup"], serde_json::Value::Null);
+    assert_eq!(restored["recovered"], 1);
+
+    let library = Library::open(on_disk(home.path())).unwrap();
+    index_all(&library);
+    assert_eq!(library.document(&id).unwrap().status, DocumentStatus::Ready);
+}
