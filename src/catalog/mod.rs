@@ -252,6 +252,12 @@ impl Catalog {
         self.db.transaction(|| f(self))
     }
 
+    /// Runs `f` reading one snapshot of the catalog, which other processes' writes meanwhile do
+    /// not change and do not wait for: a copy of the library reads all of it as of one moment.
+    pub fn snapshot<T, E: From<CatalogError>>(&self, f: impl FnOnce(&Catalog) -> Result<T, E>) -> Result<T, E> {
+        self.db.snapshot(|| f(self))
+    }
+
     /// A stamp that changes whenever anything in the catalog may have changed, other processes'
     /// commits included: what was read at one stamp is still true while it is unchanged. `None`
     /// where that cannot be told (PostgreSQL, or inside a transaction).

@@ -504,16 +504,29 @@ impl Db {
     /// Runs `f` in one transaction (a savepoint inside another), committed when it succeeds and
     /// rolled back when it fails.
     pub fn transaction<T, E: From<CatalogError>>(&self, f: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+        let begin = match self.backend {
+            Backend::Lite(_) => "BEGIN IMMEDIATE".to_string(),
+            Backend::Pg(_) => format!("BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})"),
+        };
+        self.within(begin, f)
+    }
+
+    /// Runs `f` reading one snapshot: commits other processes make meanwhile are not seen, and
+    /// no writer waits for it (a deferred read transaction in SQLite's WAL, a repeatable-read one
+    /// in PostgreSQL). Inside a transaction, that transaction's view.
+    pub fn snapshot<T, E: From<CatalogError>>(&self, f: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+        let begin = match self.backend {
+            Backend::Lite(_) => "BEGIN DEFERRED",
+            Backend::Pg(_) => "BEGIN ISOLATION LEVEL REPEATABLE READ",
+        };
+        self.within(begin.to_string(), f)
+    }
+
+    /// Runs `f` in a transaction begun by `begin` (a savepoint inside another transaction).
+    fn within<T, E: From<CatalogError>>(&self, begin: String, f: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
         let depth = self.depth.get();
         let (begin, commit, rollback) = match depth {
-            0 => (
-                match self.backend {
-                    Backend::Lite(_) => "BEGIN IMMEDIATE".to_string(),
-                    Backend::Pg(_) => format!("BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})"),
-                },
-                "COMMIT".to_string(),
-                "ROLLBACK".to_string(),
-            ),
+            0 => (begin, "COMMIT".to_string(), "ROLLBACK".to_string()),
             n => (
                 format!("SAVEPOINT s{n}"),
                 format!("RELEASE SAVEPOINT s{n}"),

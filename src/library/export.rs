@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::Library;
-use crate::catalog::DocumentStatus;
+use crate::catalog::{CatalogError, DocumentStatus};
 use crate::config::LibraryConfig;
 use crate::error::Error;
 
@@ -71,8 +71,9 @@ impl Library {
     }
 
     async fn copy_to(&self, target: &Library) -> Result<Exported, Error> {
-        let documents = self.engine.catalog().list_documents(None)?;
-        let contents: BTreeSet<&str> = documents.iter().map(|d| d.content_hash.as_str()).collect();
+        // The passwords of the documents there now (one added during the copy asks again).
+        let present = self.engine.catalog().list_documents(None)?;
+        let present: BTreeSet<&str> = present.iter().map(|d| d.content_hash.as_str()).collect();
         // The secrets first, so that a target that cannot keep them is refused before anything
         // is copied.
         let settings = self.saved_settings()?;
@@ -82,7 +83,7 @@ impl Library {
             .map(|remote| self.remote_address(&remote.name))
             .collect::<Result<Vec<_>, _>>()?;
         let mut passwords = Vec::new();
-        for hash in &contents {
+        for hash in &present {
             if let Some(password) = self.engine.password_for(hash)? {
                 passwords.push((*hash, password));
             }
@@ -93,7 +94,17 @@ impl Library {
             target.engine.catalog().seal("", "this library's secrets")?;
         }
 
-        self.engine.catalog().copy_into(&target.engine.catalog())?;
+        // The catalog as of one moment, while the library may be in use: its documents are the
+        // ones whose PDFs and indexes are copied next.
+        let documents = {
+            let (source, target) = (self.engine.catalog(), target.engine.catalog());
+            source.snapshot(|source| {
+                let documents = source.list_documents(None)?;
+                source.copy_into(&target)?;
+                Ok::<_, CatalogError>(documents)
+            })?
+        };
+        let contents: BTreeSet<&str> = documents.iter().map(|d| d.content_hash.as_str()).collect();
         let mut done = Exported {
             documents: documents.len(),
             ..Exported::default()

@@ -1,6 +1,6 @@
 //! The folder tree's rules, document moves, and schema migrations from every older version.
 
-use lectern::catalog::{migrations, Catalog, CatalogError, DEFAULT_FOLDER};
+use lectern::catalog::{migrations, Catalog, CatalogError, NewDocument, DEFAULT_FOLDER};
 use lectern::{DeleteMode, Error, ErrorCode, Hint};
 use rusqlite::Connection;
 
@@ -252,4 +252,41 @@ fn a_catalog_from_a_newer_lectern_is_refused() {
         .unwrap();
     let err = Catalog::open(&path).err().unwrap();
     assert!(err.to_string().contains("newer than this Lectern"), "{err}");
+}
+
+/// A snapshot reads the catalog as of one moment (as a copy of the library in use does) while
+/// another process goes on writing, without waiting for it.
+#[test]
+fn a_snapshot_sees_one_moment_while_another_process_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("library.sqlite");
+    let (reader, writer) = (Catalog::open(&path).unwrap(), Catalog::open(&path).unwrap());
+    let folder = writer.list_folders().unwrap()[0].id;
+    let add = |name: &str| {
+        writer
+            .insert_document(&NewDocument {
+                folder,
+                file_name: name.into(),
+                byte_size: 1,
+                content_hash: "ab".repeat(32),
+                origin: None,
+            })
+            .unwrap()
+    };
+    add("before.pdf");
+    let started = std::time::Instant::now();
+    let seen = reader
+        .snapshot(|reader| {
+            let first = reader.list_documents(None)?.len();
+            add("during.pdf");
+            let again = reader.list_documents(None)?.len();
+            Ok::<_, CatalogError>((first, again))
+        })
+        .unwrap();
+    assert_eq!(seen, (1, 1), "the snapshot does not see the document added meanwhile");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "the writer did not wait"
+    );
+    assert_eq!(reader.list_documents(None).unwrap().len(), 2);
 }
