@@ -122,7 +122,7 @@ fn hits() -> Vec<Hit> {
 
 /// The reply to the support check (Lectern asking whether the passages an answer cites state it)
 /// in the wire format of `path`, `verdict` as its text; `None` when `body` is another request.
-fn support_check(path: &str, body: &serde_json::Value, verdict: &str) -> Option<Reply> {
+pub fn support_check(path: &str, body: &serde_json::Value, verdict: &str) -> Option<Reply> {
     let system = body["messages"][0]["content"].as_str().unwrap_or_default();
     if !system.starts_with("You check whether") {
         return None;

@@ -15,7 +15,7 @@ use lectern::server::ServerApi;
 use lectern::{AskOutcome, AskRequest, Library};
 use serde_json::{json, Value};
 
-use crate::answer::{corpus_library, ollama_lines, serve, sse_events, Reply};
+use crate::answer::{corpus_library, ollama_lines, serve, sse_events, support_check, Reply};
 use crate::common::runtime;
 
 const QUESTION: &str = "Who waived all copyright to 'Variation Itself - Variations on Lorem Ipsum'?";
@@ -24,15 +24,20 @@ const QUESTION: &str = "Who waived all copyright to 'Variation Itself - Variatio
 type Sent = Arc<Mutex<Vec<Value>>>;
 
 /// A server that answers `replies` requests with what `reply` makes of each request's body (and
-/// its number, from 0), keeping every body.
+/// its number, from 0), keeping every body, and `checks` support checks (Lectern asking whether
+/// an answer's passages state it) with a yes, neither kept nor numbered.
 fn recording(
     replies: usize,
+    checks: usize,
     reply: impl Fn(usize, &Value) -> Vec<String> + Send + 'static,
     content_type: &'static str,
 ) -> (String, Sent, std::thread::JoinHandle<()>) {
     let sent: Sent = Arc::default();
     let kept = sent.clone();
-    let (url, server) = serve(replies, move |_, _, body| {
+    let (url, server) = serve(replies + checks, move |path, _, body| {
+        if let Some(yes) = support_check(path, body, "Yes") {
+            return yes;
+        }
         let mut kept = kept.lock().unwrap();
         let pieces = reply(kept.len(), body);
         kept.push(body.clone());
@@ -72,8 +77,10 @@ fn has_passages(body: &Value) -> bool {
 #[test]
 fn smart_skips_small_talk_answers_a_request_about_the_last_answer_from_its_passages_and_stays_the_chats() {
     let (t, scope) = corpus_library();
+    // The answer and the table cite a passage: each is checked against it.
     let (url, sent, server) = recording(
         3,
+        2,
         |_, _| sse_events(&["Jason Schott waived it [1]."], true),
         "text/event-stream",
     );
@@ -120,7 +127,7 @@ fn smart_skips_small_talk_answers_a_request_about_the_last_answer_from_its_passa
 #[test]
 fn a_folder_gives_its_chats_a_default_strategy_and_a_chat_may_change_it() {
     let (t, scope) = corpus_library();
-    let (url, _, server) = recording(1, |_, _| sse_events(&["Hello!"], true), "text/event-stream");
+    let (url, _, server) = recording(1, 0, |_, _| sse_events(&["Hello!"], true), "text/event-stream");
     let model = openai(&url);
     t.set_folder_strategy("Corpus", Some(Strategy::Smart)).unwrap();
     assert_eq!(t.default_strategy(&scope).unwrap(), Strategy::Smart);
@@ -171,6 +178,7 @@ fn function_searches_for_the_query_the_model_calls_with_over_openais_wire_format
     let (t, scope) = corpus_library();
     let (url, sent, server) = recording(
         3,
+        1,
         |n, _| match n {
             0 => openai_call("copyright waiver Lorem Ipsum"),
             1 => sse_events(&["Jason Schott [1]."], true),
@@ -219,6 +227,7 @@ fn function_works_over_ollamas_wire_format_and_with_a_server_that_refuses_tools(
         + "\n";
     let (url, sent, server) = recording(
         2,
+        1,
         move |n, _| match n {
             0 => vec![call.clone(), ollama_lines(&[], true).concat()],
             _ => ollama_lines(&["Jason Schott [1]."], true),
@@ -236,7 +245,10 @@ fn function_works_over_ollamas_wire_format_and_with_a_server_that_refuses_tools(
 
     // A model the server runs without tools gets the tool in its prompt, and its call is read
     // from its reply.
-    let (url, server) = serve(3, |_, _, body| {
+    let (url, server) = serve(4, |path, _, body| {
+        if let Some(yes) = support_check(path, body, "Yes") {
+            return yes;
+        }
         if body.get("tools").is_some() {
             return Reply {
                 status: 400,
