@@ -52,10 +52,14 @@ pub fn list(dir: &Path) -> Vec<Backup> {
 
 /// The newest backup in `dir` that SQLite reads without a problem.
 pub fn newest_good(dir: &Path) -> Option<Backup> {
-    list(dir).into_iter().find(|backup| {
-        Connection::open_with_flags(&backup.path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+    list(dir).into_iter().find(|backup| reads_whole(&backup.path))
+}
+
+/// Whether SQLite reads the database at `path` without a problem.
+pub fn reads_whole(path: &Path) -> bool {
+    path.is_file()
+        && Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .is_ok_and(|conn| matches!(problem(&conn), Ok(None)))
-    })
 }
 
 /// Whether `error` says the database file is damaged, or is not a database.

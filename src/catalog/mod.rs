@@ -54,6 +54,9 @@ pub use scope::{RemoteScope, Scope, ScopeDocuments, ScopeFilters, ScopedDocument
 /// The folder a new library starts with.
 pub const DEFAULT_FOLDER: &str = "Personal Knowledge";
 
+/// The catalog's file in a library's data directory.
+pub const CATALOG_FILE: &str = "library.sqlite";
+
 /// A folder with its slash-separated path from the top level.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]

@@ -82,7 +82,7 @@ impl Engine {
         // A data directory holding a library on disk is not taken for a cache of one in a
         // database (whose start would sweep its PDFs and indexes as no document's).
         let on_disk = match config.database_url {
-            Some(_) => crate::catalog::documents_in_file(&home.join("library.sqlite")).unwrap_or(0),
+            Some(_) => crate::catalog::documents_in_file(&home.join(crate::catalog::CATALOG_FILE)).unwrap_or(0),
             None => 0,
         };
         if on_disk > 0 {
@@ -98,7 +98,7 @@ impl Engine {
         }
         let catalog = match config.database_url.as_deref() {
             Some(url) => Catalog::connect(url, config.secret_key.as_deref())?,
-            None => Catalog::open(&home.join("library.sqlite"))?,
+            None => Catalog::open(&home.join(crate::catalog::CATALOG_FILE))?,
         };
         crate::config::one_thread_per_model();
         // A search keeps one descriptor open per document it has searched.

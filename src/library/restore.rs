@@ -1,5 +1,5 @@
 //! [`restore_catalog`]: a damaged catalog put back from its newest good backup (or rebuilt empty
-//! when there is none), and every document whose index and PDF are on disk but whom the restored
+//! when there is none), and every document whose index and PDF are on disk but which the restored
 //! catalog does not know found again, so that nothing the library held is swept away as an
 //! orphan. Runs before the library opens (it cannot open with a damaged catalog), holding the
 //! indexer lock so that no other process works on the library meanwhile.
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::catalog::backup::{self, Backup};
-use crate::catalog::{now_millis, Catalog, DocumentId, NewDocument};
+use crate::catalog::{now_millis, Catalog, DocumentId, NewDocument, CATALOG_FILE};
 use crate::config::LibraryConfig;
 use crate::error::Error;
 use crate::files::FileStore;
@@ -19,9 +19,6 @@ use crate::jobs::IndexerLock;
 
 /// The folder documents found again go to.
 pub const RECOVERED_FOLDER: &str = "Recovered";
-
-/// The catalog's file in a data directory.
-const CATALOG_FILE: &str = "library.sqlite";
 
 /// What restoring the catalog did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -60,6 +57,12 @@ pub fn restore_catalog(config: &LibraryConfig, from: Option<&Path>) -> Result<Re
     };
     let path = home.join(CATALOG_FILE);
     let chosen: Option<Backup> = match from {
+        Some(from) if !backup::reads_whole(from) => {
+            return Err(Error::Config {
+                name: "--from".into(),
+                reason: format!("{} is not a catalog SQLite reads without a problem", from.display()),
+            })
+        }
         Some(from) => Some(Backup {
             path: from.to_path_buf(),
             made: std::fs::metadata(from)
