@@ -1395,7 +1395,7 @@ fn a_metric_asked_of_a_filing_is_computed_by_lectern_from_its_statements_rows() 
     assert_eq!(outcome.answer.citations[0].document_name, "northwind-2024q2-10q.pdf");
     opening(
         "Did Northwind's net sales increase from Q2 FY2023 to Q2 FY2024?",
-        "Yes. Net sales (Q2 FY2023 to Q2 FY2024): **13.8% (+400 million)**.",
+        "Yes. Net sales growth (Q2 FY2023 to Q2 FY2024): **13.8% (+400 million)**.",
     );
     opening(
         "Does Northwind have positive working capital as of Q2 of FY2024?",

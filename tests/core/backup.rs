@@ -118,8 +118,13 @@ fn a_damaged_catalog_without_a_backup_is_rebuilt_from_the_indexes() {
     drop(held);
     // Nor from a file that is damaged itself.
     let damaged = home.path().join("library.sqlite");
-    let refused = restore_catalog(&on_disk(home.path()), Some(&damaged)).unwrap_err().to_string();
-    assert!(refused.contains("not a catalog SQLite reads without a problem"), "{refused}");
+    let refused = restore_catalog(&on_disk(home.path()), Some(&damaged))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("not a catalog SQLite reads without a problem"),
+        "{refused}"
+    );
     assert!(damaged.is_file(), "nothing was moved");
     let other = std::process::Command::new(env!("CARGO_BIN_EXE_lectern"))
         .args(["--home"])

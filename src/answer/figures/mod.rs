@@ -389,8 +389,14 @@ pub fn solve(asked: &Asked, sheet: &Sheet, question: &str) -> Option<Solved> {
         ),
         _ => String::new(),
     };
+    // A change is named as one: "Operating income growth", "Total revenue CAGR".
+    let measure = match asked.over {
+        Over::Growth(..) => " growth",
+        Over::Cagr(..) => " CAGR",
+        _ => "",
+    };
     Some(Solved {
-        name: format!("{} ({years})", asked.name),
+        name: format!("{}{measure} ({years})", asked.name),
         working: format!("{working} = {result}{assumed}"),
         result,
         rows: evaluation.rows,
@@ -560,6 +566,7 @@ mod tests {
              percents and round to one decimal place)?",
         );
         assert_eq!(s.result, "57.9% (+590,710 thousand)");
+        assert_eq!(s.name, "operating income growth (FY2016 to FY2017)");
         assert_eq!(
             s.working,
             "(1,611,240 [1] - 1,020,530 [1]) / 1,020,530 [1] = 57.9% (+590,710 thousand)"
