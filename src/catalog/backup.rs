@@ -23,7 +23,7 @@ const EVERY_MS: i64 = 24 * 3600 * 1000;
 const PREFIX: &str = "library-";
 
 /// One backup of the catalog.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Backup {
     pub path: PathBuf,
     /// When it was made, in milliseconds since the Unix epoch.

@@ -191,6 +191,7 @@ pub struct Catalog {
 impl Catalog {
     /// Opens (creating if needed) the catalog at `path`, migrates it, and makes sure the library has
     /// at least its default folder.
+    ///
     /// A catalog SQLite cannot read is [`CatalogError::Damaged`]; one that opens is backed up
     /// into `backups/` beside it once a day (`backup.rs`).
     pub fn open(path: &Path) -> Result<Catalog, CatalogError> {

@@ -192,14 +192,14 @@ pub fn restored(restored: &crate::Restored, as_json: bool) {
     if as_json {
         return json(restored);
     }
-    match (&restored.backup, restored.backup_made) {
-        (Some(backup), Some(made)) => println!(
+    match &restored.backup {
+        Some(backup) => println!(
             "put back the catalog backed up {} ({}): {} document(s)",
-            utc(made),
-            backup.display(),
+            utc(backup.made),
+            backup.path.display(),
             restored.documents
         ),
-        _ => println!("no backup to put back: the catalog was rebuilt from the documents' indexes"),
+        None => println!("no backup to put back: the catalog was rebuilt from the documents' indexes"),
     }
     if let Some(kept) = &restored.damaged_kept {
         println!("the catalog there before is kept as {}", kept.display());

@@ -24,9 +24,7 @@ pub const RECOVERED_FOLDER: &str = "Recovered";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Restored {
     /// The backup put back; `None` when the catalog was rebuilt from the indexes alone.
-    pub backup: Option<PathBuf>,
-    /// When that backup was made, in milliseconds since the Unix epoch.
-    pub backup_made: Option<i64>,
+    pub backup: Option<Backup>,
     /// Where the damaged catalog was moved (`None` when there was none).
     pub damaged_kept: Option<PathBuf>,
     /// Documents the restored catalog knew.
@@ -81,8 +79,7 @@ pub fn restore_catalog(config: &LibraryConfig, from: Option<&Path>) -> Result<Re
     let known: HashSet<DocumentId> = catalog.list_documents(None)?.iter().map(|d| d.id).collect();
     let recovered = recover(&catalog, home, &known)?;
     Ok(Restored {
-        backup: chosen.as_ref().map(|b| b.path.clone()),
-        backup_made: chosen.map(|b| b.made),
+        backup: chosen,
         damaged_kept,
         documents: known.len(),
         recovered,
@@ -113,19 +110,9 @@ fn set_aside(path: &Path) -> Result<Option<PathBuf>, Error> {
 fn recover(catalog: &Catalog, home: &Path, known: &HashSet<DocumentId>) -> Result<usize, Error> {
     let dirs = IndexDirs::new(home.join("indexes"));
     let files = FileStore::new(home.join("files"));
-    let root = dirs.root().to_path_buf();
-    let entries = match std::fs::read_dir(&root) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(Error::io(&root)(e)),
-    };
     let mut folder = None;
     let mut recovered = 0;
-    for entry in entries {
-        let entry = entry.map_err(Error::io(&root))?;
-        let Ok(id) = entry.file_name().to_string_lossy().parse::<DocumentId>() else {
-            continue;
-        };
+    for id in dirs.document_ids()? {
         if known.contains(&id) {
             continue;
         }
