@@ -168,9 +168,10 @@ impl Error {
                 | CatalogError::NoParent(_)
                 | CatalogError::InvalidName(_)
                 | CatalogError::UnknownStrategy(_) => ErrorCode::InvalidInput,
-                CatalogError::Database { .. } | CatalogError::DatabaseSetup { .. } | CatalogError::Damaged { .. } => {
-                    ErrorCode::Unavailable
-                }
+                CatalogError::Database { .. }
+                | CatalogError::DatabaseAway { .. }
+                | CatalogError::DatabaseSetup { .. }
+                | CatalogError::Damaged { .. } => ErrorCode::Unavailable,
                 CatalogError::Sqlite(_)
                 | CatalogError::Backup { .. }
                 | CatalogError::Column { .. }
@@ -201,6 +202,7 @@ impl Error {
             | Error::LibraryReadOnly { .. } => ErrorCode::Unavailable,
             Error::Remote(crate::remote::RemoteError::NoFolder { .. }) => ErrorCode::NotFound,
             Error::Remote(_) => ErrorCode::Unavailable,
+            Error::Index(IndexError::DatabaseAway { .. }) => ErrorCode::Unavailable,
             Error::Index(_) | Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,
         }
     }

@@ -139,6 +139,10 @@ impl Catalog {
         let insert = format!("INSERT INTO {table} ({columns}) VALUES ({})", placeholders.join(", "));
         for mut row in rows {
             if table == "settings" {
+                // The salt of the source's sealed secrets: the target makes its own.
+                if matches!(row.first(), Some(Value::Text(key)) if key == super::sealed::SALT) {
+                    continue;
+                }
                 without_api_key(&mut row);
             }
             target.db.execute(&insert, &row)?;

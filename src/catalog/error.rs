@@ -18,6 +18,15 @@ pub enum CatalogError {
         #[source]
         source: tokio_postgres::Error,
     },
+    #[error(
+        "the library's database at {server} cannot be reached ({source}); ask again once it answers: check \
+         that its server runs and that this machine reaches it"
+    )]
+    DatabaseAway {
+        server: String,
+        #[source]
+        source: tokio_postgres::Error,
+    },
     #[error("the library's database at {server} cannot be used: {reason}")]
     DatabaseSetup { server: String, reason: String },
     #[error("the library catalog holds a value Lectern cannot read (column {index}: {reason}); it was changed outside Lectern")]
@@ -98,11 +107,23 @@ fn remedy(backup: Option<&Backup>) -> String {
     }
 }
 
+impl CatalogError {
+    /// The error `source` of the database at `server`: [`CatalogError::DatabaseAway`] when the
+    /// server went away or cannot be reached, what comes right by itself.
+    pub fn database(server: String, source: tokio_postgres::Error) -> CatalogError {
+        if crate::database::went_away(&source) {
+            CatalogError::DatabaseAway { server, source }
+        } else {
+            CatalogError::Database { server, source }
+        }
+    }
+}
+
 impl From<Unreached> for CatalogError {
     fn from(unreached: Unreached) -> CatalogError {
         match unreached {
             Unreached::Setup { server, reason } => CatalogError::DatabaseSetup { server, reason },
-            Unreached::Refused { server, source } => CatalogError::Database { server, source },
+            Unreached::Refused { server, source } => CatalogError::database(server, source),
         }
     }
 }

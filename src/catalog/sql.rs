@@ -327,10 +327,7 @@ impl Pg {
 
     /// Wraps a server's error with where it came from.
     pub fn failed(&self, source: tokio_postgres::Error) -> CatalogError {
-        CatalogError::Database {
-            server: self.server.name.clone(),
-            source,
-        }
+        CatalogError::database(self.server.name.clone(), source)
     }
 
     /// `sql` prepared, once per connection (up to [`PREPARED`] statements: a scope's is built

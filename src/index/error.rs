@@ -34,6 +34,16 @@ pub enum IndexError {
         #[source]
         source: tokio_postgres::Error,
     },
+    #[error(
+        "the index database at {server} cannot be reached (it was to {what}: {source}); ask again once it \
+         answers: check that its server runs and that this machine reaches it"
+    )]
+    DatabaseAway {
+        server: String,
+        what: &'static str,
+        #[source]
+        source: tokio_postgres::Error,
+    },
     #[error("the index database at {server} cannot be used: {reason}")]
     DatabaseSetup { server: String, reason: String },
     #[error("{store} holds no {what}: index the document again (`lectern doc reindex`)")]
@@ -97,5 +107,17 @@ impl IndexError {
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> IndexError {
         let path = path.into();
         move |source| IndexError::Io { path, source }
+    }
+}
+
+impl IndexError {
+    /// The error `source` of the index database at `server` while it was to do `what`:
+    /// [`IndexError::DatabaseAway`] when the server went away or cannot be reached.
+    pub fn database(server: String, what: &'static str, source: tokio_postgres::Error) -> IndexError {
+        if crate::database::went_away(&source) {
+            IndexError::DatabaseAway { server, what, source }
+        } else {
+            IndexError::Database { server, what, source }
+        }
     }
 }

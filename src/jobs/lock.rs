@@ -2,11 +2,16 @@
 //! advisory `flock` on `indexer.lock`, released by the kernel when the process dies, however it
 //! dies; for a library in a database, where the processes may be on different machines, it is
 //! a session-level advisory lock on a connection of its own, released by the server when the
-//! connection ends, so that a process that dies hands the role to another within moments.
+//! connection ends, so that a process that dies hands the role to another within moments. That
+//! connection may end while the process lives (the server restarted, the network failed), and
+//! the lock with it: before each publication the indexer confirms it still holds the lock, takes
+//! it again if nobody else took it meanwhile, and gives up the role if somebody did, so that two
+//! indexers never publish at once.
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::path::Path;
+use std::sync::Mutex;
 
 use crate::catalog::CatalogError;
 use crate::database::Runtime;
@@ -20,7 +25,13 @@ const INDEXER_LOCK: i64 = 0x6c65_6374_6572_6e04;
 /// holding the database's lock (with the runtime driving it).
 pub struct IndexerLock {
     _file: Option<File>,
-    _connection: Option<Box<(tokio_postgres::Client, Runtime)>>,
+    held: Option<Held>,
+}
+
+/// The database's lock: where the database is, and the connection holding the lock.
+struct Held {
+    url: String,
+    connection: Mutex<(tokio_postgres::Client, Runtime)>,
 }
 
 impl IndexerLock {
@@ -30,6 +41,32 @@ impl IndexerLock {
         match database_url {
             Some(url) => in_database(url),
             None => in_file(&home.join("indexer.lock")),
+        }
+    }
+
+    /// Confirms that this process still holds the lock, as it must before it publishes: a lock in
+    /// a file cannot be lost; a database's is lost with its connection, and is then taken again
+    /// if no other process took it meanwhile. [`Error::IndexerBusy`] if one did; the database's
+    /// error if it cannot be reached.
+    pub fn confirm(&self) -> Result<(), Error> {
+        let Some(held) = &self.held else {
+            return Ok(());
+        };
+        let mut connection = held
+            .connection
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (client, runtime) = &*connection;
+        // The session's lock lives as long as its connection: one that answers still holds it.
+        if !client.is_closed() && runtime.run(client.simple_query("select 1")).is_ok() {
+            return Ok(());
+        }
+        match lock_in_database(&held.url)? {
+            Some(again) => {
+                *connection = again;
+                Ok(())
+            }
+            None => Err(Error::IndexerBusy),
         }
     }
 }
@@ -46,7 +83,7 @@ fn in_file(path: &Path) -> Result<Option<IndexerLock>, Error> {
     if rc == 0 {
         return Ok(Some(IndexerLock {
             _file: Some(file),
-            _connection: None,
+            held: None,
         }));
     }
     let err = std::io::Error::last_os_error();
@@ -58,6 +95,17 @@ fn in_file(path: &Path) -> Result<Option<IndexerLock>, Error> {
 }
 
 fn in_database(url: &str) -> Result<Option<IndexerLock>, Error> {
+    Ok(lock_in_database(url)?.map(|connection| IndexerLock {
+        _file: None,
+        held: Some(Held {
+            url: url.to_string(),
+            connection: Mutex::new(connection),
+        }),
+    }))
+}
+
+/// A new connection to the database at `url` holding the indexer's lock, if no other holds it.
+fn lock_in_database(url: &str) -> Result<Option<(tokio_postgres::Client, Runtime)>, Error> {
     let (client, server, runtime) = crate::database::connect(url).map_err(CatalogError::from)?;
     // The server lets the lock go when it finds the connection dead: a machine that stopped
     // answering is found out within half a minute, not the system's two hours.
@@ -72,10 +120,7 @@ fn in_database(url: &str) -> Result<Option<IndexerLock>, Error> {
                 .query_one("select pg_try_advisory_lock($1)", &[&INDEXER_LOCK])
                 .await
         })
-        .map_err(|source| CatalogError::Database { server, source })?
+        .map_err(|source| CatalogError::database(server, source))?
         .get(0);
-    Ok(taken.then(|| IndexerLock {
-        _file: None,
-        _connection: Some(Box::new((client, runtime))),
-    }))
+    Ok(taken.then_some((client, runtime)))
 }

@@ -20,6 +20,7 @@ use super::reconcile::{reconcile, Reconciled};
 use super::space::{self, Room};
 use super::task::{requeue, run_step, settle, Step};
 use crate::catalog::{CatalogError, Document, DocumentId, DocumentStatus, LogLevel};
+use crate::database;
 use crate::engine::{Engine, IndexEvent};
 use crate::error::Error;
 
@@ -33,6 +34,10 @@ const FOLLOW: Duration = Duration::from_millis(250);
 
 /// How long a long-running indexer waits after a failure before it starts again.
 const RETRY: Duration = Duration::from_secs(3);
+
+/// How long a run until idle waits for the library's database to answer again (it restarts, or
+/// the network fails for a moment) before it ends with the database's error.
+const DATABASE_PATIENCE: Duration = Duration::from_secs(120);
 
 /// How long a document whose embedding failed waits before it is tried again (a server that
 /// embeds may come back); a run until idle does not try it again.
@@ -62,14 +67,25 @@ pub struct IndexRun {
     pub held: Option<String>,
 }
 
-/// Becomes this library's indexer, reconciles, and indexes queued documents as `mode` says.
+/// Becomes this library's indexer, reconciles, and indexes queued documents as `mode` says. A
+/// library's database that went away (restarted, or out of reach) is waited for: for ever by a
+/// run that never stops, for [`DATABASE_PATIENCE`] by a run until idle.
 pub(crate) async fn run(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error> {
-    if mode == RunMode::UntilIdle {
-        return run_once(engine, mode).await;
-    }
     let mut waiting = false;
+    let mut away_since: Option<Instant> = None;
     loop {
         match run_once(engine, mode).await {
+            Err(e)
+                if database::away_in(&e)
+                    && (mode == RunMode::Forever || away_since.is_none_or(|t| t.elapsed() < DATABASE_PATIENCE)) =>
+            {
+                if away_since.is_none() {
+                    eprintln!("lectern: indexing waits for the library's database ({e})");
+                }
+                away_since.get_or_insert_with(Instant::now);
+                tokio::time::sleep(RETRY).await;
+            }
+            outcome if mode == RunMode::UntilIdle => return outcome,
             Err(Error::IndexerBusy) => {
                 if !waiting {
                     eprintln!(
@@ -82,6 +98,7 @@ pub(crate) async fn run(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun,
             Err(e) => {
                 eprintln!("lectern: indexing stopped ({e}); starting again");
                 waiting = false;
+                away_since = None;
                 tokio::time::sleep(RETRY).await;
             }
             Ok(run) => return Ok(run),
@@ -123,14 +140,15 @@ async fn run_once(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun, Error
 /// [`run_once`] under the indexer's lock: reconciles, then indexes.
 async fn run_as_indexer(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs) -> Result<IndexRun, Error> {
     let config = engine.config();
-    let Some(_lock) = IndexerLock::try_acquire(&config.home, config.database_url.as_deref())? else {
+    let Some(lock) = IndexerLock::try_acquire(&config.home, config.database_url.as_deref())? else {
         return Err(Error::IndexerBusy);
     };
+    let lock = Arc::new(lock);
     // Whether the last indexer crashed, then armed for this one's crash.
     let crashed = CrashMark::take(&config.home)?;
     let _mark = CrashMark::arm(&config.home);
     let mut run = IndexRun {
-        reconciled: reconcile(engine, crashed)?,
+        reconciled: reconcile(engine, &lock, crashed)?,
         ..IndexRun::default()
     };
     // A hold an indexer that ended left said: this one looks at the disk again.
@@ -138,7 +156,7 @@ async fn run_as_indexer(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs) ->
         engine.hold_indexing(None);
     }
     settle_jobs(engine);
-    let outcome = drive(engine, mode, jobs, &mut run).await;
+    let outcome = drive(engine, &lock, mode, jobs, &mut run).await;
     if outcome.is_err() {
         // The builds under way are this run's to finish: they end as they would have.
         while let Some(joined) = jobs.running.join_next_with_id().await {
@@ -149,7 +167,13 @@ async fn run_as_indexer(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs) ->
 }
 
 /// Reads queued documents and embeds ready ones, `workers` steps at once, as `mode` says.
-async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut IndexRun) -> Result<(), Error> {
+async fn drive(
+    engine: &Arc<Engine>,
+    lock: &Arc<IndexerLock>,
+    mode: RunMode,
+    jobs: &mut Jobs,
+    run: &mut IndexRun,
+) -> Result<(), Error> {
     let runtime = Handle::current();
     let embedder = engine.embedder_id()?;
     // The chunker needs the embedding model's tokenizer, its last file to arrive: until every file
@@ -172,7 +196,7 @@ async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut I
             if step == Step::Read && !engine.catalog().start_indexing(doc.id)? {
                 continue;
             }
-            jobs.start(engine, step, doc, runtime.clone());
+            jobs.start(engine, lock, step, doc, runtime.clone());
         }
         if jobs.running.is_empty() && mode == RunMode::UntilIdle {
             let engine = engine.clone();
@@ -189,6 +213,9 @@ async fn drive(engine: &Arc<Engine>, mode: RunMode, jobs: &mut Jobs, run: &mut I
                 }
             }
             _ = tokio::time::timeout(look_again, engine.wake().notified()) => {}
+        }
+        if let Some(ended) = jobs.ended.take() {
+            return Err(ended);
         }
     }
 }
@@ -236,6 +263,9 @@ struct Jobs {
     /// Documents whose reading stopped for lack of a writable disk, and which could not be put
     /// back in the queue then (the catalog is on that disk): put back once it can be written.
     unsettled: Vec<DocumentId>,
+    /// Why the run is to end, when a step found it could not go on: the library's database went
+    /// away, or another process became the indexer.
+    ended: Option<Error>,
 }
 
 impl Jobs {
@@ -295,13 +325,16 @@ impl Jobs {
             .is_some_and(|at| mode == RunMode::UntilIdle || at.elapsed() < EMBED_RETRY)
     }
 
-    fn start(&mut self, engine: &Arc<Engine>, step: Step, doc: Document, runtime: Handle) {
+    /// Starts `step` of `doc`, under the indexer's `lock`, which the step confirms before it
+    /// publishes.
+    fn start(&mut self, engine: &Arc<Engine>, lock: &Arc<IndexerLock>, step: Step, doc: Document, runtime: Handle) {
+        let lock = lock.clone();
         let id = doc.id;
         self.contents.insert(id, doc.content_hash.clone());
         let engine = engine.clone();
         let task = self
             .running
-            .spawn_blocking(move || (id, run_step(&engine, step, doc, &runtime)));
+            .spawn_blocking(move || (id, run_step(&engine, &lock, step, doc, &runtime)));
         self.tasks.insert(task.id(), (id, step));
     }
 
@@ -338,6 +371,15 @@ impl Jobs {
                 if step == Step::Read && requeue(engine, id).is_err() {
                     self.unsettled.push(id);
                 }
+            }
+            // Neither is the document's fault: it goes back to the queue (or, with the catalog
+            // out of reach, is found interrupted by the next run), and the run ends, to start
+            // again when the database answers, or to leave the indexing to the other process.
+            (step, Some(e)) if matches!(e, Error::IndexerBusy) || database::away_in(&e) => {
+                if step == Step::Read {
+                    let _ = requeue(engine, id);
+                }
+                self.ended = Some(e);
             }
             (Step::Read, failure) => {
                 run.processed += 1;
@@ -379,22 +421,24 @@ mod tests {
     use crate::catalog::{NewDocument, DEFAULT_FOLDER};
     use crate::config::LibraryConfig;
 
+    /// A document named `name` (its content too) added to the default folder, queued.
+    fn add(engine: &Engine, name: &str) -> DocumentId {
+        let folder = engine.catalog().folder_by_path(DEFAULT_FOLDER).unwrap().id;
+        let new = NewDocument {
+            folder,
+            file_name: name.into(),
+            byte_size: 1,
+            content_hash: name.into(),
+            origin: None,
+        };
+        engine.catalog().insert_document(&new).unwrap().id
+    }
+
     #[tokio::test]
     async fn a_job_that_fails_or_panics_fails_its_own_document_and_nothing_else() {
         let home = tempfile::tempdir().unwrap();
         let engine = Engine::open(LibraryConfig::new(home.path().to_path_buf())).unwrap();
-        let folder = engine.catalog().folder_by_path(DEFAULT_FOLDER).unwrap().id;
-        let add = |name: &str| {
-            let new = NewDocument {
-                folder,
-                file_name: name.into(),
-                byte_size: 1,
-                content_hash: name.into(),
-                origin: None,
-            };
-            engine.catalog().insert_document(&new).unwrap().id
-        };
-        let (panicked, failed) = (add("panics.pdf"), add("fails.pdf"));
+        let (panicked, failed) = (add(&engine, "panics.pdf"), add(&engine, "fails.pdf"));
 
         let mut jobs = Jobs::default();
         let task = jobs
@@ -425,15 +469,7 @@ mod tests {
     async fn a_reading_that_found_no_space_goes_back_to_the_queue_and_holds_indexing() {
         let home = tempfile::tempdir().unwrap();
         let engine = Engine::open(LibraryConfig::new(home.path().to_path_buf())).unwrap();
-        let folder = engine.catalog().folder_by_path(DEFAULT_FOLDER).unwrap().id;
-        let new = NewDocument {
-            folder,
-            file_name: "big.pdf".into(),
-            byte_size: 1,
-            content_hash: "big".into(),
-            origin: None,
-        };
-        let id = engine.catalog().insert_document(&new).unwrap().id;
+        let id = add(&engine, "big.pdf");
         assert!(engine.catalog().start_indexing(id).unwrap());
 
         let mut jobs = Jobs::default();
@@ -453,5 +489,44 @@ mod tests {
         assert!(held.contains("is full") && held.contains("goes on by itself"), "{held}");
         // Until the disk has the floor's room beyond what it had, nothing starts.
         assert!(!jobs.room.allows(&engine, 1));
+    }
+
+    /// The error of a database that cannot be reached: a connection refused on loopback.
+    async fn unreachable_database() -> Error {
+        let refused = tokio_postgres::connect("host=127.0.0.1 port=1 user=lectern", tokio_postgres::NoTls)
+            .await
+            .map(|_| ())
+            .unwrap_err();
+        Error::Catalog(CatalogError::database("127.0.0.1:1/lectern".into(), refused))
+    }
+
+    #[tokio::test]
+    async fn a_reading_stopped_by_another_indexer_or_a_database_gone_goes_back_to_the_queue_and_ends_the_run() {
+        let home = tempfile::tempdir().unwrap();
+        let engine = Engine::open(LibraryConfig::new(home.path().to_path_buf())).unwrap();
+        for (name, error) in [
+            ("busy.pdf", Error::IndexerBusy),
+            ("away.pdf", unreachable_database().await),
+        ] {
+            let id = add(&engine, name);
+            assert!(engine.catalog().start_indexing(id).unwrap());
+
+            let mut jobs = Jobs::default();
+            let task = jobs.running.spawn_blocking(move || -> Outcome { (id, Err(error)) });
+            jobs.tasks.insert(task.id(), (id, Step::Read));
+            let mut run = IndexRun::default();
+            while let Some(joined) = jobs.running.join_next_with_id().await {
+                jobs.finish(&engine, joined, &mut run);
+            }
+
+            let doc = engine.catalog().document(id).unwrap();
+            assert_eq!((doc.status, doc.reason), (DocumentStatus::Queued, None), "{name}");
+            let ended = jobs.ended.expect("the run ends");
+            assert!(
+                matches!(ended, Error::IndexerBusy) || database::away_in(&ended),
+                "{name}: {ended}"
+            );
+            assert_eq!(run.processed, 0);
+        }
     }
 }

@@ -12,6 +12,9 @@ use crate::catalog::{DocumentId, DocumentStatus};
 use crate::engine::Engine;
 use crate::error::Error;
 
+use super::task::publish;
+use super::IndexerLock;
+
 /// Partial copies younger than this are left alone: another process may be importing them.
 const FILE_GRACE: Duration = Duration::from_secs(600);
 
@@ -34,9 +37,10 @@ pub struct Reconciled {
     pub shared: usize,
 }
 
-/// Brings catalog, `indexes/` and `files/` back in line with each other; `crashed`: the last
-/// indexer crashed (`crash_mark.rs`), rather than being stopped or killed.
-pub fn reconcile(engine: &Engine, crashed: bool) -> Result<Reconciled, Error> {
+/// Brings catalog, `indexes/` and `files/` back in line with each other, as the indexer `lock`
+/// says this process is; `crashed`: the last indexer crashed (`crash_mark.rs`), rather than being
+/// stopped or killed.
+pub fn reconcile(engine: &Engine, lock: &IndexerLock, crashed: bool) -> Result<Reconciled, Error> {
     let mut done = Reconciled::default();
     // Indexes on disk the library's database lacks.
     let mut to_share = Vec::new();
@@ -130,7 +134,7 @@ pub fn reconcile(engine: &Engine, crashed: bool) -> Result<Reconciled, Error> {
         engine.files().sweep(&referenced, FILE_GRACE)
     })?;
     for id in to_share {
-        engine.share_index(id)?;
+        publish(engine, lock, id)?;
         done.shared += 1;
     }
     engine.forget_orphan_passwords()?;

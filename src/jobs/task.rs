@@ -16,6 +16,7 @@ use crate::index::{self, BuildError, BuildInput, Built, EmbedInput, Manifest};
 use crate::pdf::{ocr_note, PdfError};
 
 use super::space;
+use super::IndexerLock;
 
 /// How often progress is written to the catalog (events go out on every page and batch).
 const PROGRESS_WRITE_INTERVAL: Duration = Duration::from_millis(250);
@@ -44,13 +45,20 @@ pub(super) enum Step {
     Embed,
 }
 
-/// Runs `step` for `doc`, registering a cancel flag for the duration.
-pub(super) fn run_step(engine: &Engine, step: Step, doc: Document, runtime: &Handle) -> Result<(), Error> {
+/// Runs `step` for `doc` as the indexer `lock` says this process is, registering a cancel flag
+/// for the duration.
+pub(super) fn run_step(
+    engine: &Engine,
+    lock: &IndexerLock,
+    step: Step,
+    doc: Document,
+    runtime: &Handle,
+) -> Result<(), Error> {
     let cancel = Arc::new(AtomicBool::new(false));
     engine.cancels().insert(doc.id, cancel.clone());
     let result = match step {
-        Step::Read => read(engine, &doc, runtime, &cancel),
-        Step::Embed => embed(engine, &doc, runtime, &cancel),
+        Step::Read => read(engine, lock, &doc, runtime, &cancel),
+        Step::Embed => embed(engine, lock, &doc, runtime, &cancel),
     };
     engine.cancels().remove(&doc.id);
     // A pause that stopped a step which ended anyway (an embedding, or the last page) is over.
@@ -58,7 +66,13 @@ pub(super) fn run_step(engine: &Engine, step: Step, doc: Document, runtime: &Han
     result
 }
 
-fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) -> Result<(), Error> {
+fn read(
+    engine: &Engine,
+    lock: &IndexerLock,
+    doc: &Document,
+    runtime: &Handle,
+    cancel: &AtomicBool,
+) -> Result<(), Error> {
     engine.emit(IndexEvent::Started { document: doc.id });
     // The previous indexer may have died after publishing this index but before recording it.
     if let Some(manifest) = engine
@@ -67,12 +81,12 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
         .filter(|m| m.content_hash == doc.content_hash)
     {
         if runtime.block_on(index::verify(&engine.dirs().dir(doc.id))).is_ok() {
-            return finish_ready(engine, doc.id, &manifest, None);
+            return finish_ready(engine, lock, doc.id, &manifest, None);
         }
     }
     if let Some(twin) = twin_with_index(engine, doc)? {
         let manifest = engine.dirs().clone_index(twin, doc.id)?;
-        return finish_ready(engine, doc.id, &manifest, Some(twin));
+        return finish_ready(engine, lock, doc.id, &manifest, Some(twin));
     }
     let password = match engine.password_for(&doc.content_hash) {
         Ok(password) => password,
@@ -112,7 +126,7 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
         cancel,
     };
     match index::build(engine.dirs(), input, &mut on_progress) {
-        Ok(Built::Ready(manifest)) => finish_ready(engine, doc.id, &manifest, None),
+        Ok(Built::Ready(manifest)) => finish_ready(engine, lock, doc.id, &manifest, None),
         Ok(Built::NoText { meta, reason }) => {
             engine.catalog().set_metadata(doc.id, &meta)?;
             settle(engine, doc.id, DocumentStatus::NeedsOcr, &reason)
@@ -137,7 +151,13 @@ fn read(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) 
 
 /// Gives the index of the ready document `doc` the vectors of the library's model. A failure
 /// leaves the document as it was: ready, searchable by keyword.
-fn embed(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool) -> Result<(), Error> {
+fn embed(
+    engine: &Engine,
+    lock: &IndexerLock,
+    doc: &Document,
+    runtime: &Handle,
+    cancel: &AtomicBool,
+) -> Result<(), Error> {
     // In a library in a database, another process may have read it.
     engine.fetch_index(doc.id)?;
     let embedder = engine.embedder()?;
@@ -175,7 +195,7 @@ fn embed(engine: &Engine, doc: &Document, runtime: &Handle, cancel: &AtomicBool)
             }
         }
     };
-    engine.share_index(doc.id)?;
+    publish(engine, lock, doc.id)?;
     if published.embedder.as_deref() == Some(id.as_str()) && engine.catalog().set_embedded(doc.id, &id)? {
         engine.emit(IndexEvent::Embedded { document: doc.id });
     }
@@ -214,11 +234,12 @@ fn twin_with_vectors(engine: &Engine, doc: &Document, embedder: &str) -> Result<
 /// Records a published index; if the document was deleted meanwhile, removes the index instead.
 fn finish_ready(
     engine: &Engine,
+    lock: &IndexerLock,
     id: DocumentId,
     manifest: &Manifest,
     reused_from: Option<DocumentId>,
 ) -> Result<(), Error> {
-    engine.share_index(id)?;
+    publish(engine, lock, id)?;
     let meta: PdfMetadata = manifest.metadata();
     let note = ocr_note(
         &manifest.pages_needing_ocr,
@@ -246,6 +267,16 @@ fn finish_ready(
         reused_from,
     });
     Ok(())
+}
+
+/// Publishes the index of `id` in the library's database, if the library is in one, once `lock`
+/// confirms that this process is still its indexer.
+pub(super) fn publish(engine: &Engine, lock: &IndexerLock, id: DocumentId) -> Result<(), Error> {
+    if engine.shared_store().is_none() {
+        return Ok(());
+    }
+    lock.confirm()?;
+    engine.share_index(id)
 }
 
 /// Puts a document whose reading stopped part way back in the queue.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use lectern::catalog::Scope;
 use lectern::jobs::RunMode;
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
-use lectern::{Library, LibraryConfig};
+use lectern::{DocumentStatus, Library, LibraryConfig};
 use serde::Deserialize;
 use tempfile::TempDir;
 
@@ -226,6 +226,23 @@ pub fn index_small_corpus(library: &Library) -> lectern::FolderId {
     library.add(&paths, "Corpus").unwrap();
     index_all(library);
     folder
+}
+
+/// What of a document an indexer's end state is compared on: status, pages, passages,
+/// characters, and the model its vectors are of.
+pub type Outcome = (DocumentStatus, Option<u64>, Option<u64>, Option<u64>, Option<String>);
+
+/// Each document of `library` by file name, as indexing left it.
+pub fn outcomes(library: &Library) -> std::collections::BTreeMap<String, Outcome> {
+    library
+        .documents(None, false)
+        .unwrap()
+        .into_iter()
+        .map(|d| {
+            let outcome = (d.status, d.page_count, d.chunk_count, d.char_count, d.embedded_with);
+            (d.file_name, outcome)
+        })
+        .collect()
 }
 
 /// Writes a one-page PDF holding `lines` of text, each on a line of its own.

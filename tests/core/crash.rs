@@ -16,7 +16,7 @@ use lectern::index::verify;
 use lectern::jobs::{IndexEvent, RunMode};
 use lectern::{DocumentId, DocumentStatus, Library};
 
-use crate::common::{config, corpus_pdf, database_env, models_dir, runtime};
+use crate::common::{config, corpus_pdf, database_env, models_dir, outcomes, runtime};
 
 const FILES: &[&str] = &[
     "text-kb-pdf-risks-56p-objstm.pdf",
@@ -123,23 +123,6 @@ fn check(home: &Path, ids: &[DocumentId], round: usize) -> usize {
     ready
 }
 
-/// What of a document an indexer's end state is compared on.
-type Outcome = (DocumentStatus, Option<u64>, Option<u64>, Option<u64>, Option<String>);
-
-/// Each document of the library in `home` by file name, as a run left it.
-fn outcomes(home: &Path) -> std::collections::BTreeMap<String, Outcome> {
-    let library = Library::open(config(home)).unwrap();
-    library
-        .documents(None, false)
-        .unwrap()
-        .into_iter()
-        .map(|d| {
-            let outcome = (d.status, d.page_count, d.chunk_count, d.char_count, d.embedded_with);
-            (d.file_name, outcome)
-        })
-        .collect()
-}
-
 /// The kill loop's files: the good PDFs and the hostile one, written into `dir`.
 fn kill_loop_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let hostile = lectern_synthetic::hostile::all()
@@ -165,7 +148,7 @@ fn kills_and_stops_of_the_indexing_process_group_lose_nothing_and_set_nothing_as
         .add(&paths, DEFAULT_FOLDER)
         .unwrap();
     assert!(indexer(clean.path()).status().unwrap().success());
-    let expected = outcomes(clean.path());
+    let expected = outcomes(&Library::open(config(clean.path())).unwrap());
     assert_eq!(expected[HOSTILE].0, DocumentStatus::Failed);
 
     // Files are added one a round, and the indexer's process group (the program and its PDF
@@ -224,7 +207,7 @@ fn kills_and_stops_of_the_indexing_process_group_lose_nothing_and_set_nothing_as
         round += 1;
     }
     assert!(indexer(home.path()).status().unwrap().success());
-    let after = outcomes(home.path());
+    let after = outcomes(&Library::open(config(home.path())).unwrap());
     assert_eq!(after, expected, "the killed library differs from the clean run");
     eprintln!(
         "{landed} kills and stops landed mid-work in {round} rounds; {} of {} documents equal to a clean run",

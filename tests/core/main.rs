@@ -19,6 +19,7 @@ mod jobs;
 mod mcp;
 mod models;
 mod ocr;
+mod proxy;
 mod remote;
 mod search;
 mod secrets;

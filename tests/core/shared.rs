@@ -3,8 +3,9 @@
 //! an index the database lacks is published again when the indexer starts; and processes with
 //! homes of their own share the library: one adds, the other finds and opens; the indexer's role
 //! passes to another when its holder dies; a file added twice is one document; secrets are
-//! sealed with the library's key; a library moves into a database and back whole; and two
-//! servers on one database answer every request of eight clients while one of them dies.
+//! sealed with the library's key; a library moves into a database and back whole; two
+//! servers on one database answer every request of eight clients while one of them dies; a server
+//! that restarts during an import and a question loses nothing; and TLS to the server is verified.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -15,9 +16,10 @@ use lectern::search::{SearchMode, SearchResults};
 use lectern::{DocumentStatus, Library, LibraryConfig};
 
 use crate::common::{
-    config, corpus_manifest, corpus_pdf, index_all, index_small_corpus, models_dir, runtime, search, serve,
+    config, corpus_manifest, corpus_pdf, index_all, index_small_corpus, models_dir, outcomes, runtime, search, serve,
     test_database, write_text_pdf,
 };
+use crate::proxy::{Authority, Proxy};
 
 fn open(home: &std::path::Path, database: Option<&str>) -> Library {
     let config = LibraryConfig {
@@ -235,7 +237,7 @@ fn a_library_in_postgres_seals_its_secrets_with_its_key_and_never_keeps_them_in_
             .get(0)
     });
     assert!(
-        stored.starts_with("sealed:v1:") && !stored.contains(&password),
+        stored.starts_with("sealed:v2:") && !stored.contains(&password),
         "{stored}"
     );
     let elsewhere = tempfile::tempdir().unwrap();
@@ -529,4 +531,147 @@ fn a_library_in_postgres_goes_on_after_the_server_ends_its_connections() {
         paths.contains(&"Before".to_string()) && paths.contains(&"After".to_string()),
         "{paths:?}"
     );
+}
+
+#[test]
+fn a_library_in_postgres_loses_nothing_when_its_server_restarts_during_an_import_and_a_question() {
+    let database = test_database();
+    let proxy = Proxy::start(&database, None);
+    let home = tempfile::tempdir().unwrap();
+    let library = open(home.path(), Some(&proxy.url(&database, "127.0.0.1", "")));
+    let paths: Vec<_> = FILES.iter().map(|f| corpus_pdf(f)).collect();
+    library.add(&paths, DEFAULT_FOLDER).unwrap();
+    // Watched from a process of its own, past the proxy.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let watcher = open(elsewhere.path(), Some(&database));
+    let ready = || {
+        let docs = watcher.documents(None, true).unwrap();
+        docs.iter().filter(|d| d.status == DocumentStatus::Ready).count()
+    };
+
+    let (run, at_restart, refused) = std::thread::scope(|s| {
+        let indexing = s.spawn(|| runtime().block_on(library.run_indexer(lectern::jobs::RunMode::UntilIdle)));
+        let started = Instant::now();
+        while ready() == 0 {
+            assert!(started.elapsed() < Duration::from_secs(300), "nothing was read");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // The server restarts mid-import, and a question comes while it is down.
+        proxy.down();
+        let at_restart = ready();
+        let request = lectern::search::SearchRequest {
+            query: "Lorem ipsum dolor sit amet".into(),
+            scope: Default::default(),
+            k: 5,
+            mode: SearchMode::Hybrid,
+            second_stage: false,
+        };
+        let refused = runtime().block_on(library.search(&request)).unwrap_err();
+        std::thread::sleep(Duration::from_secs(2));
+        proxy.up();
+        (indexing.join().unwrap(), at_restart, refused)
+    });
+    assert!(at_restart < FILES.len(), "the import was over before the restart");
+    // The question is told what failed and that it can be asked again.
+    let said = refused.to_string();
+    assert!(
+        said.contains("cannot be reached") && said.contains("ask again"),
+        "{said}"
+    );
+    assert_eq!(refused.code(), lectern::ErrorCode::Unavailable);
+
+    // The import went on: every document as a clean run leaves it, published whole.
+    let run = run.unwrap();
+    let clean_home = tempfile::tempdir().unwrap();
+    let clean = open(clean_home.path(), None);
+    clean.add(&paths, DEFAULT_FOLDER).unwrap();
+    index_all(&clean);
+    assert_eq!(outcomes(&library), outcomes(&clean), "{run:?}");
+    assert_eq!(outcomes(&watcher), outcomes(&clean));
+    let store = lectern::index::PgStore::connect(&database).unwrap();
+    for doc in library.documents(None, true).unwrap() {
+        let published = runtime().block_on(store.published(doc.id)).unwrap().unwrap();
+        assert_eq!(Some(published.chunk_count), doc.chunk_count, "{}", doc.file_name);
+    }
+    let found = search(&library, "Lorem ipsum dolor sit amet", SearchMode::Hybrid);
+    assert_eq!(
+        found.hits.first().map(|h| h.document_name.as_str()),
+        Some("text-word-mac-lorem-ipsum-2p.pdf")
+    );
+}
+
+#[test]
+fn a_library_in_postgres_over_tls_verifies_its_server_and_says_how_to_trust_one() {
+    let database = test_database();
+    let authority = Authority::new();
+    let proxy = Proxy::start(&database, Some(&authority));
+    let trusted = format!("sslmode=verify-full&sslrootcert={}", authority.pem_file.display());
+
+    // Its authority named, the server is trusted: the library works over TLS, every connection
+    // of it (the catalog's, the index store's, the indexer's lock) encrypted.
+    let home = tempfile::tempdir().unwrap();
+    let library = open(home.path(), Some(&proxy.url(&database, "localhost", &trusted)));
+    index_small_corpus(&library);
+    assert!(outcomes(&library).values().all(|d| d.0 == DocumentStatus::Ready));
+    let found = search(&library, "Lorem ipsum dolor sit amet", SearchMode::Hybrid);
+    assert!(!found.hits.is_empty());
+    assert!(proxy.handshakes() >= 3, "{}", proxy.handshakes());
+
+    // A server whose authority this machine does not know, or whose certificate names another
+    // host, is refused, with what to do; nothing is sent to it in clear text instead.
+    let before = proxy.handshakes();
+    for (host, query) in [
+        ("localhost", "sslmode=require".to_string()),
+        ("127.0.0.1", trusted.clone()),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let config = LibraryConfig {
+            database_url: Some(proxy.url(&database, host, &query)),
+            ..config(home.path())
+        };
+        let err = Library::open(config).map(|_| ()).unwrap_err().to_string();
+        assert!(
+            err.contains("not one this machine trusts") && err.contains("sslrootcert="),
+            "{host}?{query}: {err}"
+        );
+    }
+    assert_eq!(proxy.handshakes(), before);
+}
+
+#[test]
+fn an_indexer_whose_lock_went_with_its_connection_takes_it_again_or_gives_the_role_up() {
+    use lectern::jobs::IndexerLock;
+    let database = test_database();
+    let proxy = Proxy::start(&database, None);
+    let (home, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let first = IndexerLock::try_acquire(home.path(), Some(&proxy.url(&database, "127.0.0.1", "")))
+        .unwrap()
+        .expect("nobody holds the lock yet");
+    first.confirm().unwrap();
+    let take = || IndexerLock::try_acquire(elsewhere.path(), Some(&database)).unwrap();
+    assert!(take().is_none());
+    // The server ends the holder's connection until the server has let the lock go.
+    let drop_connection = || {
+        proxy.down();
+        let started = Instant::now();
+        loop {
+            match take() {
+                Some(lock) => break lock,
+                None => assert!(started.elapsed() < Duration::from_secs(30), "the lock was never let go"),
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+
+    // Nobody took the lock meanwhile: the holder takes it again before it publishes.
+    drop(drop_connection());
+    proxy.up();
+    first.confirm().unwrap();
+    assert!(take().is_none());
+
+    // Another process took it meanwhile: the holder gives the role up rather than publish.
+    let second = drop_connection();
+    proxy.up();
+    assert!(matches!(first.confirm(), Err(lectern::Error::IndexerBusy)));
+    second.confirm().unwrap();
 }

@@ -45,11 +45,7 @@ impl PgStore {
     pub fn connect(url: &str) -> Result<PgStore, IndexError> {
         let (server, runtime) = crate::database::start(url).map_err(|unreached| match unreached {
             Unreached::Setup { server, reason } => IndexError::DatabaseSetup { server, reason },
-            Unreached::Refused { server, source } => IndexError::Database {
-                server,
-                what: "connect",
-                source,
-            },
+            Unreached::Refused { server, source } => IndexError::database(server, "connect", source),
         })?;
         let store = PgStore {
             pool: Pool::new(server, runtime.handle().clone()),

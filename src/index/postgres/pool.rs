@@ -47,10 +47,10 @@ impl Pool {
         let client = match self.server.connect(&self.runtime).await {
             Ok(client) => client,
             Err(ConnectError::Refused(e)) => return Err(self.failed("connect")(e)),
-            Err(ConnectError::Stopped(reason)) => {
+            Err(ConnectError::Setup(reason)) => {
                 return Err(IndexError::DatabaseSetup {
                     server: self.server.name.clone(),
-                    reason: format!("connecting stopped: {reason}"),
+                    reason,
                 })
             }
         };
@@ -62,11 +62,7 @@ impl Pool {
 
     /// Wraps a database error with what was being done.
     pub fn failed(&self, what: &'static str) -> impl Fn(tokio_postgres::Error) -> IndexError + '_ {
-        move |source| IndexError::Database {
-            server: self.server.name.clone(),
-            what,
-            source,
-        }
+        move |source| IndexError::database(self.server.name.clone(), what, source)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Client>> {

@@ -86,13 +86,7 @@ const MIGRATIONS: &[&str] = &["
 
 /// Brings the schema up to date.
 pub async fn migrate(client: &mut Client, server: &str) -> Result<(), IndexError> {
-    let failed = |what| {
-        move |source| IndexError::Database {
-            server: server.to_string(),
-            what,
-            source,
-        }
-    };
+    let failed = |what| move |source| IndexError::database(server.to_string(), what, source);
     let tx = client.transaction().await.map_err(failed("begin a migration"))?;
     tx.execute("select pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .await

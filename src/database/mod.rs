@@ -1,11 +1,16 @@
 //! What the catalog and the index store share about a PostgreSQL server: reading its URL, naming
-//! it in messages without its password, connecting, and a small runtime of their own that drives
-//! their connections, so that synchronous code on any thread (inside another runtime or not) can
-//! wait for a query.
+//! it in messages without its password, connecting (over verified TLS where the URL asks for it,
+//! `tls.rs`), telling a server that went away from one that refused a statement, and a small
+//! runtime of their own that drives their connections, so that synchronous code on any thread
+//! (inside another runtime or not) can wait for a query.
+
+mod tls;
 
 use std::future::Future;
+use std::sync::{Arc, OnceLock};
 
-use tokio_postgres::config::Host;
+use tokio_postgres::config::{Host, SslMode};
+use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls};
 
 /// A database URL read: its configuration and how messages name it.
@@ -13,35 +18,70 @@ pub struct Server {
     pub config: Config,
     /// `host:port/database`, no user or password.
     pub name: String,
+    /// Where the authorities its certificate must chain to come from.
+    roots: tls::Roots,
+    /// The TLS configuration, made at the first connection that may use TLS.
+    tls: OnceLock<Result<Arc<rustls::ClientConfig>, String>>,
 }
 
 impl Server {
-    /// Reads `url` (`postgres://user[:password]@host[:port]/database`); the error says how to
-    /// write one.
+    /// Reads `url` (`postgres://user[:password]@host[:port]/database[?sslmode=…&sslrootcert=…]`);
+    /// the error says how to write one.
     pub fn parse(url: &str) -> Result<Server, String> {
+        let (url, roots) = tls::split_url(url);
         let config: Config = url.parse().map_err(|e: tokio_postgres::Error| {
             format!("the URL cannot be read ({e}); write it as postgres://user@host:port/database")
         })?;
         Ok(Server {
             name: describe(&config),
             config,
+            roots,
+            tls: OnceLock::new(),
         })
     }
 
-    /// A new connection, driven by `runtime`.
+    /// A new connection, driven by `runtime`: in clear text only where the URL's `sslmode` allows
+    /// it, encrypted and verified otherwise.
     pub async fn connect(&self, runtime: &tokio::runtime::Handle) -> Result<Client, ConnectError> {
         let config = self.config.clone();
+        let tls = match config.get_ssl_mode() {
+            SslMode::Disable => None,
+            _ => Some(tls::Tls(
+                self.tls
+                    .get_or_init(|| tls::client_config(&self.roots))
+                    .clone()
+                    .map_err(ConnectError::Setup)?,
+            )),
+        };
         let driver = runtime.clone();
         // Connected on the runtime, which then drives the connection.
-        runtime
+        let connected = runtime
             .spawn(async move {
-                let (client, connection) = config.connect(NoTls).await?;
-                driver.spawn(connection);
-                Ok(client)
+                match tls {
+                    Some(tls) => {
+                        let (client, connection) = config.connect(tls).await?;
+                        driver.spawn(connection);
+                        Ok(client)
+                    }
+                    None => {
+                        let (client, connection) = config.connect(NoTls).await?;
+                        driver.spawn(connection);
+                        Ok(client)
+                    }
+                }
             })
             .await
-            .map_err(|e| ConnectError::Stopped(e.to_string()))?
-            .map_err(ConnectError::Refused)
+            .map_err(|e| ConnectError::Setup(format!("connecting stopped: {e}")))?;
+        connected.map_err(|e| {
+            if tls::untrusted(&e) {
+                ConnectError::Setup(format!(
+                    "its certificate is not one this machine trusts ({e}): name the authority that signed it \
+                     with sslrootcert=/path/to/ca.pem in the URL, or use sslmode=disable on a network you trust"
+                ))
+            } else {
+                ConnectError::Refused(e)
+            }
+        })
     }
 }
 
@@ -49,8 +89,33 @@ impl Server {
 pub enum ConnectError {
     /// The server refused it or could not be reached.
     Refused(tokio_postgres::Error),
-    /// The runtime stopped before it was made.
-    Stopped(String),
+    /// It could not be attempted, or the server's certificate is not trusted: why, and what to do.
+    Setup(String),
+}
+
+/// Whether `error` says the server went away or cannot be reached (it restarted, shut down, ended
+/// the connection, or the network failed) rather than that it refused what was asked: what comes
+/// right again by itself, so that work waits for the server instead of failing.
+pub fn went_away(error: &tokio_postgres::Error) -> bool {
+    if error.is_closed() {
+        return true;
+    }
+    match error.code() {
+        Some(code) => {
+            let code = code.code();
+            // Class 08: connection exception; 57P01-57P03: shut down, crashed, starting up.
+            code.starts_with("08")
+                || [
+                    SqlState::ADMIN_SHUTDOWN,
+                    SqlState::CRASH_SHUTDOWN,
+                    SqlState::CANNOT_CONNECT_NOW,
+                ]
+                .iter()
+                .any(|state| state.code() == code)
+        }
+        // No answer from the server: the connection or the network failed.
+        None => std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>()),
+    }
 }
 
 /// Why a database cannot be used, and which (`host:port/database`, no password).
@@ -62,6 +127,18 @@ pub enum Unreached {
         server: String,
         source: tokio_postgres::Error,
     },
+}
+
+/// Whether `error`, or an error that caused it, is a database's that went away ([`went_away`]).
+pub fn away_in(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        if e.downcast_ref::<tokio_postgres::Error>().is_some_and(went_away) {
+            return true;
+        }
+        next = e.source();
+    }
+    false
 }
 
 /// The database at `url`, and a runtime for its connections.
@@ -92,7 +169,7 @@ pub fn open(server: &Server, runtime: &Runtime) -> Result<Client, Unreached> {
             server: server.name.clone(),
             source,
         }),
-        Err(ConnectError::Stopped(reason)) => Err(Unreached::Setup {
+        Err(ConnectError::Setup(reason)) => Err(Unreached::Setup {
             server: server.name.clone(),
             reason,
         }),
