@@ -26,7 +26,13 @@ fn main() -> std::process::ExitCode {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
-            let state = state::AppState::open(app.path().app_config_dir()?, opened_files())?;
+            let state = match state::AppState::open(app.path().app_config_dir()?, opened_files()) {
+                Ok(state) => state,
+                Err(e) => {
+                    cannot_open(app, &e);
+                    return Ok(());
+                }
+            };
             let library = state.library.clone();
             let serves = lectern::app_config::serves(&state.config_dir);
             // Catches up on linked directories, then follows them for the app's lifetime.
@@ -89,6 +95,30 @@ fn spawn_indexer(handle: tauri::AppHandle) {
             let _ = handle.emit("indexer-stopped", &problem);
         }
     });
+}
+
+/// Says why the library cannot be opened (its catalog damaged, its database out of reach, its
+/// data directory not writable), and what to do, in a dialog, and quits when it is closed: started
+/// from a menu, the app has no terminal to say it on. The window stays hidden: over no library it
+/// would look empty, as if the documents were gone.
+fn cannot_open(app: &tauri::App, error: &lectern::Error) {
+    use tauri_plugin_dialog::{DialogExt, MessageDialogKind};
+    eprintln!("lectern: the library cannot be opened: {error}");
+    for window in app.webview_windows().values() {
+        let _ = window.hide();
+    }
+    let said = error.to_string();
+    let mut letters = said.chars();
+    let said = letters
+        .next()
+        .map(|first| first.to_uppercase().chain(letters).collect::<String>())
+        .unwrap_or_default();
+    let handle = app.handle().clone();
+    app.dialog()
+        .message(said)
+        .title("Lectern cannot open its library")
+        .kind(MessageDialogKind::Error)
+        .show(move |_| handle.exit(1));
 }
 
 /// The files named on the command line, as a file manager's "Open with Lectern" passes them

@@ -77,7 +77,7 @@ pub struct Desktop {
     pub display: String,
     pub driver_port: u16,
     _driver: Process,
-    _display: Process,
+    _display: Display,
 }
 
 impl Desktop {
@@ -89,26 +89,8 @@ impl Desktop {
     /// Like [`Desktop::start`], but the app opens the library at `library` if given, and `env`
     /// overrides the environment the app gets.
     pub fn start_with(library: Option<&Path>, env: &[(&str, &str)]) -> Desktop {
-        let display = (90..200).find(|&n| display_free(n)).expect("a free X display number");
-        let xvfb = Process::spawn(
-            Command::new("Xvfb")
-                .args([
-                    &format!(":{display}"),
-                    "-screen",
-                    "0",
-                    "1280x820x24",
-                    "-nolisten",
-                    "tcp",
-                ])
-                .stderr(Stdio::null()),
-            "Xvfb (apt install xvfb)",
-        );
-        let socket = format!("/tmp/.X11-unix/X{display}");
-        let started = Instant::now();
-        while !Path::new(&socket).exists() {
-            assert!(started.elapsed() < Duration::from_secs(20), "Xvfb did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let xvfb = Display::start();
+        let display = xvfb.number;
         let home = tempfile::tempdir().unwrap();
         let driver_port = free_port();
         let native_port = loop {
@@ -156,6 +138,47 @@ impl Desktop {
             _driver: driver,
             _display: xvfb,
         }
+    }
+}
+
+/// A private X display (Xvfb), ended when dropped.
+pub struct Display {
+    pub number: u32,
+    _server: Process,
+}
+
+impl Display {
+    pub fn start() -> Display {
+        let number = (90..200).find(|&n| display_free(n)).expect("a free X display number");
+        let server = Process::spawn(
+            Command::new("Xvfb")
+                .args([
+                    &format!(":{number}"),
+                    "-screen",
+                    "0",
+                    "1280x820x24",
+                    "-br",
+                    "-nolisten",
+                    "tcp",
+                ])
+                .stderr(Stdio::null()),
+            "Xvfb (apt install xvfb)",
+        );
+        let socket = format!("/tmp/.X11-unix/X{number}");
+        let started = Instant::now();
+        while !Path::new(&socket).exists() {
+            assert!(started.elapsed() < Duration::from_secs(20), "Xvfb did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Display {
+            number,
+            _server: server,
+        }
+    }
+
+    /// `:N`, as `DISPLAY` names it.
+    pub fn name(&self) -> String {
+        format!(":{}", self.number)
     }
 }
 

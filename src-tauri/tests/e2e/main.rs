@@ -5,7 +5,8 @@
 //! open it, page and zoom in the viewer, move a document and see the next answer's scope follow
 //! it, restart and reopen the chat, and open it again under the system's dark theme. Hostile HTML
 //! in a PDF and in a model's answer must stay text.
-//! `first_run.rs` runs the first-run setup against a loopback package index.
+//! `first_run.rs` runs the first-run setup against a loopback package index. A library that
+//! cannot be opened is said in a dialog.
 //! `bench.rs` measures the app's figures (ignored; `scripts/bench-app.sh`).
 //! Screenshots go to `$LECTERN_E2E_SCREENSHOTS` (else the test's temporary target directory).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -22,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use harness::{corpus_pdf, Desktop};
+use harness::{corpus_pdf, models_dir, Desktop, Display};
 use webdriver::Session;
 
 /// The longest the test waits for indexing or an answer on one thread.
@@ -938,4 +939,54 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
     dark.screenshot(&shots.join("dark.png"));
     accessible(&session, "the dark theme, with the viewer");
     session.close().unwrap();
+}
+
+/// Started from a menu, the app has no terminal: a library it cannot open (here its catalog is not
+/// a database) is said in a dialog that stays until it is closed, not only on stderr as the app
+/// quits at once.
+#[test]
+fn a_library_that_cannot_be_opened_is_said_in_a_dialog() {
+    let display = Display::start();
+    let home = tempfile::tempdir().unwrap();
+    let library = home.path().join("library");
+    std::fs::create_dir_all(&library).unwrap();
+    std::fs::write(library.join("library.sqlite"), vec![b'x'; 8192]).unwrap();
+    let mut app = std::process::Command::new(app())
+        .env("DISPLAY", display.name())
+        .env("LECTERN_HOME", &library)
+        .env("LECTERN_MODELS", models_dir())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The dialog is up once something is drawn on the empty display; the app waits on it.
+    let started = Instant::now();
+    let drawn = loop {
+        let (_, _, rgb) = screenshot::pixels(&display.name());
+        if rgb.chunks(3).any(|pixel| pixel != &rgb[..3]) {
+            break true;
+        }
+        assert!(app.try_wait().unwrap().is_none(), "the app quit without a dialog");
+        if started.elapsed() > SHORT {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    screenshot::save(&display.name(), &screenshots().join("cannot-open.png"));
+    assert!(drawn, "nothing was drawn");
+    assert!(
+        app.try_wait().unwrap().is_none(),
+        "the app quit without waiting for the dialog"
+    );
+    app.kill().unwrap();
+    let output = app.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("cannot be opened") && said.contains("restore-catalog"),
+        "{said}"
+    );
 }

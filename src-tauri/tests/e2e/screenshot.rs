@@ -12,6 +12,17 @@ fn be32(bytes: &[u8], field: usize) -> u32 {
 
 /// Saves display `display` (":N") to the PNG `path`.
 pub fn save(display: &str, path: &Path) {
+    let (width, height, rgb) = pixels(display);
+    let file = std::fs::File::create(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().unwrap();
+    writer.write_image_data(&rgb).unwrap();
+}
+
+/// Display `display`'s width, height and pixels (RGB, a line after another).
+pub fn pixels(display: &str) -> (u32, u32, Vec<u8>) {
     let dump = Command::new("xwd")
         .args(["-root", "-silent", "-display", display])
         .output()
@@ -48,10 +59,5 @@ pub fn save(display: &str, path: &Path) {
             rgb.extend_from_slice(&[(value >> 16) as u8, (value >> 8) as u8, value as u8]);
         }
     }
-    let file = std::fs::File::create(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), width, height);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().unwrap();
-    writer.write_image_data(&rgb).unwrap();
+    (width, height, rgb)
 }
