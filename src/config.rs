@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::llm::{BackendDefaults, BackendKind};
 use crate::models::DEFAULT_INDEX;
 use crate::pdf::{OcrSettings, PdfReader};
+use crate::search::Tuning;
 use crate::server::ServerApi;
 
 /// The languages pages are read in by OCR unless `LECTERN_OCR_LANGUAGES` says otherwise.
@@ -87,6 +88,8 @@ pub struct LibraryConfig {
     /// The free space indexing leaves on the library's disk, besides room for the document it
     /// reads (`LECTERN_MIN_FREE_MB`; 128 MB): with less, indexing waits (`jobs/space.rs`).
     pub min_free: u64,
+    /// The weights of hybrid search ([`Tuning::FITTED`]; another only in `lectern eval --tune`).
+    pub tuning: Tuning,
 }
 
 impl LibraryConfig {
@@ -110,6 +113,7 @@ impl LibraryConfig {
             secret_key: None,
             wide_index_from: crate::index::WIDE_INDEX_FROM,
             min_free: 128 << 20,
+            tuning: Tuning::FITTED,
         }
     }
 

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::database::said;
+
 use super::backup::Backup;
 use crate::database::Unreached;
 
@@ -12,15 +14,16 @@ use crate::database::Unreached;
 pub enum CatalogError {
     #[error("the library catalog could not be read or written: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    #[error("the library's database at {server} could not be read or written: {source}")]
+    #[error("the library's database at {server} could not be read or written: {}", said(.source))]
     Database {
         server: String,
         #[source]
         source: tokio_postgres::Error,
     },
     #[error(
-        "the library's database at {server} cannot be reached ({source}); ask again once it answers: check \
-         that its server runs and that this machine reaches it"
+        "the library's database at {server} cannot be reached ({}); ask again once it answers: check \
+         that its server runs and that this machine reaches it",
+        said(.source)
     )]
     DatabaseAway {
         server: String,

@@ -113,7 +113,7 @@ impl Catalog {
         if self.sealing.is_none() {
             return Err(CatalogError::SecretInClear { what });
         }
-        seal_with(self.sealing_key()?, SEALED_V2, secret)
+        seal_with(self.sealing_key(true)?, SEALED_V2, secret)
     }
 
     /// A secret the catalog wrote, as it was given.
@@ -131,7 +131,7 @@ impl Catalog {
             });
         };
         let opened = if version == 2 {
-            open_with(self.sealing_key()?, sealed)
+            open_with(self.sealing_key(false)?, sealed)
         } else {
             open_with(&derive_v1(&sealing.secret)?, sealed)
         };
@@ -143,8 +143,9 @@ impl Catalog {
     }
 
     /// The key secrets are sealed with: made once, from the string given and the library's salt
-    /// (made and kept the first time a secret is sealed; every process reads the same one).
-    fn sealing_key(&self) -> Result<&LessSafeKey, CatalogError> {
+    /// (made and kept the first time a secret is sealed, when `sealing`; every process reads the
+    /// same one).
+    fn sealing_key(&self, sealing_one: bool) -> Result<&LessSafeKey, CatalogError> {
         let Some(sealing) = &self.sealing else {
             return Err(CatalogError::SecretKey {
                 reason: "no key was given: set LECTERN_SECRET_KEY".into(),
@@ -153,18 +154,27 @@ impl Catalog {
         if let Some(key) = sealing.derived.get() {
             return Ok(key);
         }
-        let key = derive(&sealing.secret, &self.salt()?)?;
+        let key = derive(&sealing.secret, &self.salt(sealing_one)?)?;
         Ok(sealing.derived.get_or_init(|| key))
     }
 
-    /// The library's salt, made if it has none (a process that makes one at the same moment as
-    /// another keeps the one written first).
-    fn salt(&self) -> Result<Vec<u8>, CatalogError> {
+    /// The library's salt; made if it has none and `make` (a process that makes one at the same
+    /// moment as another keeps the one written first). A secret is opened only with the salt it
+    /// was sealed with: none is made for it.
+    fn salt(&self, make: bool) -> Result<Vec<u8>, CatalogError> {
         let unreadable = || CatalogError::SecretKey {
             reason: format!("the library's salt (setting {SALT}) was changed outside Lectern and cannot be read"),
         };
         if let Some(salt) = self.setting(SALT)? {
             return hex::decode(salt).map_err(|_| unreadable());
+        }
+        if !make {
+            return Err(CatalogError::SecretKey {
+                reason: format!(
+                    "the library's secrets are sealed, but its salt (setting {SALT}) was removed outside Lectern: \
+                     they cannot be opened; give them again (a PDF's password, a remote's token, the API key)"
+                ),
+            });
         }
         let mut salt = [0u8; 16];
         SystemRandom::new()

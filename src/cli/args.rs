@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::search::eval::Part;
+use crate::search::Tuning;
 
 /// Ask questions about your own PDFs, offline.
 #[derive(Debug, Parser)]
@@ -393,6 +394,10 @@ pub struct EvalArgs {
     /// halves that share no document): fit on one part, report on another.
     #[arg(long, value_name = "K/N")]
     pub part: Option<Part>,
+    /// Search with other weights than the library's: `NAME=VALUE,…` of vector_weight,
+    /// keyword_full, name_weight and statement_boost (`scripts/fit-retrieval.py` fits them).
+    #[arg(long, value_name = "NAME=VALUE,…")]
+    pub tune: Option<Tuning>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -122,6 +122,9 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
     if cli.database_url.is_some() {
         config.database_url = cli.database_url;
     }
+    if let Command::Eval(args::EvalArgs { tune: Some(tuning), .. }) = &cli.command {
+        config.tuning = *tuning;
+    }
     if let Command::Extract(args) = &cli.command {
         return extract(args);
     }

@@ -13,6 +13,9 @@ use tokio_postgres::config::{Host, SslMode};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls};
 
+/// How long a connection attempt may take, unless the URL says (`connect_timeout`).
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// A database URL read: its configuration and how messages name it.
 pub struct Server {
     pub config: Config,
@@ -29,9 +32,14 @@ impl Server {
     /// the error says how to write one.
     pub fn parse(url: &str) -> Result<Server, String> {
         let (url, roots) = tls::split_url(url);
-        let config: Config = url.parse().map_err(|e: tokio_postgres::Error| {
+        let mut config: Config = url.parse().map_err(|e: tokio_postgres::Error| {
             format!("the URL cannot be read ({e}); write it as postgres://user@host:port/database")
         })?;
+        // A server that does not answer (a machine gone, a network that drops packets) is given
+        // up on in moments rather than at the system's TCP timeout, minutes later.
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
         Ok(Server {
             name: describe(&config),
             config,
@@ -72,15 +80,12 @@ impl Server {
             })
             .await
             .map_err(|e| ConnectError::Setup(format!("connecting stopped: {e}")))?;
-        connected.map_err(|e| {
-            if tls::untrusted(&e) {
-                ConnectError::Setup(format!(
-                    "its certificate is not one this machine trusts ({e}): name the authority that signed it \
-                     with sslrootcert=/path/to/ca.pem in the URL, or use sslmode=disable on a network you trust"
-                ))
-            } else {
-                ConnectError::Refused(e)
-            }
+        connected.map_err(|e| match tls::distrust(&e) {
+            Some(hint) => ConnectError::Setup(format!(
+                "its certificate is not one this machine trusts ({}): {hint}",
+                said(&e)
+            )),
+            None => ConnectError::Refused(e),
         })
     }
 }
@@ -103,8 +108,9 @@ pub fn went_away(error: &tokio_postgres::Error) -> bool {
     match error.code() {
         Some(code) => {
             let code = code.code();
-            // Class 08: connection exception; 57P01-57P03: shut down, crashed, starting up.
-            code.starts_with("08")
+            // Class 08: connection exception (but a protocol violation is what was sent); 57P01-57P03:
+            // shut down, crashed, starting up.
+            (code.starts_with("08") && code != SqlState::PROTOCOL_VIOLATION.code())
                 || [
                     SqlState::ADMIN_SHUTDOWN,
                     SqlState::CRASH_SHUTDOWN,
@@ -127,6 +133,18 @@ pub enum Unreached {
         server: String,
         source: tokio_postgres::Error,
     },
+}
+
+/// `error` with what caused it: tokio-postgres says only "error performing TLS handshake" or
+/// "error communicating with the server", and keeps the why in its source.
+pub fn said(error: &tokio_postgres::Error) -> String {
+    let mut said = error.to_string();
+    let mut next = std::error::Error::source(error);
+    while let Some(cause) = next {
+        said = format!("{said}: {cause}");
+        next = cause.source();
+    }
+    said
 }
 
 /// Whether `error`, or an error that caused it, is a database's that went away ([`went_away`]).

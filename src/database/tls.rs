@@ -120,22 +120,32 @@ fn read_pem(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
         .map_err(|e| cannot(&e))
 }
 
-/// Whether `error` (or what caused it) is a certificate the server showed and this machine does
-/// not trust, or that names another server.
-pub fn untrusted(error: &(dyn std::error::Error + 'static)) -> bool {
+/// What to do about `error` (or what caused it), when it is a certificate the server showed and
+/// this machine does not trust, or that names another server.
+pub fn distrust(error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
     let mut next = Some(error);
     while let Some(e) = next {
-        if let Some(rustls::Error::InvalidCertificate(_)) = e.downcast_ref::<rustls::Error>() {
-            return true;
+        if let Some(rustls::Error::InvalidCertificate(certificate)) = e.downcast_ref::<rustls::Error>() {
+            return Some(match certificate {
+                rustls::CertificateError::NotValidForName | rustls::CertificateError::NotValidForNameContext { .. } => {
+                    "it was issued for another name than the URL's host: connect by the name it was issued for"
+                }
+                _ => {
+                    "name the authority that signed it with sslrootcert=/path/to/ca.pem in the URL, or use \
+                     sslmode=disable on a network you trust"
+                }
+            });
         }
-        if let Some(inner) = e.downcast_ref::<io::Error>().and_then(|io| io.get_ref()) {
-            if untrusted(inner) {
-                return true;
-            }
+        if let Some(hint) = e
+            .downcast_ref::<io::Error>()
+            .and_then(|io| io.get_ref())
+            .and_then(|inner| distrust(inner))
+        {
+            return Some(hint);
         }
         next = e.source();
     }
-    false
+    None
 }
 
 /// Makes verified TLS connections for tokio-postgres.
@@ -150,9 +160,17 @@ where
     type TlsConnect = Connect;
     type Error = io::Error;
 
+    /// A server reached by a Unix socket has no name to verify: a server there never offers TLS
+    /// (`prefer` goes on in clear text on the machine's own socket), and one that did would be
+    /// refused.
     fn make_tls_connect(&mut self, domain: &str) -> io::Result<Connect> {
-        let name = ServerName::try_from(domain.to_string())
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{domain}: {e}")))?;
+        let name = match domain {
+            "" => None,
+            _ => Some(
+                ServerName::try_from(domain.to_string())
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{domain}: {e}")))?,
+            ),
+        };
         Ok(Connect {
             connector: tokio_rustls::TlsConnector::from(self.0.clone()),
             name,
@@ -160,10 +178,10 @@ where
     }
 }
 
-/// One connection's handshake, to the server `name`.
+/// One connection's handshake, to the server `name` (none over a Unix socket).
 pub struct Connect {
     connector: tokio_rustls::TlsConnector,
-    name: ServerName<'static>,
+    name: Option<ServerName<'static>>,
 }
 
 impl<S> TlsConnect<S> for Connect
@@ -175,7 +193,15 @@ where
     type Future = Pin<Box<dyn Future<Output = io::Result<Stream<S>>> + Send>>;
 
     fn connect(self, stream: S) -> Self::Future {
-        Box::pin(async move { Ok(Stream(self.connector.connect(self.name, stream).await?)) })
+        Box::pin(async move {
+            let name = self.name.ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "TLS over a Unix socket has no server name to verify",
+                )
+            })?;
+            Ok(Stream(self.connector.connect(name, stream).await?))
+        })
     }
 }
 

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::database::said;
+
 use crate::catalog::DocumentId;
 
 /// Why an index could not be written or read.
@@ -27,7 +29,7 @@ pub enum IndexError {
     Damaged { path: PathBuf, reason: String },
     #[error("the index of document {id} cannot be published: {reason} (a fault of Lectern, not of the file)")]
     Publication { id: DocumentId, reason: String },
-    #[error("the index database at {server} failed to {what}: {source}")]
+    #[error("the index database at {server} failed to {what}: {}", said(.source))]
     Database {
         server: String,
         what: &'static str,
@@ -35,8 +37,9 @@ pub enum IndexError {
         source: tokio_postgres::Error,
     },
     #[error(
-        "the index database at {server} cannot be reached (it was to {what}: {source}); ask again once it \
-         answers: check that its server runs and that this machine reaches it"
+        "the index database at {server} cannot be reached (it was to {what}: {}); ask again once it \
+         answers: check that its server runs and that this machine reaches it",
+        said(.source)
     )]
     DatabaseAway {
         server: String,

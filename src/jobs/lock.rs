@@ -21,6 +21,9 @@ use crate::error::Error;
 /// in every process).
 const INDEXER_LOCK: i64 = 0x6c65_6374_6572_6e04;
 
+/// How long the connection holding a database's lock has to answer a check.
+const CHECK: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Held while this process is the library's indexer: the locked file, or the connection
 /// holding the database's lock (with the runtime driving it).
 pub struct IndexerLock {
@@ -57,8 +60,13 @@ impl IndexerLock {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let (client, runtime) = &*connection;
-        // The session's lock lives as long as its connection: one that answers still holds it.
-        if !client.is_closed() && runtime.run(client.simple_query("select 1")).is_ok() {
+        // The session's lock lives as long as its connection: one that answers (in moments: a
+        // network that drops packets must not hold every step here) still holds it.
+        let answers = !client.is_closed()
+            && runtime
+                .run(async { tokio::time::timeout(CHECK, client.simple_query("select 1")).await })
+                .is_ok_and(|answer| answer.is_ok());
+        if answers {
             return Ok(());
         }
         match lock_in_database(&held.url)? {

@@ -74,7 +74,14 @@ pub(crate) async fn run(engine: &Arc<Engine>, mode: RunMode) -> Result<IndexRun,
     let mut waiting = false;
     let mut away_since: Option<Instant> = None;
     loop {
-        match run_once(engine, mode).await {
+        let attempt = Instant::now();
+        let outcome = run_once(engine, mode).await;
+        // An attempt that lasted longer than the patience (a connection is given up on in
+        // seconds) worked with the database meanwhile: an outage after it is a new one.
+        if attempt.elapsed() > DATABASE_PATIENCE {
+            away_since = None;
+        }
+        match outcome {
             Err(e)
                 if database::away_in(&e)
                     && (mode == RunMode::Forever || away_since.is_none_or(|t| t.elapsed() < DATABASE_PATIENCE)) =>
@@ -372,12 +379,15 @@ impl Jobs {
                     self.unsettled.push(id);
                 }
             }
-            // Neither is the document's fault: it goes back to the queue (or, with the catalog
-            // out of reach, is found interrupted by the next run), and the run ends, to start
-            // again when the database answers, or to leave the indexing to the other process.
-            (step, Some(e)) if matches!(e, Error::IndexerBusy) || database::away_in(&e) => {
-                if step == Step::Read {
-                    let _ = requeue(engine, id);
+            // Neither is the document's fault, and the run ends. Another indexer took the role:
+            // its start-up found the document interrupted and queued it again; this one leaves it
+            // alone (it may be that indexer's step now). The database went away: the document goes
+            // back to the queue, or, with the catalog out of reach, is found interrupted when the
+            // run starts again.
+            (_, Some(Error::IndexerBusy)) => self.ended = Some(Error::IndexerBusy),
+            (step, Some(e)) if database::away_in(&e) => {
+                if step == Step::Read && requeue(engine, id).is_err() {
+                    self.unsettled.push(id);
                 }
                 self.ended = Some(e);
             }
@@ -501,12 +511,21 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_reading_stopped_by_another_indexer_or_a_database_gone_goes_back_to_the_queue_and_ends_the_run() {
+    async fn a_reading_stopped_by_another_indexer_or_a_database_gone_ends_the_run_and_fails_nothing() {
         let home = tempfile::tempdir().unwrap();
         let engine = Engine::open(LibraryConfig::new(home.path().to_path_buf())).unwrap();
-        for (name, error) in [
-            ("busy.pdf", Error::IndexerBusy),
-            ("away.pdf", unreachable_database().await),
+        // Another indexer's start-up queues the document again; a database that answers again
+        // finds it back in the queue.
+        let busy = |e: &Error| matches!(e, Error::IndexerBusy);
+        let away = |e: &Error| !matches!(e, Error::IndexerBusy) && database::away_in(e);
+        for (name, error, left, ended) in [
+            (
+                "busy.pdf",
+                Error::IndexerBusy,
+                DocumentStatus::Indexing,
+                &busy as &dyn Fn(&Error) -> bool,
+            ),
+            ("away.pdf", unreachable_database().await, DocumentStatus::Queued, &away),
         ] {
             let id = add(&engine, name);
             assert!(engine.catalog().start_indexing(id).unwrap());
@@ -520,12 +539,9 @@ mod tests {
             }
 
             let doc = engine.catalog().document(id).unwrap();
-            assert_eq!((doc.status, doc.reason), (DocumentStatus::Queued, None), "{name}");
-            let ended = jobs.ended.expect("the run ends");
-            assert!(
-                matches!(ended, Error::IndexerBusy) || database::away_in(&ended),
-                "{name}: {ended}"
-            );
+            assert_eq!((doc.status, doc.reason), (left, None), "{name}");
+            let why = jobs.ended.expect("the run ends");
+            assert!(ended(&why), "{name}: {why}");
             assert_eq!(run.processed, 0);
         }
     }

@@ -4,17 +4,13 @@
 //! of the scope gets a name score from the question's words found in its label (file name and
 //! metadata title), each word weighed by how few labels of the scope have it; a year counts only
 //! for a document whose name the question also names, so "in 2020" alone favours no document.
-//! Hybrid search adds [`NAME_WEIGHT`] times the score (1 for the best-named document) to each of
-//! the document's passages.
+//! Hybrid search adds [`super::Tuning::name_weight`] times the score (1 for the best-named
+//! document) to each of the document's passages.
 
 use std::collections::HashMap;
 
 use super::question::{is_year, FUNCTION_WORDS};
 use crate::catalog::{words, ScopeDocuments};
-
-/// How much a document named by the question adds to its passages' fused score (0 to 1).
-/// Fitted on `../shared/devsets/realqa` and the sets of `eval/` (docs/figures.md).
-pub const NAME_WEIGHT: f32 = 0.2;
 
 /// Each document's name score for `question`, by scope position: 0 for a document the question
 /// does not name, 1 for the best-named one.

@@ -5,14 +5,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use super::merge::Ranked;
-
-/// The weight of the vector score in hybrid fusion (the keyword score gets the rest). Fitted on
-/// `../shared/devsets/realqa` and `eval/` together (docs/figures.md, "Retrieval quality").
-pub const VECTOR_WEIGHT: f32 = 0.25;
-
-/// The share of the most a question's terms could score at which a keyword match counts in full
-/// in hybrid fusion (docs/figures.md, "Retrieval quality").
-pub const KEYWORD_FULL: f32 = 0.3;
+use super::Tuning;
 
 /// The passages of both lists, each once, with the components of both.
 pub fn union(vector: Vec<Ranked>, keyword: Vec<Ranked>) -> Vec<Ranked> {
@@ -40,19 +33,19 @@ pub fn union(vector: Vec<Ranked>, keyword: Vec<Ranked>) -> Vec<Ranked> {
 }
 
 /// Hybrid fusion of passages that carry both components: the cosine scaled to [0, 1] by min-max
-/// over the candidates, BM25 as a fraction of the best candidate's or [`KEYWORD_FULL`] of `bound`
-/// (the most the question's terms could score), whichever is more, so that a list of weak
+/// over the candidates, BM25 as a fraction of the best candidate's or `tuning.keyword_full` of
+/// `bound` (the most the question's terms could score), whichever is more, so that a list of weak
 /// matches of common words stays weak and a strong one counts in full; then weighted by
-/// [`VECTOR_WEIGHT`]. A passage missing from the keyword list counts 0 there; a passage of a
+/// `tuning.vector_weight`. A passage missing from the keyword list counts 0 there; a passage of a
 /// document that has no vectors of the question's model yet is scored by its keyword share
 /// alone (no score of one model is compared with another's).
-pub fn fuse(mut hits: Vec<Ranked>, bound: f32, keyword_only: &HashSet<usize>) -> Vec<Ranked> {
+pub fn fuse(mut hits: Vec<Ranked>, bound: f32, keyword_only: &HashSet<usize>, tuning: &Tuning) -> Vec<Ranked> {
     let cos: Vec<f32> = hits.iter().filter_map(|h| h.vector).collect();
     let (cmin, cmax) = cos.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), c| {
         (lo.min(*c), hi.max(*c))
     });
     let best = hits.iter().filter_map(|h| h.keyword).fold(0.0f32, f32::max);
-    let bound = best.max(KEYWORD_FULL * bound);
+    let bound = best.max(tuning.keyword_full * bound);
     for hit in &mut hits {
         let v = match hit.vector {
             Some(c) if cmax > cmin => (c - cmin) / (cmax - cmin),
@@ -66,7 +59,7 @@ pub fn fuse(mut hits: Vec<Ranked>, bound: f32, keyword_only: &HashSet<usize>) ->
         hit.score = if keyword_only.contains(&hit.doc) {
             k
         } else {
-            VECTOR_WEIGHT * v + (1.0 - VECTOR_WEIGHT) * k
+            tuning.vector_weight * v + (1.0 - tuning.vector_weight) * k
         };
     }
     hits

@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use super::documents::{name_scores, NAME_WEIGHT};
+use super::documents::name_scores;
 use super::fusion::{fuse, union};
 use super::merge::{fill_vector_scores, rank_order, ranked, top_k, top_of, Ranked};
 use super::named_pages;
@@ -20,7 +20,7 @@ use super::question::{keyword_text, search_text};
 use super::scope::Current;
 use super::second_stage::{rerank, CANDIDATES};
 use super::statements;
-use super::{sources_of, Hit, ScoreComponents, SearchMode, SearchRequest, SearchResults};
+use super::{sources_of, Hit, ScoreComponents, SearchMode, SearchRequest, SearchResults, Tuning};
 use crate::catalog::{Scope, ScopeDocuments};
 use crate::engine::Engine;
 use crate::error::Error;
@@ -109,7 +109,8 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
         None => None,
     };
     let query = vector.as_deref().zip(embedder.as_deref());
-    let mut ranking = rank(engine.store(), &docs, request, query)?;
+    let tuning = &engine.config().tuning;
+    let mut ranking = rank(engine.store(), &docs, request, query, tuning)?;
     if request.mode == SearchMode::Hybrid {
         let pages = named_pages::asked(&request.query);
         if !pages.is_empty() {
@@ -143,7 +144,7 @@ fn search(engine: &Engine, request: &SearchRequest, vector: Option<Vec<f32>>) ->
         &*ranking.scope,
     );
     if !statements.is_empty() {
-        statements::favour(&statements, &mut top);
+        statements::favour(&statements, &mut top, tuning.statement_boost);
         top.truncate(request.k);
     }
     // The exact cosine of the passages only the keyword list found, to show beside their BM25.
@@ -177,12 +178,14 @@ struct Ranking<'s> {
 }
 
 /// Ranks the passages of `docs` for the question, whose vector (if any) comes with the identity
-/// of the model that made it: the store's lists the mode asks for, then fusion.
+/// of the model that made it: the store's lists the mode asks for, then fusion weighted as
+/// `tuning` says.
 fn rank<'s>(
     store: &'s dyn IndexStore,
     docs: &ScopeDocuments,
     request: &SearchRequest,
     query: Option<(&[f32], &str)>,
+    tuning: &Tuning,
 ) -> Result<Ranking<'s>, IndexError> {
     let depth = depth_for(request.k);
     let query = query.filter(|_| request.mode != SearchMode::Keyword);
@@ -224,10 +227,10 @@ fn rank<'s>(
             if query.is_some() {
                 fill_vector_scores(&mut union, &*scope);
             }
-            let mut fused = fuse(union, bound, scope.keyword_only());
+            let mut fused = fuse(union, bound, scope.keyword_only(), tuning);
             let named = name_scores(&request.query, docs);
             for hit in &mut fused {
-                hit.score += NAME_WEIGHT * named.get(hit.doc).copied().unwrap_or(0.0);
+                hit.score += tuning.name_weight * named.get(hit.doc).copied().unwrap_or(0.0);
             }
             fused
         }

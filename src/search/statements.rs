@@ -13,10 +13,6 @@ use crate::chunk::{statement_titled, Statement};
 /// How many of the first pages are looked at for a statement's title.
 pub const CANDIDATES: usize = 20;
 
-/// What a page under a statement the question names adds to its score: more than the fused
-/// score (at most 1, and the name's 0.2) of any page could exceed another's by.
-const WEIGHT: f32 = 1.5;
-
 /// The first lines of a passage in which its statement's title may stand.
 const TITLE_LINES: usize = 4;
 
@@ -69,8 +65,9 @@ pub fn asked(question: &str) -> Vec<Statement> {
 }
 
 /// Puts the pages among the first [`CANDIDATES`] of `hits` (best first, their text read) that
-/// are under a statement in `asked` before the others.
-pub fn favour(asked: &[Statement], hits: &mut [Ranked]) {
+/// are under a statement in `asked` before the others, by adding `boost` to their score
+/// ([`super::Tuning::statement_boost`]).
+pub fn favour(asked: &[Statement], hits: &mut [Ranked], boost: f32) {
     let n = hits.len().min(CANDIDATES);
     for hit in &mut hits[..n] {
         let text = hit.text.as_deref().unwrap_or_default();
@@ -81,7 +78,7 @@ pub fn favour(asked: &[Statement], hits: &mut [Ranked]) {
             .filter_map(statement_titled)
             .any(|statement| asked.contains(&statement));
         if titled {
-            hit.score += WEIGHT;
+            hit.score += boost;
         }
     }
     hits[..n].sort_by(rank_order);
@@ -153,7 +150,7 @@ mod tests {
                 "Merchandise inventories (194)",
             ),
         ];
-        favour(&[Statement::Balance], &mut hits);
+        favour(&[Statement::Balance], &mut hits, 1.5);
         let order: Vec<u32> = hits.iter().map(|h| h.page).collect();
         assert_eq!(order, [53, 52, 82, 80, 60]);
         assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));

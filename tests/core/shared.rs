@@ -618,11 +618,10 @@ fn a_library_in_postgres_over_tls_verifies_its_server_and_says_how_to_trust_one(
     assert!(proxy.handshakes() >= 3, "{}", proxy.handshakes());
 
     // A server whose authority this machine does not know, or whose certificate names another
-    // host, is refused, with what to do; nothing is sent to it in clear text instead.
-    let before = proxy.handshakes();
-    for (host, query) in [
-        ("localhost", "sslmode=require".to_string()),
-        ("127.0.0.1", trusted.clone()),
+    // host, is refused, with what to do.
+    for (host, query, says) in [
+        ("localhost", "sslmode=require".to_string(), "sslrootcert="),
+        ("127.0.0.1", trusted.clone(), "issued for another name"),
     ] {
         let home = tempfile::tempdir().unwrap();
         let config = LibraryConfig {
@@ -631,11 +630,20 @@ fn a_library_in_postgres_over_tls_verifies_its_server_and_says_how_to_trust_one(
         };
         let err = Library::open(config).map(|_| ()).unwrap_err().to_string();
         assert!(
-            err.contains("not one this machine trusts") && err.contains("sslrootcert="),
+            err.contains("not one this machine trusts") && err.contains(says),
             "{host}?{query}: {err}"
         );
     }
-    assert_eq!(proxy.handshakes(), before);
+
+    // Asked for TLS, a server that offers none is refused rather than spoken to in clear text.
+    let plain = Proxy::start(&database, None);
+    let home = tempfile::tempdir().unwrap();
+    let config = LibraryConfig {
+        database_url: Some(plain.url(&database, "localhost", &trusted)),
+        ..config(home.path())
+    };
+    let err = Library::open(config).map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("does not support TLS"), "{err}");
 }
 
 #[test]
