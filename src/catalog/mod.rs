@@ -230,7 +230,9 @@ impl Catalog {
         let (server, runtime) = crate::database::start(url)?;
         let pg = Pg::connect(server, runtime)?;
         migrations::apply_postgres(&pg)?;
-        Catalog::started(Db::postgres(pg), sealing)
+        let catalog = Catalog::started(Db::postgres(pg), sealing)?;
+        catalog.reseal_old()?;
+        Ok(catalog)
     }
 
     /// `db`, with at least the default folder.

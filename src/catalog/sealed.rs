@@ -4,7 +4,8 @@
 //! (ChaCha20-Poly1305) with a key made from the string every process of the library is given by
 //! Argon2id (19 MiB, two passes) and the library's own random salt, kept in its settings, so that a
 //! stolen backup does not give the secrets up to a fast guess at a weak string. Secrets sealed
-//! before (`sealed:v1:`, the string's SHA-256 as the key) are still opened; new ones are `v2`.
+//! before (`sealed:v1:`, the string's SHA-256 as the key) are still opened, and are sealed again
+//! as `v2` by the first process given the key that connects.
 //! Without a key secrets are refused rather than written in clear text.
 
 use std::sync::OnceLock;
@@ -142,6 +143,79 @@ impl Catalog {
         })
     }
 
+    /// Seals again as `v2` the secrets sealed the old way (`v1`): PDF passwords, remote tokens,
+    /// and a key kept in a setting (the model server's). One the key given cannot open is left as
+    /// it is (a process given another key says so when it is read). Returns how many.
+    pub(super) fn reseal_old(&self) -> Result<usize, CatalogError> {
+        if self.sealing.is_none() || !self.db.is_postgres() {
+            return Ok(0);
+        }
+        let old = format!("{SEALED_V1}%");
+        let pairs = |sql: &str, pattern: &str| {
+            self.db
+                .query(sql, args![pattern], |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)))
+        };
+        let passwords = pairs(
+            "SELECT content_hash, password FROM document_passwords WHERE password LIKE ?1",
+            &old,
+        )?;
+        let tokens = pairs("SELECT name, token FROM remotes WHERE token LIKE ?1", &old)?;
+        let settings = pairs(
+            "SELECT key, value FROM settings WHERE value LIKE ?1",
+            &format!("%{SEALED_V1}%"),
+        )?;
+        if passwords.is_empty() && tokens.is_empty() && settings.is_empty() {
+            return Ok(0);
+        }
+        let again = |stored: &str| -> Option<String> {
+            let secret = self.unseal(stored.to_string()).ok()?;
+            seal_with(self.sealing_key(true).ok()?, SEALED_V2, &secret).ok()
+        };
+        let mut resealed = 0;
+        self.db.transaction(|| {
+            for (hash, stored) in &passwords {
+                if let Some(new) = again(stored) {
+                    resealed += self.db.execute(
+                        "UPDATE document_passwords SET password = ?1 WHERE content_hash = ?2 AND password = ?3",
+                        args![new, hash, stored],
+                    )?;
+                }
+            }
+            for (name, stored) in &tokens {
+                if let Some(new) = again(stored) {
+                    resealed += self.db.execute(
+                        "UPDATE remotes SET token = ?1 WHERE name = ?2 AND token = ?3",
+                        args![new, name, stored],
+                    )?;
+                }
+            }
+            for (key, json) in &settings {
+                let Ok(serde_json::Value::Object(mut fields)) = serde_json::from_str(json) else {
+                    continue;
+                };
+                let mut changed = 0;
+                for value in fields.values_mut() {
+                    if let Some(new) = value.as_str().filter(|s| s.starts_with(SEALED_V1)).and_then(again) {
+                        *value = serde_json::Value::String(new);
+                        changed += 1;
+                    }
+                }
+                if changed > 0 {
+                    let new = serde_json::Value::Object(fields).to_string();
+                    if self.db.execute(
+                        "UPDATE settings SET value = ?1 WHERE key = ?2 AND value = ?3",
+                        args![new, key, json],
+                    )? > 0
+                    {
+                        resealed += changed;
+                    }
+                }
+            }
+            Ok::<_, CatalogError>(())
+        })?;
+        Ok(resealed)
+    }
+
     /// The key secrets are sealed with: made once, from the string given and the library's salt
     /// (made and kept the first time a secret is sealed, when `sealing`; every process reads the
     /// same one).
@@ -212,12 +286,5 @@ mod tests {
         );
         // Nor is it the string's plain hash any longer.
         assert_eq!(open_with(&derive_v1(secret).unwrap(), body), None);
-    }
-
-    #[test]
-    fn a_secret_sealed_the_old_way_still_opens() {
-        let sealed = seal_with(&derive_v1("k").unwrap(), SEALED_V1, "s3cret").unwrap();
-        let body = sealed.strip_prefix(SEALED_V1).unwrap();
-        assert_eq!(open_with(&derive_v1("k").unwrap(), body).as_deref(), Some("s3cret"));
     }
 }

@@ -683,3 +683,65 @@ fn an_indexer_whose_lock_went_with_its_connection_takes_it_again_or_gives_the_ro
     assert!(matches!(first.confirm(), Err(lectern::Error::IndexerBusy)));
     second.confirm().unwrap();
 }
+
+/// `secret` sealed as Lectern sealed secrets before Argon2id (`sealed:v1:`): ChaCha20-Poly1305
+/// under the key string's SHA-256, a random nonce, both in hex.
+fn sealed_the_old_way(key: &str, secret: &str) -> String {
+    use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, CHACHA20_POLY1305};
+    use sha2::Digest;
+    let key = LessSafeKey::new(UnboundKey::new(&CHACHA20_POLY1305, &sha2::Sha256::digest(key.as_bytes())).unwrap());
+    let nonce = [7u8; 12];
+    let mut sealed = secret.as_bytes().to_vec();
+    key.seal_in_place_append_tag(Nonce::assume_unique_for_key(nonce), Aad::empty(), &mut sealed)
+        .unwrap();
+    format!("sealed:v1:{}{}", hex::encode(nonce), hex::encode(sealed))
+}
+
+#[test]
+fn a_secret_sealed_the_old_way_opens_and_is_sealed_again_by_the_first_process_given_the_key() {
+    let database = test_database();
+    let stored = |hash: &str| -> String {
+        runtime().block_on(async {
+            let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
+            tokio::spawn(connection);
+            client
+                .query_one(
+                    "select password from document_passwords where content_hash = $1",
+                    &[&hash],
+                )
+                .await
+                .unwrap()
+                .get(0)
+        })
+    };
+    let catalog = lectern::catalog::Catalog::connect(&database, Some("the library's key")).unwrap();
+    catalog.store_password("new", Some("sealed anew")).unwrap();
+    catalog.store_password("old", Some("to be replaced")).unwrap();
+    runtime().block_on(async {
+        let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client
+            .execute(
+                "update document_passwords set password = $1 where content_hash = 'old'",
+                &[&sealed_the_old_way("the library's key", "hunter2")],
+            )
+            .await
+            .unwrap();
+    });
+    drop(catalog);
+
+    // A process given another key opens neither, and changes nothing.
+    let wrong = lectern::catalog::Catalog::connect(&database, Some("another key")).unwrap();
+    assert!(wrong.password_for("old").is_err());
+    assert!(stored("old").starts_with("sealed:v1:"));
+    drop(wrong);
+
+    // The library's key opens the old one, and seals it again with Argon2id's key.
+    let keyed = lectern::catalog::Catalog::connect(&database, Some("the library's key")).unwrap();
+    assert!(stored("old").starts_with("sealed:v2:"), "{}", stored("old"));
+    assert_eq!(keyed.password_for("old").unwrap(), Some(Some("hunter2".to_string())));
+    assert_eq!(
+        keyed.password_for("new").unwrap(),
+        Some(Some("sealed anew".to_string()))
+    );
+}
