@@ -150,21 +150,25 @@ impl Catalog {
         if self.sealing.is_none() || !self.db.is_postgres() {
             return Ok(0);
         }
-        let old = format!("{SEALED_V1}%");
+        // Where a secret is a whole column: table, key, column.
+        const COLUMNS: [(&str, &str, &str); 2] = [
+            ("document_passwords", "content_hash", "password"),
+            ("remotes", "name", "token"),
+        ];
         let pairs = |sql: &str, pattern: &str| {
             self.db
                 .query(sql, args![pattern], |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)))
         };
-        let passwords = pairs(
-            "SELECT content_hash, password FROM document_passwords WHERE password LIKE ?1",
-            &old,
-        )?;
-        let tokens = pairs("SELECT name, token FROM remotes WHERE token LIKE ?1", &old)?;
+        let mut columns = Vec::new();
+        for (table, key, column) in COLUMNS {
+            let sql = format!("SELECT {key}, {column} FROM {table} WHERE {column} LIKE ?1");
+            columns.push(((table, key, column), pairs(&sql, &format!("{SEALED_V1}%"))?));
+        }
         let settings = pairs(
             "SELECT key, value FROM settings WHERE value LIKE ?1",
             &format!("%{SEALED_V1}%"),
         )?;
-        if passwords.is_empty() && tokens.is_empty() && settings.is_empty() {
+        if settings.is_empty() && columns.iter().all(|(_, rows)| rows.is_empty()) {
             return Ok(0);
         }
         let again = |stored: &str| -> Option<String> {
@@ -173,20 +177,12 @@ impl Catalog {
         };
         let mut resealed = 0;
         self.db.transaction(|| {
-            for (hash, stored) in &passwords {
-                if let Some(new) = again(stored) {
-                    resealed += self.db.execute(
-                        "UPDATE document_passwords SET password = ?1 WHERE content_hash = ?2 AND password = ?3",
-                        args![new, hash, stored],
-                    )?;
-                }
-            }
-            for (name, stored) in &tokens {
-                if let Some(new) = again(stored) {
-                    resealed += self.db.execute(
-                        "UPDATE remotes SET token = ?1 WHERE name = ?2 AND token = ?3",
-                        args![new, name, stored],
-                    )?;
+            for ((table, key, column), rows) in &columns {
+                let update = format!("UPDATE {table} SET {column} = ?1 WHERE {key} = ?2 AND {column} = ?3");
+                for (id, stored) in rows {
+                    if let Some(new) = again(stored) {
+                        resealed += self.db.execute(&update, args![new, id, stored])?;
+                    }
                 }
             }
             for (key, json) in &settings {

@@ -40,7 +40,11 @@ pub fn split_url(url: &str) -> (String, Roots) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         match (key, value) {
             ("sslrootcert", "system") => roots = Roots::System,
-            ("sslrootcert", file) => roots = Roots::File(PathBuf::from(percent_decoded(file))),
+            ("sslrootcert", file) => {
+                roots = Roots::File(PathBuf::from(
+                    percent_encoding::percent_decode_str(file).decode_utf8_lossy().as_ref(),
+                ))
+            }
             ("sslmode", "verify-ca" | "verify-full") => kept.push("sslmode=require".to_string()),
             _ => kept.push(pair.to_string()),
         }
@@ -51,30 +55,6 @@ pub fn split_url(url: &str) -> (String, Roots) {
         format!("{base}?{}", kept.join("&"))
     };
     (url, roots)
-}
-
-/// `%XX` escapes in a URL's value decoded (a path with spaces).
-fn percent_decoded(value: &str) -> String {
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%')
-            .then(|| bytes.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok());
-        match escaped {
-            Some(byte) => {
-                out.push(byte);
-                i += 3;
-            }
-            None => {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The TLS client configuration for `roots`; the error says what could not be read.

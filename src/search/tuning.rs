@@ -33,14 +33,18 @@ impl Tuning {
         statement_boost: 1.5,
     };
 
-    /// Each constant's name, as `--tune` spells it, and where it is in a tuning.
-    fn fields(&mut self) -> [(&'static str, &mut f32); 4] {
-        [
-            ("vector_weight", &mut self.vector_weight),
-            ("keyword_full", &mut self.keyword_full),
-            ("name_weight", &mut self.name_weight),
-            ("statement_boost", &mut self.statement_boost),
-        ]
+    /// Each constant's name, as `--tune` spells it.
+    const NAMES: [&'static str; 4] = ["vector_weight", "keyword_full", "name_weight", "statement_boost"];
+
+    /// The constant named `name`, if there is one.
+    fn field(&mut self, name: &str) -> Option<&mut f32> {
+        match name {
+            "vector_weight" => Some(&mut self.vector_weight),
+            "keyword_full" => Some(&mut self.keyword_full),
+            "name_weight" => Some(&mut self.name_weight),
+            "statement_boost" => Some(&mut self.statement_boost),
+            _ => None,
+        }
     }
 }
 
@@ -56,10 +60,7 @@ impl FromStr for Tuning {
     /// `NAME=VALUE,…` over [`Tuning::FITTED`]: `vector_weight=0.4,name_weight=0`.
     fn from_str(text: &str) -> Result<Tuning, String> {
         let mut tuning = Tuning::FITTED;
-        let names = || {
-            let mut all = Tuning::FITTED;
-            all.fields().map(|(name, _)| name).join(", ")
-        };
+        let names = || Tuning::NAMES.join(", ");
         for setting in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (name, value) = setting
                 .split_once('=')
@@ -70,11 +71,10 @@ impl FromStr for Tuning {
                 .ok()
                 .filter(|v: &f32| v.is_finite() && *v >= 0.0)
                 .ok_or_else(|| format!("{name}: \"{value}\" is not a number of 0 or more"))?;
-            let mut fields = tuning.fields();
-            let Some((_, slot)) = fields.iter_mut().find(|(n, _)| *n == name.trim()) else {
+            let Some(slot) = tuning.field(name.trim()) else {
                 return Err(format!("no constant named \"{name}\" (names: {})", names()));
             };
-            **slot = value;
+            *slot = value;
         }
         if tuning.vector_weight > 1.0 {
             return Err("vector_weight is a share: from 0 to 1".into());

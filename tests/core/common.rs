@@ -46,13 +46,21 @@ pub fn test_database() -> String {
         );
     };
     let name = format!("lectern_test_{}", uuid::Uuid::new_v4().simple());
-    runtime().block_on(async {
-        let (client, connection) = tokio_postgres::connect(&server, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(connection);
+    on_database(&server, async |client| {
         client.batch_execute(&format!("create database {name}")).await.unwrap();
     });
     let (base, _) = server.rsplit_once('/').unwrap();
     format!("{base}/{name}")
+}
+
+/// Runs `query` on a connection of its own to the database at `url`, beside the library (as an
+/// administrator, or another program, would).
+pub fn on_database<T>(url: &str, query: impl AsyncFnOnce(&tokio_postgres::Client) -> T) -> T {
+    runtime().block_on(async {
+        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        query(&client).await
+    })
 }
 
 /// The configuration of a fresh library in `home`, using the installed model.

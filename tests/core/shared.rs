@@ -16,8 +16,8 @@ use lectern::search::{SearchMode, SearchResults};
 use lectern::{DocumentStatus, Library, LibraryConfig};
 
 use crate::common::{
-    config, corpus_manifest, corpus_pdf, index_all, index_small_corpus, models_dir, outcomes, runtime, search, serve,
-    test_database, write_text_pdf,
+    config, corpus_manifest, corpus_pdf, index_all, index_small_corpus, models_dir, on_database, outcomes, runtime,
+    search, serve, test_database, write_text_pdf,
 };
 use crate::proxy::{Authority, Proxy};
 
@@ -227,9 +227,7 @@ fn a_library_in_postgres_seals_its_secrets_with_its_key_and_never_keeps_them_in_
     keyed(home.path(), "the library's key")
         .unlock(doc.id, &password)
         .unwrap();
-    let stored: String = runtime().block_on(async {
-        let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(connection);
+    let stored: String = on_database(&database, async |client| {
         client
             .query_one("select password from document_passwords", &[])
             .await
@@ -483,9 +481,7 @@ fn a_directory_linked_on_one_machine_is_synced_by_that_machine_only() {
 
     // The same link seen from another machine: its path there is another directory (here, one
     // that is empty), whose sync would remove the document.
-    runtime().block_on(async {
-        let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(connection);
+    on_database(&database, async |client| {
         client
             .execute(
                 "update links set machine = 'another-machine' where id = $1",
@@ -510,9 +506,7 @@ fn a_library_in_postgres_goes_on_after_the_server_ends_its_connections() {
     let library = open(home.path(), Some(&database));
     library.create_folder("Before").unwrap();
     // As a restarted server, or an administrator, ends every connection but its own.
-    let ended: i64 = runtime().block_on(async {
-        let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(connection);
+    let ended: i64 = on_database(&database, async |client| {
         client
             .query(
                 "select pg_terminate_backend(pid) from pg_stat_activity
@@ -701,9 +695,7 @@ fn sealed_the_old_way(key: &str, secret: &str) -> String {
 fn a_secret_sealed_the_old_way_opens_and_is_sealed_again_by_the_first_process_given_the_key() {
     let database = test_database();
     let stored = |hash: &str| -> String {
-        runtime().block_on(async {
-            let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
-            tokio::spawn(connection);
+        on_database(&database, async |client| {
             client
                 .query_one(
                     "select password from document_passwords where content_hash = $1",
@@ -717,9 +709,7 @@ fn a_secret_sealed_the_old_way_opens_and_is_sealed_again_by_the_first_process_gi
     let catalog = lectern::catalog::Catalog::connect(&database, Some("the library's key")).unwrap();
     catalog.store_password("new", Some("sealed anew")).unwrap();
     catalog.store_password("old", Some("to be replaced")).unwrap();
-    runtime().block_on(async {
-        let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(connection);
+    on_database(&database, async |client| {
         client
             .execute(
                 "update document_passwords set password = $1 where content_hash = 'old'",

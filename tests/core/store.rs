@@ -17,7 +17,7 @@ use lectern::index::{
 use lectern_synthetic::{publish, Provenance};
 use tempfile::TempDir;
 
-use crate::common::{runtime, test_database};
+use crate::common::{on_database, runtime, test_database};
 
 const DIM: usize = 4;
 const MODEL: &str = "test-model/1";
@@ -644,9 +644,7 @@ fn postgres_reads_a_large_scopes_vector_list_from_its_hnsw_index_and_a_thin_scop
         assert_eq!(by_index, by_reading, "{} documents", docs.len());
     }
     // The index is there, made by the first document that brought vectors of its size.
-    runtime().block_on(async {
-        let (client, connection) = tokio_postgres::connect(&database, tokio_postgres::NoTls).await.unwrap();
-        tokio::spawn(connection);
+    on_database(&database, async |client| {
         let found = client
             .query_one(
                 "select count(*) from pg_indexes where indexname = 'passages_hnsw_4'",
