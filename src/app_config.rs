@@ -51,7 +51,8 @@ pub fn data_dir(config_dir: &Path) -> Option<PathBuf> {
     read(config_dir).data_dir
 }
 
-/// Names `dir` as the data directory for the next start.
+/// Names `dir` as the data directory for the next start, making it if it is not there: from then
+/// on, a start that does not find it takes its drive for gone ([`library_config`]).
 pub fn set_data_dir(config_dir: &Path, dir: &Path) -> Result<(), Error> {
     if !dir.is_absolute() {
         return Err(Error::Config {
@@ -59,6 +60,7 @@ pub fn set_data_dir(config_dir: &Path, dir: &Path) -> Result<(), Error> {
             reason: format!("{} is not an absolute path", dir.display()),
         });
     }
+    std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
     write(
         config_dir,
         &AppConfig {
@@ -109,9 +111,18 @@ pub fn set_serves(config_dir: &Path, serve: bool) -> Result<(), Error> {
 
 /// The library configuration: the environment's, with the data directory and the database of
 /// the config file unless `LECTERN_HOME` and `LECTERN_DATABASE_URL` are set
-/// ([`LibraryConfig::from_env`]).
+/// ([`LibraryConfig::from_env`]). The file's data directory was there when it was chosen: if it is
+/// not there now, its drive is taken for gone, and [`Error::LibraryMissing`] says so rather than
+/// a new, empty library being made at its mount point.
 pub fn library_config(config_dir: &Path) -> Result<LibraryConfig, Error> {
-    let mut config = LibraryConfig::from_env(None, data_dir(config_dir))?;
+    let saved = data_dir(config_dir);
+    let mut config = LibraryConfig::from_env(None, saved.clone())?;
+    if saved.as_ref() == Some(&config.home) && !config.home.exists() {
+        return Err(Error::LibraryMissing {
+            home: config.home,
+            config: file(config_dir),
+        });
+    }
     if config.database_url.is_none() {
         config.database_url = database_url(config_dir);
     }
@@ -142,5 +153,31 @@ mod tests {
 
         set_database_url(dir.path(), Some("  ")).unwrap();
         assert_eq!(database_url(dir.path()), None, "an empty URL: the data directory");
+    }
+
+    #[test]
+    fn a_chosen_data_directory_is_made_and_once_gone_is_not_made_again_empty() {
+        let config = tempfile::tempdir().unwrap();
+        let drive = tempfile::tempdir().unwrap();
+        let home = drive.path().join("library");
+        assert!(
+            set_data_dir(config.path(), Path::new("library")).is_err(),
+            "a relative path"
+        );
+        set_data_dir(config.path(), &home).unwrap();
+        assert!(home.is_dir(), "made when chosen");
+        if std::env::var_os("LECTERN_HOME").is_some() {
+            return;
+        }
+        assert_eq!(library_config(config.path()).unwrap().home, home);
+        // Its drive unmounted: the mount point is empty.
+        std::fs::remove_dir(&home).unwrap();
+        let error = library_config(config.path()).unwrap_err();
+        assert!(
+            matches!(&error, Error::LibraryMissing { home: h, .. } if *h == home),
+            "{error}"
+        );
+        assert!(error.to_string().contains("reconnect the drive"), "{error}");
+        assert!(!home.exists(), "no library is made in its place");
     }
 }

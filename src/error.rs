@@ -68,6 +68,10 @@ pub enum Error {
     /// The library's data directory is not there: its drive was unmounted or removed.
     #[error("the library's data directory {home} is not there (was its drive unmounted or removed?); nothing in the library was changed: reconnect the drive, and indexing goes on once it is back", home = home.display())]
     LibraryGone { home: PathBuf },
+    /// The data directory chosen for the library is not there when the library opens: rather
+    /// than a new, empty library at its place, this (`app_config.rs`).
+    #[error("the library's data directory {home} is not there (is its drive unmounted or removed?); nothing was changed: reconnect the drive and open Lectern again, or, to start a new library elsewhere, choose another data directory in {config} or set LECTERN_HOME", home = home.display(), config = config.display())]
+    LibraryMissing { home: PathBuf, config: PathBuf },
     /// The disk holding the library's data directory has turned read-only.
     #[error("the library's data directory {home} is on a disk that is read-only now; nothing in the library was changed: make the disk writable again (remount it, or check it for errors), and indexing goes on once it is", home = home.display())]
     LibraryReadOnly { home: PathBuf },
@@ -199,10 +203,12 @@ impl Error {
             Error::Keyring { .. }
             | Error::DiskFull { .. }
             | Error::LibraryGone { .. }
+            | Error::LibraryMissing { .. }
             | Error::LibraryReadOnly { .. } => ErrorCode::Unavailable,
             Error::Remote(crate::remote::RemoteError::NoFolder { .. }) => ErrorCode::NotFound,
             Error::Remote(_) => ErrorCode::Unavailable,
             Error::Index(IndexError::DatabaseAway { .. }) => ErrorCode::Unavailable,
+            Error::Index(IndexError::Superseded { .. }) => ErrorCode::Conflict,
             Error::Index(_) | Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,
         }
     }

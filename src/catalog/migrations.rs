@@ -451,6 +451,15 @@ pub const POSTGRES_MIGRATIONS: &[&str] = &[
     );
     alter table files alter column bytes set storage external;
     "#,
+    // 2: the indexer's term, raised by each process that becomes the library's indexer: a
+    // publication made in an older term is refused (`jobs/lock.rs`, `index/postgres/publish.rs`).
+    r#"
+    create table indexer_term (
+        id    integer primary key check (id = 1),
+        term  bigint not null
+    );
+    insert into indexer_term values (1, 0);
+    "#,
 ];
 
 /// The lock PostgreSQL's migrations hold, so that processes starting together migrate once.

@@ -11,7 +11,7 @@ use crate::catalog::{
 };
 use crate::error::Error;
 use crate::files::Staged;
-use crate::index::IndexStore;
+use crate::index::{IndexStore, Publication};
 use crate::secrets::SecretPlace;
 
 /// Where a file comes from: its absolute path, its type by its first bytes (a PDF's header may
@@ -205,15 +205,22 @@ impl Engine {
 
     /// Publishes the index on disk of `id`, as it is now, in the database the library lives in
     /// (nothing without one): its passages, and its vectors once it has them. An index this
-    /// machine does not hold is left as the database has it: another process made it.
-    pub fn share_index(&self, id: DocumentId) -> Result<(), Error> {
+    /// machine does not hold is left as the database has it: another process made it. `term`
+    /// is the publishing indexer's (`Publication::term`).
+    pub fn share_index(&self, id: DocumentId, term: Option<i64>) -> Result<(), Error> {
         let Some(shared) = self.shared_store() else {
             return Ok(());
         };
         let local = self.local_store();
         shared.run(async {
             match local.read_back(id).await? {
-                Some(index) => shared.publish(index.publication(id)).await,
+                Some(index) => {
+                    let publication = Publication {
+                        term,
+                        ..index.publication(id)
+                    };
+                    shared.publish(publication).await
+                }
                 None => Ok(()),
             }
         })?;

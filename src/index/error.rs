@@ -47,6 +47,11 @@ pub enum IndexError {
         #[source]
         source: tokio_postgres::Error,
     },
+    #[error(
+        "the index of document {id} was not published: another process became the library's indexer \
+         (term {newer}, this one's {term}), and it indexes the document again"
+    )]
+    Superseded { id: DocumentId, term: i64, newer: i64 },
     #[error("the index database at {server} cannot be used: {reason}")]
     DatabaseSetup { server: String, reason: String },
     #[error("{store} holds no {what}: index the document again (`lectern doc reindex`)")]

@@ -129,6 +129,7 @@ impl IndexStore for LocalStore {
                 manifest,
                 chunks,
                 vectors,
+                ..
             } = publication;
             let temp = self.dirs.begin(id)?;
             let mut keywords = KeywordWriter::create(&temp.join("keywords"))?;

@@ -53,6 +53,11 @@ pub struct Publication<'a> {
     pub manifest: &'a Manifest,
     pub chunks: &'a [Chunk],
     pub vectors: &'a [Vec<f32>],
+    /// The term of the indexer that publishes it, where the store can have several indexers in
+    /// turn (the database): the store refuses it once a newer term began, so that an indexer
+    /// that lost its lock unawares never publishes beside the next. `None` outside indexing (a
+    /// copy of the library, an index fetched) and on disk, where the lock cannot be lost.
+    pub term: Option<i64>,
 }
 
 impl Publication<'_> {
@@ -98,6 +103,7 @@ impl DocumentIndex {
             manifest: &self.manifest,
             chunks: &self.chunks,
             vectors: &self.vectors,
+            term: None,
         }
     }
 }

@@ -5,8 +5,11 @@
 //! connection ends, so that a process that dies hands the role to another within moments. That
 //! connection may end while the process lives (the server restarted, the network failed), and
 //! the lock with it: before each publication the indexer confirms it still holds the lock, takes
-//! it again if nobody else took it meanwhile, and gives up the role if somebody did, so that two
-//! indexers never publish at once.
+//! it again if nobody else took it meanwhile, and gives up the role if somebody did. Each taking
+//! begins a term (a number in the database, raised each time) and a publication carries its
+//! indexer's: the database refuses one of an older term, and a term cannot begin while a
+//! publication is under way, so that two indexers never publish at once, even when a lock is
+//! lost between the confirmation and the publication.
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
@@ -31,10 +34,19 @@ pub struct IndexerLock {
     held: Option<Held>,
 }
 
-/// The database's lock: where the database is, and the connection holding the lock.
+/// The database's lock: where the database is, and the connection holding the lock, with the
+/// term it began.
 struct Held {
     url: String,
-    connection: Mutex<(tokio_postgres::Client, Runtime)>,
+    connection: Mutex<Locked>,
+}
+
+/// A connection holding the database's lock (with the runtime driving it), and the term its
+/// taking began.
+struct Locked {
+    client: tokio_postgres::Client,
+    runtime: Runtime,
+    term: i64,
 }
 
 impl IndexerLock {
@@ -47,19 +59,20 @@ impl IndexerLock {
         }
     }
 
-    /// Confirms that this process still holds the lock, as it must before it publishes: a lock in
-    /// a file cannot be lost; a database's is lost with its connection, and is then taken again
-    /// if no other process took it meanwhile. [`Error::IndexerBusy`] if one did; the database's
-    /// error if it cannot be reached.
-    pub fn confirm(&self) -> Result<(), Error> {
+    /// Confirms that this process still holds the lock, as it must before it publishes, and
+    /// says the term to publish in (`None` in a file: its lock cannot be lost). A database's lock
+    /// is lost with its connection, and is then taken again, in a new term, if no other process
+    /// took it meanwhile. [`Error::IndexerBusy`] if one did; the database's error if it cannot
+    /// be reached.
+    pub fn confirm(&self) -> Result<Option<i64>, Error> {
         let Some(held) = &self.held else {
-            return Ok(());
+            return Ok(None);
         };
         let mut connection = held
             .connection
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (client, runtime) = &*connection;
+        let Locked { client, runtime, term } = &*connection;
         // The session's lock lives as long as its connection: one that answers (in moments: a
         // network that drops packets must not hold every step here) still holds it.
         let answers = !client.is_closed()
@@ -67,12 +80,13 @@ impl IndexerLock {
                 .run(async { tokio::time::timeout(CHECK, client.simple_query("select 1")).await })
                 .is_ok_and(|answer| answer.is_ok());
         if answers {
-            return Ok(());
+            return Ok(Some(*term));
         }
         match lock_in_database(&held.url)? {
             Some(again) => {
+                let term = again.term;
                 *connection = again;
-                Ok(())
+                Ok(Some(term))
             }
             None => Err(Error::IndexerBusy),
         }
@@ -112,23 +126,32 @@ fn in_database(url: &str) -> Result<Option<IndexerLock>, Error> {
     }))
 }
 
-/// A new connection to the database at `url` holding the indexer's lock, if no other holds it.
-fn lock_in_database(url: &str) -> Result<Option<(tokio_postgres::Client, Runtime)>, Error> {
+/// A new connection to the database at `url` holding the indexer's lock, in a new term, if no
+/// other holds it.
+fn lock_in_database(url: &str) -> Result<Option<Locked>, Error> {
     let (client, server, runtime) = crate::database::connect(url).map_err(CatalogError::from)?;
     // The server lets the lock go when it finds the connection dead: a machine that stopped
     // answering is found out within half a minute, not the system's two hours.
-    let taken: bool = runtime
+    let term: Option<i64> = runtime
         .run(async {
             client
                 .batch_execute(
                     "set tcp_keepalives_idle = 15; set tcp_keepalives_interval = 5; set tcp_keepalives_count = 3",
                 )
                 .await?;
-            client
+            let taken: bool = client
                 .query_one("select pg_try_advisory_lock($1)", &[&INDEXER_LOCK])
-                .await
+                .await?
+                .get(0);
+            if !taken {
+                return Ok(None);
+            }
+            // Waits for the publications of the term before to end (`index/postgres/publish.rs`).
+            let row = client
+                .query_one("update indexer_term set term = term + 1 returning term", &[])
+                .await?;
+            Ok(Some(row.get(0)))
         })
-        .map_err(|source| CatalogError::database(server, source))?
-        .get(0);
-    Ok(taken.then_some((client, runtime)))
+        .map_err(|source| CatalogError::database(server, source))?;
+    Ok(term.map(|term| Locked { client, runtime, term }))
 }

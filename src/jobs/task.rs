@@ -12,7 +12,7 @@ use tokio::runtime::Handle;
 use crate::catalog::{Document, DocumentId, DocumentStatus, PdfMetadata, Readied};
 use crate::engine::{Engine, IndexEvent, CANCELLED};
 use crate::error::Error;
-use crate::index::{self, BuildError, BuildInput, Built, EmbedInput, Manifest};
+use crate::index::{self, BuildError, BuildInput, Built, EmbedInput, IndexError, Manifest};
 use crate::pdf::{ocr_note, PdfError};
 
 use super::space;
@@ -270,13 +270,17 @@ fn finish_ready(
 }
 
 /// Publishes the index of `id` in the library's database, if the library is in one, once `lock`
-/// confirms that this process is still its indexer.
+/// confirms that this process is still its indexer, in its term: [`Error::IndexerBusy`] if
+/// another process became the indexer, even between the confirmation and the publication.
 pub(super) fn publish(engine: &Engine, lock: &IndexerLock, id: DocumentId) -> Result<(), Error> {
     if engine.shared_store().is_none() {
         return Ok(());
     }
-    lock.confirm()?;
-    engine.share_index(id)
+    let term = lock.confirm()?;
+    match engine.share_index(id, term) {
+        Err(Error::Index(IndexError::Superseded { .. })) => Err(Error::IndexerBusy),
+        other => other,
+    }
 }
 
 /// Puts a document whose reading stopped part way back in the queue.

@@ -55,6 +55,7 @@ pub async fn publish(
             manifest: &manifest,
             chunks,
             vectors,
+            term: None,
         })
         .await?;
     Ok(manifest)

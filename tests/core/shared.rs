@@ -642,14 +642,35 @@ fn a_library_in_postgres_over_tls_verifies_its_server_and_says_how_to_trust_one(
 
 #[test]
 fn an_indexer_whose_lock_went_with_its_connection_takes_it_again_or_gives_the_role_up() {
+    use lectern::index::{IndexError, Publication};
     use lectern::jobs::IndexerLock;
     let database = test_database();
+    // A library in the database with a document indexed: its index is published again below.
+    let library_home = tempfile::tempdir().unwrap();
+    let library = open(library_home.path(), Some(&database));
+    library
+        .add(&[corpus_pdf("text-pdflatex-4-pages.pdf")], DEFAULT_FOLDER)
+        .unwrap();
+    index_all(&library);
+    let id = library.documents(None, true).unwrap()[0].id;
+    let store = lectern::index::PgStore::connect(&database).unwrap();
+    let index = runtime().block_on(store.read_back(id)).unwrap().unwrap();
+    let publish = |term: Option<i64>| {
+        let publication = Publication {
+            term,
+            ..index.publication(id)
+        };
+        runtime().block_on(store.publish(publication))
+    };
+
     let proxy = Proxy::start(&database, None);
     let (home, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let first = IndexerLock::try_acquire(home.path(), Some(&proxy.url(&database, "127.0.0.1", "")))
         .unwrap()
         .expect("nobody holds the lock yet");
-    first.confirm().unwrap();
+    let term = first.confirm().unwrap();
+    assert!(term.is_some(), "a lock in a database begins a term");
+    publish(term).unwrap();
     let take = || IndexerLock::try_acquire(elsewhere.path(), Some(&database)).unwrap();
     assert!(take().is_none());
     // The server ends the holder's connection until the server has let the lock go.
@@ -665,17 +686,34 @@ fn an_indexer_whose_lock_went_with_its_connection_takes_it_again_or_gives_the_ro
         }
     };
 
-    // Nobody took the lock meanwhile: the holder takes it again before it publishes.
+    // Nobody took the lock meanwhile: the holder takes it again, in a new term, before it
+    // publishes.
     drop(drop_connection());
     proxy.up();
-    first.confirm().unwrap();
+    let again = first.confirm().unwrap();
+    assert!(again > term, "{again:?} after {term:?}");
     assert!(take().is_none());
+    publish(again).unwrap();
 
-    // Another process took it meanwhile: the holder gives the role up rather than publish.
+    // Another process took it meanwhile: the holder gives the role up rather than publish, and
+    // a publication of its term, had it been confirmed a moment before, is refused.
     let second = drop_connection();
     proxy.up();
     assert!(matches!(first.confirm(), Err(lectern::Error::IndexerBusy)));
-    second.confirm().unwrap();
+    let refused = publish(again).unwrap_err();
+    assert!(matches!(refused, IndexError::Superseded { .. }), "{refused}");
+    assert!(
+        refused
+            .to_string()
+            .contains("another process became the library's indexer"),
+        "{refused}"
+    );
+    publish(second.confirm().unwrap()).unwrap();
+    assert_eq!(
+        runtime().block_on(store.published(id)).unwrap().map(|m| m.chunk_count),
+        library.documents(None, true).unwrap()[0].chunk_count,
+        "the index as it was"
+    );
 }
 
 /// `secret` sealed as Lectern sealed secrets before Argon2id (`sealed:v1:`): ChaCha20-Poly1305

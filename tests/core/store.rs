@@ -488,6 +488,7 @@ fn a_document_without_vectors_is_searched_by_keyword_only_and_a_bad_publication_
                 manifest: &manifest,
                 chunks: &chunks_of_plain,
                 vectors: &[],
+                term: None,
             }))
             .unwrap();
         let docs = [scoped(plain, "plain.pdf"), scoped(embedded, "embedded.pdf")];
@@ -517,6 +518,7 @@ fn a_document_without_vectors_is_searched_by_keyword_only_and_a_bad_publication_
                 manifest: &two_manifest,
                 chunks: &two,
                 vectors: &[unit(&[1.0, 0.0, 0.0, 0.0])],
+                term: None,
             }))
             .unwrap_err();
         assert!(
@@ -556,6 +558,7 @@ fn an_index_read_back_is_what_was_published_and_searches_the_same_in_another_sto
             manifest: &manifest,
             chunks: &given,
             vectors: &vectors,
+            term: None,
         }))
         .unwrap();
     let read = runtime().block_on(stores[0].store().read_back(id)).unwrap().unwrap();

@@ -24,6 +24,7 @@ pub async fn publish(pool: &Pool, publication: Publication<'_>) -> Result<(), In
         manifest,
         chunks,
         vectors,
+        term,
     } = publication;
     let words: Vec<Words> = chunks.iter().map(Words::of).collect();
     let total: i64 = words.iter().map(|w| w.total).sum();
@@ -47,6 +48,18 @@ pub async fn publish(pool: &Pool, publication: Publication<'_>) -> Result<(), In
         tx.commit().await.map_err(pool.failed("commit a vector index"))?;
     }
     let tx = client.transaction().await.map_err(pool.failed("begin publishing"))?;
+    if let Some(term) = term {
+        // Shared, the row's lock stops a new indexer from beginning its term (`jobs/lock.rs`)
+        // until this publication is committed or gone.
+        let newer: i64 = tx
+            .query_one("select term from indexer_term for share", &[])
+            .await
+            .map_err(pool.failed("read the indexer's term"))?
+            .get(0);
+        if newer != term {
+            return Err(IndexError::Superseded { id, term, newer });
+        }
+    }
     tx.execute(
         "insert into index_documents (doc_id, content_hash, embedder, dimension, passages, words, manifest)
          values ($1, $2, $3, $4, $5, $6, $7)
