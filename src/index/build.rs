@@ -366,9 +366,10 @@ impl Ocr {
                 self.unavailable = Some(e.to_string());
                 return Ok(None);
             }
-            Some(Err(e @ (PdfError::NeedsPassword | PdfError::WrongPassword | PdfError::Stopped(_)))) => {
-                return Err(e.into())
-            }
+            // Not the page's failure: the file's, or the reader's, or the file's drive's.
+            Some(Err(
+                e @ (PdfError::NeedsPassword | PdfError::WrongPassword | PdfError::Stopped(_) | PdfError::Io(_)),
+            )) => return Err(e.into()),
             Some(Err(PdfError::OcrFailed { reason, .. })) => reason,
             Some(Err(e)) => e.to_string(),
             Some(Ok(_)) | None => "the reader sent no text for the page".to_string(),

@@ -144,6 +144,13 @@ fn read(
         Err(e) if space::out_of_space(&e) => Err(Error::DiskFull { reason: e.to_string() }),
         Err(e) => match space::away(&engine.config().home) {
             Some(away) => Err(away),
+            // The stored copy could not be read part way and is whole again: its drive went and
+            // came back before the failure was looked at. It is read again.
+            None if matches!(e, BuildError::Pdf(PdfError::Io(_)))
+                && crate::files::hash_file(&pdf).is_ok_and(|hash| hash == doc.content_hash) =>
+            {
+                requeue(engine, doc.id)
+            }
             None => settle(engine, doc.id, DocumentStatus::Failed, &e.to_string()),
         },
     }

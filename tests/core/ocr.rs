@@ -213,6 +213,58 @@ fn a_passage_read_by_ocr_is_found_and_its_words_have_boxes() {
     );
 }
 
+/// A library's drive unplugged while a page is read by OCR: each page's worker opens the PDF
+/// anew and does not find it. The pages it could not open are not taken for pages OCR failed on:
+/// the reading stops for the drive, and once it is back the document reads as a clean run does.
+#[test]
+fn pages_whose_file_went_with_its_drive_are_read_again_not_left_unread() {
+    use std::time::{Duration, Instant};
+    use tokio::sync::broadcast::error::TryRecvError;
+
+    let drive = tempfile::tempdir().unwrap();
+    let (home, unplugged) = (drive.path().join("library"), drive.path().join("unplugged"));
+    // One page read by OCR at a time: page 2's worker starts once page 1 is read.
+    let library = Library::open(lectern::LibraryConfig {
+        ocr_workers: 1,
+        ..config(&home)
+    })
+    .unwrap();
+    let doc = library
+        .add(&[corpus_pdf(MIXED)], DEFAULT_FOLDER)
+        .unwrap()
+        .added
+        .remove(0);
+    let mut events = library.subscribe();
+    let rt = runtime();
+    let indexer = {
+        let library = library.clone();
+        rt.spawn(async move { library.run_indexer(RunMode::UntilIdle).await })
+    };
+    // The drive goes as page 1's worker starts, before it opens the PDF (the reader of the text
+    // has it open); it comes back once indexing stopped for it, or once the reading went past
+    // page 4 without the pages before (as it did when their failures were taken for the pages').
+    let (started, mut gone) = (Instant::now(), false);
+    while !indexer.is_finished() {
+        match events.try_recv() {
+            Ok(IndexEvent::Progress { ocr_page: Some(1), .. }) if !gone => {
+                std::fs::rename(&home, &unplugged).unwrap();
+                gone = true;
+            }
+            Ok(IndexEvent::Progress { pages_done, .. }) if gone && pages_done >= 4 => break,
+            Err(TryRecvError::Empty) => std::thread::sleep(Duration::from_millis(5)),
+            _ => {}
+        }
+        assert!(started.elapsed() < Duration::from_secs(120), "indexing did not stop");
+    }
+    assert!(gone, "the drive was taken away while page 1 was read");
+    std::fs::rename(&unplugged, &home).unwrap();
+    let _ = rt.block_on(indexer).unwrap();
+    index_all(&library);
+    let doc = library.document(&doc.id.to_string()).unwrap();
+    assert_eq!(doc.status, DocumentStatus::Ready);
+    assert_eq!(doc.reason.as_deref(), Some("pages 1-3, 5-6 were read by OCR"));
+}
+
 #[test]
 fn ocr_goes_on_from_the_pages_already_read() {
     let home = tempfile::tempdir().unwrap();

@@ -60,9 +60,7 @@ pub fn recognise(
 ) -> Result<OcrPage, PdfError> {
     let tesseract = Tesseract::load(&settings.languages).map_err(PdfError::OcrUnavailable)?;
     let renderer = Renderer::load(&settings.pdfium).map_err(PdfError::OcrUnavailable)?;
-    let mut page = renderer
-        .render(path, password, number)
-        .map_err(|reason| PdfError::OcrFailed { page: number, reason })?;
+    let mut page = renderer.render(path, password, number)?;
     erase_leaders(&mut page);
     let failed = |reason| PdfError::OcrFailed { page: number, reason };
     // Most pages are upright: read as they are, they are done unless the words read are doubtful,

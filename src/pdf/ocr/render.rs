@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::pdf::PdfError;
 use pdfium_render::prelude::{PdfBitmapFormat, PdfPageObjectsCommon, PdfRenderConfig, Pdfium, PdfiumError};
 
 /// The resolution pages are read at, unless their images are sharper: what Tesseract reads best.
@@ -72,14 +73,21 @@ impl Renderer {
         })
     }
 
-    /// Page `number` (1-based) of the PDF at `path`, rendered for OCR.
-    pub fn render(&self, path: &Path, password: Option<&str>, number: u32) -> Result<Grey, String> {
-        let document = self.pdfium.load_pdf_from_file(path, password).map_err(describe)?;
-        let index = number.checked_sub(1).ok_or("pages are numbered from 1")?;
+    /// Page `number` (1-based) of the PDF at `path`, rendered for OCR. A file that cannot be
+    /// read (gone with its drive, say) is [`PdfError::Io`], not the page's failure.
+    pub fn render(&self, path: &Path, password: Option<&str>, number: u32) -> Result<Grey, PdfError> {
+        let failed = |reason: String| PdfError::OcrFailed { page: number, reason };
+        let document = self.pdfium.load_pdf_from_file(path, password).map_err(|e| match e {
+            PdfiumError::IoError(e) => PdfError::from(e),
+            e => failed(describe(e)),
+        })?;
+        let index = number
+            .checked_sub(1)
+            .ok_or_else(|| failed("pages are numbered from 1".into()))?;
         let page = document
             .pages()
-            .get(index.try_into().map_err(|_| "no such page")?)
-            .map_err(describe)?;
+            .get(index.try_into().map_err(|_| failed("no such page".into()))?)
+            .map_err(|e| failed(describe(e)))?;
         let size = (page.width().value.max(1.0), page.height().value.max(1.0));
         let sharpest = page
             .objects()
@@ -93,12 +101,14 @@ impl Renderer {
             .set_reverse_byte_order(false)
             .render_form_data(true)
             .render_annotations(true);
-        let bitmap = page.render_with_config(&config).map_err(describe)?;
+        let bitmap = page.render_with_config(&config).map_err(|e| failed(describe(e)))?;
         let (width, height) = (bitmap.width().max(0) as usize, bitmap.height().max(0) as usize);
         let grey = bitmap.as_raw_bytes();
         let stride = grey.len() / height.max(1);
         if width == 0 || height == 0 || stride < width {
-            return Err(format!("PDFium rendered the page as a {width} x {height} image"));
+            return Err(failed(format!(
+                "PDFium rendered the page as a {width} x {height} image"
+            )));
         }
         Ok(Grey {
             pixels: grey,
