@@ -146,6 +146,30 @@ fn a_scan_turned_every_way_reads_upright() {
 /// The mixed scan: pages 1-3 and 5-6 are images, page 4 has text.
 const MIXED: &str = "scan-multipage-6p-mixed.pdf";
 
+/// The mixed scan added to `library`, and an indexer reading it until idle, started after the
+/// events are subscribed to.
+fn indexing_mixed(
+    library: &Library,
+) -> (
+    lectern::catalog::Document,
+    tokio::sync::broadcast::Receiver<IndexEvent>,
+    tokio::runtime::Runtime,
+    tokio::task::JoinHandle<Result<lectern::jobs::IndexRun, lectern::Error>>,
+) {
+    let doc = library
+        .add(&[corpus_pdf(MIXED)], DEFAULT_FOLDER)
+        .unwrap()
+        .added
+        .remove(0);
+    let events = library.subscribe();
+    let rt = runtime();
+    let indexer = {
+        let library = library.clone();
+        rt.spawn(async move { library.run_indexer(RunMode::UntilIdle).await })
+    };
+    (doc, events, rt, indexer)
+}
+
 /// The pages the events received so far said were being read by OCR, in order, once each.
 fn pages_read_by_ocr(events: &mut tokio::sync::broadcast::Receiver<IndexEvent>) -> Vec<u32> {
     let mut pages = Vec::new();
@@ -229,17 +253,7 @@ fn pages_whose_file_went_with_its_drive_are_read_again_not_left_unread() {
         ..config(&home)
     })
     .unwrap();
-    let doc = library
-        .add(&[corpus_pdf(MIXED)], DEFAULT_FOLDER)
-        .unwrap()
-        .added
-        .remove(0);
-    let mut events = library.subscribe();
-    let rt = runtime();
-    let indexer = {
-        let library = library.clone();
-        rt.spawn(async move { library.run_indexer(RunMode::UntilIdle).await })
-    };
+    let (doc, mut events, rt, indexer) = indexing_mixed(&library);
     // The drive goes as page 1's worker starts, before it opens the PDF (the reader of the text
     // has it open); it comes back once indexing stopped for it, or once the reading went past
     // page 4 without the pages before (as it did when their failures were taken for the pages').
@@ -269,17 +283,7 @@ fn pages_whose_file_went_with_its_drive_are_read_again_not_left_unread() {
 fn ocr_goes_on_from_the_pages_already_read() {
     let home = tempfile::tempdir().unwrap();
     let library = Library::open(config(home.path())).unwrap();
-    let doc = library
-        .add(&[corpus_pdf(MIXED)], DEFAULT_FOLDER)
-        .unwrap()
-        .added
-        .remove(0);
-    let mut events = library.subscribe();
-    let rt = runtime();
-    let indexer = {
-        let library = library.clone();
-        rt.spawn(async move { library.run_indexer(RunMode::UntilIdle).await })
-    };
+    let (doc, mut events, rt, indexer) = indexing_mixed(&library);
     // Stopped while page 3 is being read, once pages 1 and 2 are.
     loop {
         if let Ok(IndexEvent::Progress { ocr_page: Some(3), .. }) = events.blocking_recv() {
