@@ -7,11 +7,11 @@ use std::sync::atomic::Ordering;
 
 use super::{Engine, IndexEvent};
 use crate::catalog::{
-    Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, FileOrigin, JobId, NewDocument,
+    Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, FileOrigin, JobId, NewDocument, Readied,
 };
 use crate::error::Error;
 use crate::files::Staged;
-use crate::index::{IndexStore, Publication};
+use crate::index::{IndexStore, Manifest, Publication};
 use crate::secrets::SecretPlace;
 
 /// Where a file comes from: its absolute path, its type by its first bytes (a PDF's header may
@@ -201,6 +201,24 @@ impl Engine {
             shared.run(shared.delete(id))?;
         }
         Ok(())
+    }
+
+    /// Records document `id` as ready with what `manifest`, its index's, holds (pages, passages,
+    /// the pages read or left by OCR, the model of its vectors); `false` if it is not in the
+    /// catalog (deleted meanwhile).
+    pub fn record_ready(&self, id: DocumentId, manifest: &Manifest) -> Result<bool, Error> {
+        let meta = manifest.metadata();
+        let note = manifest.ocr_note();
+        Ok(self.catalog().set_ready(
+            id,
+            &Readied {
+                meta: &meta,
+                chars: manifest.char_count,
+                chunks: manifest.chunk_count,
+                note: note.as_deref(),
+                embedded_with: manifest.embedder.as_deref(),
+            },
+        )?)
     }
 
     /// Publishes the index on disk of `id`, as it is now, in the database the library lives in

@@ -57,6 +57,11 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// What the document's status says of its pages read by OCR, failed or left unread, if any.
+    pub fn ocr_note(&self) -> Option<String> {
+        crate::pdf::ocr_note(&self.pages_needing_ocr, &self.pages_from_ocr, &self.ocr_failures)
+    }
+
     /// The PDF metadata recorded with the index (lets a duplicate reuse it without extraction).
     pub fn metadata(&self) -> PdfMetadata {
         PdfMetadata {

@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use tokio::runtime::Handle;
 
-use crate::catalog::{Document, DocumentId, DocumentStatus, PdfMetadata, Readied};
+use crate::catalog::{Document, DocumentId, DocumentStatus};
 use crate::engine::{Engine, IndexEvent, CANCELLED};
 use crate::error::Error;
 use crate::index::{self, BuildError, BuildInput, Built, EmbedInput, IndexError, Manifest};
-use crate::pdf::{ocr_note, PdfError};
+use crate::pdf::PdfError;
 
 use super::space;
 use super::IndexerLock;
@@ -247,30 +247,14 @@ fn finish_ready(
     reused_from: Option<DocumentId>,
 ) -> Result<(), Error> {
     publish(engine, lock, id)?;
-    let meta: PdfMetadata = manifest.metadata();
-    let note = ocr_note(
-        &manifest.pages_needing_ocr,
-        &manifest.pages_from_ocr,
-        &manifest.ocr_failures,
-    );
-    let recorded = engine.catalog().set_ready(
-        id,
-        &Readied {
-            meta: &meta,
-            chars: manifest.char_count,
-            chunks: manifest.chunk_count,
-            note: note.as_deref(),
-            embedded_with: manifest.embedder.as_deref(),
-        },
-    )?;
-    if !recorded {
+    if !engine.record_ready(id, manifest)? {
         engine.forget_index(id)?;
         return Ok(());
     }
     engine.emit(IndexEvent::Finished {
         document: id,
         status: DocumentStatus::Ready,
-        reason: note,
+        reason: manifest.ocr_note(),
         reused_from,
     });
     Ok(())

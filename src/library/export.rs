@@ -134,11 +134,19 @@ impl Library {
             done.files += 1;
         }
 
-        // Each ready document's index, as it is.
+        // Each ready document's index, as it is now. A reading or an embedding that ended since
+        // the snapshot changed the index, not the row copied: the copy's row is made to say
+        // what its index holds, which is what a search of the copy reads. (A document deleted
+        // since has no index: the copy's indexer reads it again from its PDF.)
         for doc in documents.iter().filter(|d| d.status == DocumentStatus::Ready) {
-            if let Some(index) = self.engine.store().read_back(doc.id).await? {
-                target.engine.store().publish(index.publication(doc.id)).await?;
-                done.indexes += 1;
+            let Some(index) = self.engine.store().read_back(doc.id).await? else {
+                continue;
+            };
+            target.engine.store().publish(index.publication(doc.id)).await?;
+            done.indexes += 1;
+            let manifest = &index.manifest;
+            if manifest.embedder != doc.embedded_with || Some(manifest.chunk_count) != doc.chunk_count {
+                target.engine.record_ready(doc.id, manifest)?;
             }
         }
         Ok(done)

@@ -1,13 +1,14 @@
 //! The catalog's backups: a damaged catalog keeps the library from opening with a message that
 //! names its last good backup and the command that puts it back; putting it back loses no
-//! document indexed since, and a catalog with no backup is rebuilt from the indexes. Libraries
-//! on disk only: a library in a database is restored from the database's backups.
+//! document indexed since, and a catalog with no backup is rebuilt from the indexes; a copy of a
+//! library made while it indexes is consistent. Libraries on disk only: a library in a database
+//! is restored from the database's backups.
 
 use lectern::catalog::{CatalogError, DEFAULT_FOLDER};
 use lectern::search::SearchMode;
 use lectern::{restore_catalog, DocumentStatus, Error, ErrorCode, Library, LibraryConfig, RECOVERED_FOLDER};
 
-use crate::common::{config, corpus_pdf, index_all, search};
+use crate::common::{config, corpus_pdf, index_all, outcomes, runtime, search};
 
 /// A library on disk in `home`, whichever way the suite runs.
 fn on_disk(home: &std::path::Path) -> LibraryConfig {
@@ -143,4 +144,97 @@ fn a_damaged_catalog_without_a_backup_is_rebuilt_from_the_indexes() {
     let library = Library::open(on_disk(home.path())).unwrap();
     index_all(&library);
     assert_eq!(library.document(&id).unwrap().status, DocumentStatus::Ready);
+}
+
+/// `lectern library export --to DIR` of a library whose indexer is at work: copies made as a
+/// document has just been read, and as one's vectors are being written, open with each ready
+/// document's row saying what its index holds, and, once their own indexers have done the rest,
+/// hold what the original holds and answer as it does.
+#[test]
+fn a_library_copied_while_it_indexes_is_consistent_and_ends_as_the_original() {
+    use std::time::{Duration, Instant};
+
+    use lectern::jobs::{IndexEvent, RunMode};
+    use tokio::sync::broadcast::error::TryRecvError;
+
+    let home = tempfile::tempdir().unwrap();
+    let library = Library::open(on_disk(home.path())).unwrap();
+    let files = [
+        "text-pdflatex-4-pages.pdf",
+        "text-word-mac-lorem-ipsum-2p.pdf",
+        "struct-page-labels-11p.pdf",
+        "text-kb-pdf-risks-56p-objstm.pdf",
+    ];
+    library.add(&files.map(corpus_pdf), DEFAULT_FOLDER).unwrap();
+    let mut events = library.subscribe();
+    let rt = runtime();
+    let indexer = {
+        let library = library.clone();
+        rt.spawn(async move { library.run_indexer(RunMode::UntilIdle).await })
+    };
+    let copies = tempfile::tempdir().unwrap();
+    let mut made = Vec::new();
+    let started = Instant::now();
+    while made.len() < 2 && !indexer.is_finished() {
+        let moment = match events.try_recv() {
+            Ok(IndexEvent::Finished {
+                status: DocumentStatus::Ready,
+                ..
+            }) if made.is_empty() => "read",
+            // Its last passages embedded: its vectors are written next, then its row.
+            Ok(IndexEvent::Embedding {
+                chunks_done,
+                chunks_total,
+                ..
+            }) if made.len() == 1 && chunks_done == chunks_total => "embedding",
+            Err(TryRecvError::Empty) => {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            }
+            _ => continue,
+        };
+        let to = copies.path().join(moment);
+        let exported = rt.block_on(library.export(to.to_str().unwrap())).unwrap();
+        assert_eq!(exported.documents, files.len(), "{moment}");
+        made.push(to);
+        assert!(started.elapsed() < Duration::from_secs(300));
+    }
+    rt.block_on(indexer).unwrap().unwrap();
+    assert_eq!(made.len(), 2, "a copy at each moment");
+
+    let answers = |library: &Library| -> Vec<_> {
+        search(
+            library,
+            "preservation risks of fonts that are not embedded",
+            SearchMode::Hybrid,
+        )
+        .hits
+        .into_iter()
+        .map(|h| (h.document_name, h.page, h.text))
+        .collect()
+    };
+    for to in made {
+        let copy = Library::open(on_disk(&to)).unwrap();
+        let ready: Vec<_> = copy
+            .documents(None, true)
+            .unwrap()
+            .into_iter()
+            .filter(|d| d.status == DocumentStatus::Ready)
+            .collect();
+        assert!(!ready.is_empty(), "{}", to.display());
+        for doc in ready {
+            let dir = to.join("indexes").join(doc.id.to_string());
+            let manifest = rt.block_on(lectern::index::verify(&dir)).unwrap();
+            assert_eq!(
+                (Some(manifest.chunk_count), manifest.embedder),
+                (doc.chunk_count, doc.embedded_with),
+                "{}: {}",
+                to.display(),
+                doc.file_name
+            );
+        }
+        index_all(&copy);
+        assert_eq!(outcomes(&copy), outcomes(&library), "{}", to.display());
+        assert_eq!(answers(&copy), answers(&library), "{}", to.display());
+    }
 }
