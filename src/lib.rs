@@ -28,6 +28,7 @@ pub mod search;
 mod secrets;
 pub mod serve;
 pub mod server;
+pub mod throttle;
 pub mod watch;
 
 pub use catalog::{

@@ -5,9 +5,8 @@
 //! returns, and a library call may read a large file, walk a directory tree or wait for another
 //! program's write lock.
 
-use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use lectern::answer::AnswerEvent;
 use lectern::catalog::{ApiRequest, ApiToken, Chat, ChatMessage, Link, LogEntry, Remote, Scope, Strategy};
@@ -15,6 +14,7 @@ use lectern::llm::ConnectionCheck;
 use lectern::models::{FoundInFolder, InstallOptions, InstallProgress};
 use lectern::pdf::WordBox;
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
+use lectern::throttle::Throttle;
 use lectern::{
     app_config, AddedRemote, AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder,
     ImportReport, Library, ModelEntry, SecretPlace, Settings, SyncProgress, SyncReport,
@@ -49,6 +49,10 @@ fn document_id(library: &Library, id: &str) -> Result<DocumentId, Error> {
     library.document(id).map(|d| d.id)
 }
 
+/// Time between two progress messages to the window: smooth enough, and it spares the window a
+/// message for every block read of a gigabyte's download.
+const MESSAGE_INTERVAL: Duration = Duration::from_millis(100);
+
 /// The library as the sidebar shows it: all of it without `known`, else what changed since the
 /// view stamped `known` (`null` if nothing has).
 #[tauri::command]
@@ -71,11 +75,10 @@ pub async fn link_directory(
     on_progress: Channel<SyncProgress>,
 ) -> Reply<SyncReport> {
     blocking(&state, "linking the directory", move |library| {
-        // As for a model's download: a tenth of a second between messages, and the last of each step.
-        let last = Cell::new(None::<Instant>);
+        // The last message of each step goes whatever the time.
+        let throttle = Throttle::every(MESSAGE_INTERVAL);
         let progress = |p: SyncProgress| {
-            if p.done == p.total || last.get().is_none_or(|at| at.elapsed() >= Duration::from_millis(100)) {
-                last.set(Some(Instant::now()));
+            if p.done == p.total || throttle.due() {
                 let _ = on_progress.send(p);
             }
         };
@@ -502,14 +505,10 @@ pub async fn install_model(
     on_progress: Channel<InstallProgress>,
 ) -> Reply<String> {
     blocking(&state, "installing the model", move |library| {
-        // A tenth of a second between messages is smooth enough, and spares the window a
-        // message for every read of a gigabyte.
-        let mut last: Option<Instant> = None;
+        let throttle = Throttle::every(MESSAGE_INTERVAL);
         library
             .install_model(&id, &InstallOptions::default(), &mut |progress| {
-                let finished = progress.total == Some(progress.done);
-                if finished || last.is_none_or(|at| at.elapsed() >= Duration::from_millis(100)) {
-                    last = Some(Instant::now());
+                if progress.total == Some(progress.done) || throttle.due() {
                     let _ = on_progress.send(progress.clone());
                 }
             })

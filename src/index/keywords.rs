@@ -79,7 +79,8 @@ pub fn schema() -> Schema {
 
 /// The fields of a chunk in `schema`.
 #[derive(Clone, Copy)]
-struct ChunkFields {
+/// The fields a passage is written with, in a document's index and in the library's.
+pub(crate) struct ChunkFields {
     id: Field,
     page: Field,
     start: Field,
@@ -88,7 +89,7 @@ struct ChunkFields {
 }
 
 impl ChunkFields {
-    fn of(schema: &Schema) -> Result<ChunkFields, IndexError> {
+    pub(crate) fn of(schema: &Schema) -> Result<ChunkFields, IndexError> {
         let f = |name: &str| schema.get_field(name);
         Ok(ChunkFields {
             id: f(field::CHUNK_ID)?,
@@ -97,6 +98,22 @@ impl ChunkFields {
             end: f(field::CHAR_END)?,
             text: f(field::TEXT)?,
         })
+    }
+
+    /// The index's document of `c`. The context is a second value of the text field: searched
+    /// like the text, while a hit's stored text (the first value) stays the page's.
+    pub(crate) fn document(&self, c: &Chunk) -> TantivyDocument {
+        let mut document = doc!(
+            self.id => c.id.0.as_str(),
+            self.page => u64::from(c.page),
+            self.start => u64::from(c.char_start),
+            self.end => u64::from(c.char_end),
+            self.text => c.text.as_str(),
+        );
+        if !c.context.is_empty() {
+            document.add_text(self.text, &c.context);
+        }
+        document
     }
 }
 
@@ -121,21 +138,8 @@ impl KeywordWriter {
 
     /// Adds chunks (visible after [`KeywordWriter::finish`]).
     pub fn add(&mut self, chunks: &[Chunk]) -> Result<(), IndexError> {
-        let f = self.fields;
         for c in chunks {
-            // The context is a second value of the text field: searched like the text, while a
-            // hit's stored text (the first value) stays the page's.
-            let mut document = doc!(
-                f.id => c.id.0.as_str(),
-                f.page => u64::from(c.page),
-                f.start => u64::from(c.char_start),
-                f.end => u64::from(c.char_end),
-                f.text => c.text.as_str(),
-            );
-            if !c.context.is_empty() {
-                document.add_text(f.text, &c.context);
-            }
-            self.writer.add_document(document)?;
+            self.writer.add_document(self.fields.document(c))?;
         }
         Ok(())
     }

@@ -123,25 +123,19 @@ impl LocalStore {
 impl IndexStore for LocalStore {
     fn publish<'a>(&'a self, publication: Publication<'a>) -> BoxFuture<'a, Result<(), IndexError>> {
         Box::pin(async move {
-            publication.check()?;
-            let Publication {
-                id,
-                manifest,
-                chunks,
-                vectors,
-                ..
-            } = publication;
+            let model = publication.check()?;
+            let Publication { id, chunks, .. } = publication;
             let temp = self.dirs.begin(id)?;
             let mut keywords = KeywordWriter::create(&temp.join("keywords"))?;
             keywords.add(chunks)?;
             keywords.finish()?;
-            if let Some((_, dimension)) = manifest.vectors() {
+            if let Some((_, dimension)) = model {
                 let mut table = VectorWriter::create(&temp.join("vectors"), dimension).await?;
-                table.append(chunks, vectors).await?;
+                table.append(chunks, publication.vectors).await?;
                 table.finish().await?;
                 block::write_from_table(&temp, dimension).await?;
             }
-            manifest.write(&temp)?;
+            publication.manifest.write(&temp)?;
             self.dirs.commit(id, &temp)?;
             self.cache.evict(id);
             self.blocks.evict(id);

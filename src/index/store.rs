@@ -60,9 +60,10 @@ pub struct Publication<'a> {
     pub term: Option<i64>,
 }
 
-impl Publication<'_> {
-    /// Checks that the vectors match the manifest and the passages.
-    pub fn check(&self) -> Result<(), IndexError> {
+impl<'a> Publication<'a> {
+    /// Checks that the vectors match the manifest and the passages; says the model and the
+    /// dimension of the vectors, `None` for a document searchable by keyword only.
+    pub fn check(&self) -> Result<Option<(&'a str, usize)>, IndexError> {
         let wrong = |reason: String| Err(IndexError::Publication { id: self.id, reason });
         if self.manifest.chunk_count != self.chunks.len() as u64 {
             return wrong(format!(
@@ -71,8 +72,9 @@ impl Publication<'_> {
                 self.chunks.len()
             ));
         }
-        match self.manifest.vectors() {
-            None if self.vectors.is_empty() => Ok(()),
+        let model = self.manifest.vectors();
+        match model {
+            None if self.vectors.is_empty() => Ok(None),
             None => wrong("vectors were given without the model that made them".into()),
             Some(_) if self.vectors.len() != self.chunks.len() => wrong(format!(
                 "{} passages and {} vectors were given",
@@ -81,7 +83,7 @@ impl Publication<'_> {
             )),
             Some((_, dimension)) => match self.vectors.iter().find(|v| v.len() != dimension) {
                 Some(v) => wrong(format!("a vector has {} dimensions, not {dimension}", v.len())),
-                None => Ok(()),
+                None => Ok(model),
             },
         }
     }

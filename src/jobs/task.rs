@@ -5,7 +5,7 @@
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::runtime::Handle;
 
@@ -14,27 +14,13 @@ use crate::engine::{Engine, IndexEvent, CANCELLED};
 use crate::error::Error;
 use crate::index::{self, BuildError, BuildInput, Built, EmbedInput, IndexError, Manifest};
 use crate::pdf::PdfError;
+use crate::throttle::Throttle;
 
 use super::space;
 use super::IndexerLock;
 
 /// How often progress is written to the catalog (events go out on every page and batch).
 const PROGRESS_WRITE_INTERVAL: Duration = Duration::from_millis(250);
-
-/// Says when progress is next written to the catalog: at the first report, then at most once
-/// every [`PROGRESS_WRITE_INTERVAL`].
-#[derive(Default)]
-struct Throttle(Option<Instant>);
-
-impl Throttle {
-    fn due(&mut self) -> bool {
-        let due = self.0.is_none_or(|t| t.elapsed() >= PROGRESS_WRITE_INTERVAL);
-        if due {
-            self.0 = Some(Instant::now());
-        }
-        due
-    }
-}
 
 /// The two steps of indexing a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +84,7 @@ fn read(
     let chunker = engine.chunker()?;
     let reader = engine.config().pdf_reader();
     let ocr = engine.ocr_settings()?;
-    let mut writes = Throttle::default();
+    let writes = Throttle::every(PROGRESS_WRITE_INTERVAL);
     let mut on_progress = |p: index::BuildProgress| {
         engine.emit(IndexEvent::Progress {
             document: doc.id,
@@ -173,7 +159,7 @@ fn embed(
     let published = match twin {
         Some(twin) => engine.dirs().clone_index(twin, doc.id)?,
         None => {
-            let mut writes = Throttle::default();
+            let writes = Throttle::every(PROGRESS_WRITE_INTERVAL);
             let mut on_progress = |p: index::EmbedProgress| {
                 engine.emit(IndexEvent::Embedding {
                     document: doc.id,

@@ -9,7 +9,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use sha2::{Digest, Sha256};
 
 use super::Library;
-use crate::catalog::{ApiRequest, ApiToken, CatalogError, Document, DocumentId, Folder, FolderId, Scope};
+use crate::catalog::{ApiRequest, ApiToken, Document, Folder, FolderId, Scope};
 use crate::error::Error;
 
 /// The file in the data directory that holds the library's token.
@@ -185,21 +185,7 @@ impl Library {
     /// not exist, and does not make a prefix ambiguous.
     pub fn document_seen_by(&self, access: &Access, id: &str) -> Result<Document, Error> {
         let seen = self.folders_seen_by(access)?;
-        let catalog = self.engine.catalog();
-        let not_found = || Error::from(CatalogError::DocumentNotFound(id.to_string()));
-        let visible = |d: &Document| seen.iter().any(|f| f.id == d.folder);
-        if let Ok(full) = id.trim().parse::<DocumentId>() {
-            return catalog.document(full).ok().filter(visible).ok_or_else(not_found);
-        }
-        let wanted = id.trim().to_lowercase();
-        let matches: Vec<Document> = catalog
-            .list_documents(None)?
-            .into_iter()
-            .filter(|d| !wanted.is_empty() && visible(d) && d.id.to_string().starts_with(&wanted))
-            .collect();
-        <[Document; 1]>::try_from(matches)
-            .map(|[doc]| doc)
-            .map_err(|_| not_found())
+        self.find_document(id, |d| seen.iter().any(|f| f.id == d.folder))
     }
 
     /// Adds a served request to the library's request log.

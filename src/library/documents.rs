@@ -35,20 +35,31 @@ impl Library {
 
     /// The document whose id is, or uniquely starts with, `id`.
     pub fn document(&self, id: &str) -> Result<Document, Error> {
+        self.find_document(id, |_| true)
+    }
+
+    /// The document whose id is `id`, or the only one whose id starts with it, among those
+    /// `visible` lets through: one it does not is not found, as one that does not exist, and
+    /// does not make a prefix ambiguous.
+    pub(super) fn find_document(&self, id: &str, visible: impl Fn(&Document) -> bool) -> Result<Document, Error> {
         let catalog = self.engine.catalog();
-        if let Ok(full) = id.parse::<DocumentId>() {
-            return Ok(catalog.document(full)?);
-        }
+        let not_found = || Error::from(CatalogError::DocumentNotFound(id.to_string()));
         let wanted = id.trim().to_lowercase();
+        if let Ok(full) = wanted.parse::<DocumentId>() {
+            return match catalog.document(full) {
+                Ok(doc) if visible(&doc) => Ok(doc),
+                Ok(_) | Err(CatalogError::DocumentNotFound(_)) => Err(not_found()),
+                Err(e) => Err(e.into()),
+            };
+        }
         let matches: Vec<Document> = catalog
             .list_documents(None)?
             .into_iter()
-            .filter(|d| !wanted.is_empty() && d.id.to_string().starts_with(&wanted))
+            .filter(|d| !wanted.is_empty() && visible(d) && d.id.to_string().starts_with(&wanted))
             .collect();
-        match <[Document; 1]>::try_from(matches) {
-            Ok([doc]) => Ok(doc),
-            Err(_) => Err(CatalogError::DocumentNotFound(id.to_string()).into()),
-        }
+        <[Document; 1]>::try_from(matches)
+            .map(|[doc]| doc)
+            .map_err(|_| not_found())
     }
 
     /// Where the library keeps the PDF with `content_hash`, whether or not it is there yet (the

@@ -20,6 +20,22 @@ export function button(text: string, className: string, onClick: () => void, lab
   return b;
 }
 
+/** A modal dialog of class `className` (its frame, backdrop, heading and button row are styled
+ *  for every dialog alike); its content and its heading (`namingHeading`) are its own. */
+export function dialog(className: string): HTMLDialogElement {
+  const element = document.createElement("dialog");
+  element.className = className;
+  return element;
+}
+
+/** A row of buttons, at the end of a dialog or a panel. */
+export function buttonRow(...buttons: HTMLElement[]): HTMLDivElement {
+  const row = document.createElement("div");
+  row.className = "buttons";
+  row.append(...buttons);
+  return row;
+}
+
 /** A heading (`h2`) showing `text`, with id `id`, that names `element` for assistive technology. */
 export function namingHeading(element: HTMLElement, id: string, text: string): HTMLHeadingElement {
   const heading = document.createElement("h2");

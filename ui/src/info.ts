@@ -3,7 +3,7 @@
 // to it and when; with the actions a document has (open, rename, index again, cancel, delete).
 
 import { cancelIndexing, reindex, run, type ActionHooks } from "./actions";
-import { button } from "./dom";
+import { button, buttonRow, dialog, namingHeading } from "./dom";
 import { statusText } from "./store";
 import type { LibraryDocument, LibraryView, LogEntry } from "./bindings";
 
@@ -48,18 +48,13 @@ export function infoFields(doc: LibraryDocument, view: LibraryView): [string, st
 }
 
 export class InfoDialog {
-  readonly element = document.createElement("dialog");
+  readonly element = dialog("document-info");
 
-  constructor(private readonly hooks: InfoHooks) {
-    this.element.className = "document-info";
-    this.element.setAttribute("aria-labelledby", "document-info-title");
-  }
+  constructor(private readonly hooks: InfoHooks) {}
 
   /** Shows `doc` with its log, as the library now stands. */
   async show(doc: LibraryDocument, view: LibraryView) {
-    const title = document.createElement("h2");
-    title.id = "document-info-title";
-    title.textContent = doc.display_name;
+    const title = namingHeading(this.element, "document-info-title", doc.display_name);
     const fields = document.createElement("dl");
     for (const [label, value] of infoFields(doc, view)) {
       const term = document.createElement("dt");
@@ -73,8 +68,7 @@ export class InfoDialog {
     const log = document.createElement("ol");
     log.className = "document-log";
     const close = () => this.element.close();
-    const actions = document.createElement("div");
-    actions.className = "buttons";
+    const actions = buttonRow();
     const act = (label: string, className: string, action: () => Promise<unknown> | void) =>
       button(label, className, () => {
         close();

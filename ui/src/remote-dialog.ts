@@ -2,12 +2,12 @@
 // `lectern serve` prints it) and a token of that server. The server is asked with the token
 // before the remote is kept; if it refuses, the dialog stays open and says why.
 
-import { button, field, namingHeading } from "./dom";
+import { button, buttonRow, dialog, field, namingHeading } from "./dom";
 import { errorMessage, type Api } from "./ipc";
 import type { AddedRemote } from "./bindings";
 
 export class RemoteDialog {
-  readonly element = document.createElement("dialog");
+  readonly element = dialog("remote-dialog");
   private readonly form = document.createElement("form");
   private readonly name = document.createElement("input");
   private readonly url = document.createElement("input");
@@ -20,7 +20,6 @@ export class RemoteDialog {
     private readonly api: Api,
     private readonly added: (added: AddedRemote) => void,
   ) {
-    this.element.className = "remote-dialog";
     const title = namingHeading(this.element, "remote-dialog-title", "Add a remote library");
     const intro = document.createElement("p");
     intro.textContent =
@@ -40,9 +39,7 @@ export class RemoteDialog {
     this.add.type = "submit";
     this.add.className = "add";
     this.add.textContent = "Add";
-    const buttons = document.createElement("div");
-    buttons.className = "buttons";
-    buttons.append(button("Cancel", "cancel", () => this.element.close()), this.add);
+    const buttons = buttonRow(button("Cancel", "cancel", () => this.element.close()), this.add);
     this.form.addEventListener("submit", (e) => {
       e.preventDefault();
       void this.submit();

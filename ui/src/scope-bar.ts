@@ -3,7 +3,7 @@
 // library" in one click, and the metadata filters the CLI has (author, name, when the PDF was
 // written, when it was added).
 
-import { button } from "./dom";
+import { button, buttonRow } from "./dom";
 import { Filter, LibraryBig, X, icon } from "./icons";
 import { chips, hasFilters, isWholeLibrary, localDay, prune, WHOLE_LIBRARY } from "./scope";
 import { EMPTY_LIBRARY, type Store } from "./store";
@@ -122,10 +122,7 @@ export class ScopeBar {
       this.scope.update((s) => ({ ...s, filters: WHOLE_LIBRARY.filters }));
       this.fillFilters();
     });
-    const buttons = document.createElement("div");
-    buttons.className = "buttons";
-    buttons.append(clear, apply);
-    this.filters.replaceChildren(...rows, buttons);
+    this.filters.replaceChildren(...rows, buttonRow(clear, apply));
   }
 
   private applyFilters() {

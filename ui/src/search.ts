@@ -6,6 +6,7 @@
 import type { Citation, Hit } from "./bindings";
 import type { Api } from "./ipc";
 import { words } from "./store";
+import { dialog } from "./dom";
 
 /** How many passages a search lists. */
 const RESULTS = 20;
@@ -70,7 +71,7 @@ export interface QuickSearchHooks {
 }
 
 export class QuickSearch {
-  readonly element = document.createElement("dialog");
+  readonly element = dialog("quick-search");
   private readonly input = document.createElement("input");
   private readonly list = document.createElement("ul");
   private readonly status = document.createElement("p");
@@ -87,7 +88,6 @@ export class QuickSearch {
   private warming: Promise<unknown> | null = null;
 
   constructor(private readonly hooks: QuickSearchHooks) {
-    this.element.className = "quick-search";
     this.element.setAttribute("aria-label", "Search the library");
     this.input.type = "search";
     this.input.placeholder = "Search every document…";

@@ -3,7 +3,7 @@
 // read by OCR, the data directory, and whether other programs are served the library.
 // The form's fields and the saved settings convert into each other through pure functions.
 
-import { button, field } from "./dom";
+import { button, buttonRow, dialog, field, namingHeading } from "./dom";
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
 import { ModelList } from "./models";
 import { ServerPanel } from "./server-panel";
@@ -82,7 +82,7 @@ export interface SettingsHooks {
 }
 
 export class SettingsDialog {
-  readonly element = document.createElement("dialog");
+  readonly element = dialog("settings");
   private readonly form = document.createElement("form");
   private readonly backend = document.createElement("select");
   private readonly model = document.createElement("input");
@@ -120,9 +120,7 @@ export class SettingsDialog {
       },
     });
     this.server = new ServerPanel(hooks.api, hooks.report);
-    this.element.className = "settings";
-    const title = document.createElement("h2");
-    title.textContent = "Settings";
+    const title = namingHeading(this.element, "settings-title", "Settings");
     this.backend.name = "backend";
     for (const [value, { label }] of Object.entries(BACKENDS)) this.backend.append(new Option(label, value));
     this.backend.addEventListener("change", () => {
@@ -200,18 +198,11 @@ export class SettingsDialog {
     const appearance = section("Appearance", field("Interface size", size));
     const models = section("Models", this.models.element);
     const programs = section("Other programs", this.server.element);
-    const buttons = document.createElement("div");
-    buttons.className = "buttons";
-    const cancel = document.createElement("button");
-    cancel.type = "button";
-    cancel.className = "cancel";
-    cancel.textContent = "Cancel";
-    cancel.addEventListener("click", () => this.element.close());
     const save = document.createElement("button");
     save.type = "submit";
     save.className = "save";
     save.textContent = "Save";
-    buttons.append(cancel, save);
+    const buttons = buttonRow(button("Cancel", "cancel", () => this.element.close()), save);
     this.form.addEventListener("submit", (e) => {
       e.preventDefault();
       void this.save();

@@ -7,7 +7,7 @@
 // Offline, it offers a GGUF file or a folder already on this machine. The other ways on stay:
 // passages only for now, or a server from the settings.
 
-import { button, namingHeading } from "./dom";
+import { button, buttonRow, dialog, namingHeading } from "./dom";
 import { errorMessage, type Api, type OpenDialog } from "./ipc";
 import { ModelList, type InstallEnd } from "./models";
 import type { ErrorPayload, ModelEntry, Settings } from "./bindings";
@@ -25,7 +25,7 @@ export interface SetupHooks {
 export const WAITING_FOR_CHAT = "lectern.setup.waiting-for-chat-model";
 
 export class SetupDialog {
-  readonly element = document.createElement("dialog");
+  readonly element = dialog("model-setup");
   private readonly models: ModelList;
   private readonly installAll: HTMLButtonElement;
   /** Shown when the package index cannot be reached: the files may be on this machine. */
@@ -34,7 +34,6 @@ export class SetupDialog {
   private readonly found = document.createElement("p");
 
   constructor(private readonly hooks: SetupHooks) {
-    this.element.className = "model-setup";
     const title = namingHeading(this.element, "model-setup-title", "Set up Lectern");
     const text = document.createElement("p");
     text.textContent =
@@ -61,9 +60,7 @@ export class SetupDialog {
     why.textContent =
       "Lectern could not reach the package index (offline?). If the files are on this machine " +
       "already, install them from there.";
-    const choices = document.createElement("div");
-    choices.className = "buttons";
-    choices.append(
+    const choices = buttonRow(
       button("Choose a GGUF file…", "setup-gguf", () => void this.fromFile()),
       button("Choose a folder…", "setup-folder", () => void this.fromFolder()),
     );
@@ -77,9 +74,7 @@ export class SetupDialog {
       () => void this.installMissing(),
       "Install what is missing, in order",
     );
-    const buttons = document.createElement("div");
-    buttons.className = "buttons";
-    buttons.append(
+    const buttons = buttonRow(
       this.installAll,
       button("Passages only for now", "setup-extractive", () => void this.passagesOnly()),
       button("Use a server…", "setup-server", () => {

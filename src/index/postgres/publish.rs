@@ -18,7 +18,7 @@ use crate::index::{keywords, IndexError, Manifest};
 
 /// Publishes `publication` in place of any index of its document.
 pub async fn publish(pool: &Pool, publication: Publication<'_>) -> Result<(), IndexError> {
-    publication.check()?;
+    let model = publication.check()?;
     let Publication {
         id,
         manifest,
@@ -32,11 +32,11 @@ pub async fn publish(pool: &Pool, publication: Publication<'_>) -> Result<(), In
         id,
         reason: format!("its manifest cannot be written: {e}"),
     })?;
-    let embedder = manifest.vectors().map(|(name, _)| name.to_string());
-    let dimension = manifest.vectors().map(|(_, d)| d as i32);
+    let embedder = model.map(|(name, _)| name.to_string());
+    let dimension = model.map(|(_, d)| d as i32);
 
     let mut client = pool.get().await?;
-    if let Some(dimension) = manifest.dimension {
+    if let Some((_, dimension)) = model {
         // In a transaction of its own, before this one writes a row: making the index waits for
         // the publications under way, and none of them waits for it (made inside, it would wait
         // for another publication while that one waited for the index's lock).

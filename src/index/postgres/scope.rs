@@ -18,6 +18,9 @@ use crate::chunk::prints_page_number;
 use crate::index::store::{best_first, Found, PassageKey, ScopeSearch, Wanted};
 use crate::index::{IndexError, Located};
 
+/// The columns of a passage that [`PgScope::keep`] reads first, in its order.
+const PASSAGE_COLUMNS: &str = "doc_id, ordinal, chunk_id, page, char_start, char_end, text, context";
+
 /// How many candidates the HNSW index gathers for a question (pgvector's `hnsw.ef_search`).
 const EF_SEARCH: i64 = 200;
 
@@ -182,10 +185,11 @@ impl<'s> PgScope<'s> {
         let scores: Vec<f64> = scored.iter().map(|s| s.2).collect();
         let rows = tx
             .query(
-                "select p.doc_id, p.ordinal, p.chunk_id, p.page, p.char_start, p.char_end, p.text, p.context,
-                     s.score, case when p.doc_id = any($4) then -(p.embedding <#> $5) end
-                 from unnest($1::uuid[], $2::int4[], $3::float8[]) as s(doc_id, ordinal, score)
-                 join passages p using (doc_id, ordinal)",
+                &format!(
+                    "select {PASSAGE_COLUMNS}, s.score, case when doc_id = any($4) then -(p.embedding <#> $5) end
+                     from unnest($1::uuid[], $2::int4[], $3::float8[]) as s(doc_id, ordinal, score)
+                     join passages p using (doc_id, ordinal)"
+                ),
                 &[&docs, &ordinals, &scores, &embedded, &vector],
             )
             .await
@@ -202,8 +206,8 @@ impl<'s> PgScope<'s> {
         Ok(())
     }
 
-    /// Keeps the text and cosine of the passage of `row` (doc_id, ordinal, chunk_id, page,
-    /// char_start, char_end, text, context) and gives it as found with `score`.
+    /// Keeps the text and cosine of the passage of `row` (its first columns are
+    /// [`PASSAGE_COLUMNS`]) and gives it as found with `score`.
     fn keep(&mut self, row: &Row, score: f32, cosine: Option<f32>) -> Found {
         let id: Uuid = row.get(0);
         let doc = self.positions.get(&id).copied().unwrap_or(usize::MAX);
@@ -401,8 +405,7 @@ async fn vector_rows(
         let rows = tx
             .query(
                 &format!(
-                    "select doc_id, ordinal, chunk_id, page, char_start, char_end, text, context,
-                         -(embedding <#> $1) as cosine
+                    "select {PASSAGE_COLUMNS}, -(embedding <#> $1) as cosine
                      from passages where doc_id = any($2) and vector_dims(embedding) = {dimension}
                      order by embedding::vector({dimension}) <#> $1::vector({dimension}) limit $3"
                 ),
@@ -416,10 +419,11 @@ async fn vector_rows(
         }
     }
     tx.query(
-        "select doc_id, ordinal, chunk_id, page, char_start, char_end, text, context,
-            -(embedding <#> $1) as cosine
-         from passages where doc_id = any($2)
-         order by embedding <#> $1 limit $3",
+        &format!(
+            "select {PASSAGE_COLUMNS}, -(embedding <#> $1) as cosine
+             from passages where doc_id = any($2)
+             order by embedding <#> $1 limit $3"
+        ),
         &[vector, &embedded, &limit],
     )
     .await

@@ -9,12 +9,12 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STRING};
-use tantivy::{doc, Index, IndexReader, IndexWriter, ReloadPolicy, Term};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Term};
 
 use crate::catalog::DocumentId;
 use crate::chunk::Chunk;
 use crate::index::directory::SearchDirectory;
-use crate::index::keywords::{field, ANALYZER};
+use crate::index::keywords::{field, ChunkFields, ANALYZER};
 use crate::index::{Fields, IndexError, KeywordReader};
 
 /// The fast field holding a passage's document key ([`key_of`]).
@@ -124,9 +124,7 @@ impl LibraryKeywords {
 /// The fields a passage is written with.
 struct LibraryFields {
     keyword: Fields,
-    page: Field,
-    start: Field,
-    end: Field,
+    chunk: ChunkFields,
     doc: Field,
 }
 
@@ -134,9 +132,7 @@ impl LibraryFields {
     fn of(schema: &Schema) -> Result<LibraryFields, IndexError> {
         Ok(LibraryFields {
             keyword: Fields::new()?,
-            page: schema.get_field(field::PAGE)?,
-            start: schema.get_field(field::CHAR_START)?,
-            end: schema.get_field(field::CHAR_END)?,
+            chunk: ChunkFields::of(schema)?,
             doc: schema.get_field(DOC)?,
         })
     }
@@ -158,19 +154,10 @@ impl Writer<'_> {
     /// Puts the passages of `id` in place of any it had.
     pub fn replace(&mut self, id: DocumentId, chunks: &[Chunk]) -> Result<(), IndexError> {
         self.remove(id);
-        let (f, key) = (self.fields, key_of(id));
+        let key = key_of(id);
         for c in chunks {
-            let mut document = doc!(
-                f.keyword.chunk_id => c.id.0.as_str(),
-                f.page => u64::from(c.page),
-                f.start => u64::from(c.char_start),
-                f.end => u64::from(c.char_end),
-                f.keyword.text => c.text.as_str(),
-                f.doc => key,
-            );
-            if !c.context.is_empty() {
-                document.add_text(f.keyword.text, &c.context);
-            }
+            let mut document = self.fields.chunk.document(c);
+            document.add_u64(self.fields.doc, key);
             self.writer.add_document(document)?;
         }
         Ok(())
