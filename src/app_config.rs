@@ -117,7 +117,8 @@ pub fn set_serves(config_dir: &Path, serve: bool) -> Result<(), Error> {
 pub fn library_config(config_dir: &Path) -> Result<LibraryConfig, Error> {
     let saved = data_dir(config_dir);
     let mut config = LibraryConfig::from_env(None, saved.clone())?;
-    if saved.as_ref() == Some(&config.home) && !config.home.exists() {
+    let from_file = std::env::var_os("LECTERN_HOME").is_none_or(|home| home.is_empty());
+    if from_file && saved.as_ref() == Some(&config.home) && !config.home.exists() {
         return Err(Error::LibraryMissing {
             home: config.home,
             config: file(config_dir),

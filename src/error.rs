@@ -186,7 +186,7 @@ impl Error {
             },
             Error::Pdf(PdfError::NeedsPassword | PdfError::WrongPassword) => ErrorCode::NeedsPassword,
             Error::Pdf(PdfError::Io(_)) => ErrorCode::Internal,
-            Error::Pdf(PdfError::Stopped(_)) => ErrorCode::Unavailable,
+            Error::Pdf(PdfError::Stopped(_) | PdfError::Gone(_)) => ErrorCode::Unavailable,
             Error::Pdf(_) => ErrorCode::InvalidInput,
             Error::Embed(EmbedError::Server(ServerError::KeyInClear { .. }))
             | Error::Llm(LlmError::Server(ServerError::KeyInClear { .. })) => ErrorCode::InvalidInput,

@@ -368,7 +368,7 @@ impl Ocr {
             }
             // Not the page's failure: the file's, or the reader's, or the file's drive's.
             Some(Err(
-                e @ (PdfError::NeedsPassword | PdfError::WrongPassword | PdfError::Stopped(_) | PdfError::Io(_)),
+                e @ (PdfError::NeedsPassword | PdfError::WrongPassword | PdfError::Stopped(_) | PdfError::Gone(_)),
             )) => return Err(e.into()),
             Some(Err(PdfError::OcrFailed { reason, .. })) => reason,
             Some(Err(e)) => e.to_string(),

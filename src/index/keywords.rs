@@ -77,9 +77,8 @@ pub fn schema() -> Schema {
     builder.build()
 }
 
-/// The fields of a chunk in `schema`.
-#[derive(Clone, Copy)]
 /// The fields a passage is written with, in a document's index and in the library's.
+#[derive(Clone, Copy)]
 pub(crate) struct ChunkFields {
     id: Field,
     page: Field,

@@ -146,11 +146,19 @@ fn lock_in_database(url: &str) -> Result<Option<Locked>, Error> {
             if !taken {
                 return Ok(None);
             }
-            // Waits for the publications of the term before to end (`index/postgres/publish.rs`).
-            let row = client
+            // Waits for the publications of the term before to end (`index/postgres/publish.rs`),
+            // for a while: one whose machine stopped answering holds its transaction until the
+            // server finds the connection dead. Meanwhile the lock is not taken (the connection,
+            // dropped, lets it go), and the next look tries again.
+            client.batch_execute("set lock_timeout = '30s'").await?;
+            match client
                 .query_one("update indexer_term set term = term + 1 returning term", &[])
-                .await?;
-            Ok(Some(row.get(0)))
+                .await
+            {
+                Ok(row) => Ok(Some(row.get(0))),
+                Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::LOCK_NOT_AVAILABLE) => Ok(None),
+                Err(e) => Err(e),
+            }
         })
         .map_err(|source| CatalogError::database(server, source))?;
     Ok(term.map(|term| Locked { client, runtime, term }))

@@ -130,9 +130,9 @@ fn read(
         Err(e) if space::out_of_space(&e) => Err(Error::DiskFull { reason: e.to_string() }),
         Err(e) => match space::away(&engine.config().home) {
             Some(away) => Err(away),
-            // The stored copy could not be read part way and is whole again: its drive went and
-            // came back before the failure was looked at. It is read again.
-            None if matches!(e, BuildError::Pdf(PdfError::Io(_)))
+            // The stored copy was not there part way, and is whole again: its drive went and came
+            // back before the failure was looked at. It is read again. (Still gone, it fails.)
+            None if matches!(e, BuildError::Pdf(PdfError::Gone(_)))
                 && crate::files::hash_file(&pdf).is_ok_and(|hash| hash == doc.content_hash) =>
             {
                 requeue(engine, doc.id)
@@ -253,9 +253,20 @@ pub(super) fn publish(engine: &Engine, lock: &IndexerLock, id: DocumentId) -> Re
     if engine.shared_store().is_none() {
         return Ok(());
     }
+    let superseded = |e: &Error| matches!(e, Error::Index(IndexError::Superseded { .. }));
     let term = lock.confirm()?;
     match engine.share_index(id, term) {
-        Err(Error::Index(IndexError::Superseded { .. })) => Err(Error::IndexerBusy),
+        // Another step of this process may have taken the lock again, in a newer term, after
+        // this one's confirmation: it publishes in that term. A newer term of another process
+        // ends the run.
+        Err(e) if superseded(&e) => match lock.confirm()? {
+            newer if newer != term => {
+                engine
+                    .share_index(id, newer)
+                    .map_err(|e| if superseded(&e) { Error::IndexerBusy } else { e })
+            }
+            _ => Err(Error::IndexerBusy),
+        },
         other => other,
     }
 }

@@ -145,8 +145,14 @@ impl Library {
             target.engine.store().publish(index.publication(doc.id)).await?;
             done.indexes += 1;
             let manifest = &index.manifest;
-            if manifest.embedder != doc.embedded_with || Some(manifest.chunk_count) != doc.chunk_count {
+            let read_again = Some(manifest.chunk_count) != doc.chunk_count
+                || Some(manifest.char_count) != doc.char_count
+                || manifest.ocr_note() != doc.reason;
+            let embedder = manifest.embedder.as_deref();
+            if read_again || (embedder.is_none() && doc.embedded_with.is_some()) {
                 target.engine.record_ready(doc.id, manifest)?;
+            } else if let Some(embedder) = embedder.filter(|e| doc.embedded_with.as_deref() != Some(*e)) {
+                target.engine.catalog().set_embedded(doc.id, embedder)?;
             }
         }
         Ok(done)

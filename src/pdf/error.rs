@@ -43,6 +43,10 @@ pub enum PdfError {
     WorkerStart(String),
     #[error("the file could not be read: {0}")]
     Io(String),
+    /// The stored PDF was not there when a page's OCR worker opened it: its drive went, most
+    /// likely. Not the file's fault: it is read again once it is back.
+    #[error("the PDF was not there to be read ({0}); it is read again once it is back")]
+    Gone(String),
     #[error("the PDF has no page {page}; it has {count}")]
     NoSuchPage { page: u32, count: u32 },
     #[error("OCR is not available: {0}")]

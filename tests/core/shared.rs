@@ -708,12 +708,49 @@ fn an_indexer_whose_lock_went_with_its_connection_takes_it_again_or_gives_the_ro
             .contains("another process became the library's indexer"),
         "{refused}"
     );
-    publish(second.confirm().unwrap()).unwrap();
+    let newest = second.confirm().unwrap();
+    publish(newest).unwrap();
     assert_eq!(
         runtime().block_on(store.published(id)).unwrap().map(|m| m.chunk_count),
         library.documents(None, true).unwrap()[0].chunk_count,
         "the index as it was"
     );
+
+    // A publication under way (its transaction holds the term's row, shared) keeps the next term
+    // from beginning until it ends: none of an old term commits once a new one began.
+    drop(second);
+    let (held, release) = (std::sync::mpsc::channel(), std::sync::mpsc::channel::<()>());
+    let publishing = {
+        let (database, held) = (database.clone(), held.0);
+        std::thread::spawn(move || {
+            on_database(&database, async |client| {
+                client
+                    .batch_execute("begin; select term from indexer_term for share")
+                    .await
+                    .unwrap();
+                held.send(()).unwrap();
+                // On the thread blocked in `block_on`: the connection runs on the runtime's.
+                release.1.recv().unwrap();
+                client.batch_execute("commit").await.unwrap();
+            })
+        })
+    };
+    held.1.recv().unwrap();
+    let taking = {
+        let database = database.clone();
+        std::thread::spawn(move || {
+            IndexerLock::try_acquire(std::path::Path::new("/nonexistent"), Some(&database)).unwrap()
+        })
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        !taking.is_finished(),
+        "the next term waits for the publication under way"
+    );
+    release.0.send(()).unwrap();
+    let third = taking.join().unwrap().expect("taken once the publication ended");
+    publishing.join().unwrap();
+    assert!(third.confirm().unwrap() > newest);
 }
 
 /// `secret` sealed as Lectern sealed secrets before Argon2id (`sealed:v1:`): ChaCha20-Poly1305

@@ -73,12 +73,12 @@ impl Renderer {
         })
     }
 
-    /// Page `number` (1-based) of the PDF at `path`, rendered for OCR. A file that cannot be
-    /// read (gone with its drive, say) is [`PdfError::Io`], not the page's failure.
+    /// Page `number` (1-based) of the PDF at `path`, rendered for OCR. A file that is not there
+    /// to be opened (gone with its drive) is [`PdfError::Gone`], not the page's failure.
     pub fn render(&self, path: &Path, password: Option<&str>, number: u32) -> Result<Grey, PdfError> {
         let failed = |reason: String| PdfError::OcrFailed { page: number, reason };
         let document = self.pdfium.load_pdf_from_file(path, password).map_err(|e| match e {
-            PdfiumError::IoError(e) => PdfError::from(e),
+            PdfiumError::IoError(e) if is_gone(&e) => PdfError::Gone(e.to_string()),
             e => failed(describe(e)),
         })?;
         let index = number
@@ -118,6 +118,15 @@ impl Renderer {
             dpi: dpi.round() as u32,
         })
     }
+}
+
+/// Whether opening a file failed because it, or the drive it was on, is not there.
+fn is_gone(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::NotFound
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::ENODEV | libc::ENXIO | libc::ESTALE | libc::EIO)
+        )
 }
 
 fn describe(e: PdfiumError) -> String {
