@@ -8,7 +8,7 @@ kept aside and scored only in totals, never question by question.
 The parts are those of `lectern eval --part` (by the answering document's file name): A is 1/2,
 B is 2/4 and the part kept aside is 4/4 (parts nest: 2/4 and 4/4 make 2/2). On each of A and B the
 weights are fitted by coordinate descent from the library's own (`Tuning::FITTED`,
-src/search/tuning.rs) over the grids below, on folder-scope hybrid page R@5 (MRR breaks ties, then
+src/tuning.rs) over the grids below, on folder-scope hybrid page R@5 (MRR breaks ties, then
 the library's value); the other part reports them. LECTERN_ARGS go before `eval` (for instance
 `--home DIR`). Prints Markdown tables for docs/figures.md.
 """

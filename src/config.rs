@@ -12,8 +12,8 @@ use crate::error::Error;
 use crate::llm::{BackendDefaults, BackendKind};
 use crate::models::DEFAULT_INDEX;
 use crate::pdf::{OcrSettings, PdfReader};
-use crate::search::Tuning;
 use crate::server::ServerApi;
+use crate::tuning::Tuning;
 
 /// The languages pages are read in by OCR unless `LECTERN_OCR_LANGUAGES` says otherwise.
 const DEFAULT_OCR_LANGUAGES: &str = "eng";

@@ -1,4 +1,10 @@
-//! Times as people read them: milliseconds since the Unix epoch as a UTC date and minute.
+//! Times as people read them: milliseconds since the Unix epoch as a UTC date and minute; and
+//! a year as documents write it.
+
+/// True for four digits from 1900 to 2099: a year.
+pub fn is_year(word: &str) -> bool {
+    word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()) && (word.starts_with("19") || word.starts_with("20"))
+}
 
 /// Milliseconds since the epoch as `YYYY-MM-DD HH:MM` (UTC).
 pub fn utc(millis: i64) -> String {

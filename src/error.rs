@@ -30,8 +30,10 @@ pub enum Error {
     Llm(#[from] LlmError),
     #[error(transparent)]
     Model(#[from] ModelError),
-    #[error(transparent)]
-    Remote(#[from] crate::remote::RemoteError),
+    /// A remote library could not be asked: the remote client's error, which classifies itself
+    /// where it is defined (`remote/client.rs`).
+    #[error("{message}")]
+    Remote { message: String, code: ErrorCode },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -205,8 +207,7 @@ impl Error {
             | Error::LibraryGone { .. }
             | Error::LibraryMissing { .. }
             | Error::LibraryReadOnly { .. } => ErrorCode::Unavailable,
-            Error::Remote(crate::remote::RemoteError::NoFolder { .. }) => ErrorCode::NotFound,
-            Error::Remote(_) => ErrorCode::Unavailable,
+            Error::Remote { code, .. } => *code,
             Error::Index(IndexError::DatabaseAway { .. }) => ErrorCode::Unavailable,
             Error::Index(IndexError::Superseded { .. }) => ErrorCode::Conflict,
             Error::Index(_) | Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,

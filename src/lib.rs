@@ -6,6 +6,7 @@
 pub mod allocator;
 pub mod answer;
 pub mod app_config;
+mod ask;
 pub mod catalog;
 pub mod chunk;
 pub mod cli;
@@ -29,18 +30,19 @@ mod secrets;
 pub mod serve;
 pub mod server;
 pub mod throttle;
+mod tuning;
 pub mod watch;
 
+pub use ask::{Answered, AskRequest, Question, Retrieval};
 pub use catalog::{
     DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats, Job, JobEvent, JobId, JobState,
 };
 pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
 pub use error::{Error, ErrorCode, ErrorPayload, Hint};
 pub use library::{
-    restore_catalog, Access, AddedRemote, Answered, AskChoices, AskOutcome, AskPlan, AskRequest, ContextPassage,
-    ContextRequest, ContextWindow, Exported, ImportFailure, ImportReport, JobLogPage, Library, LibraryStatus,
-    ModelEntry, Question, Restored, Retrieval, Settings, JOB_LOG_POLL, LISTED_JOBS, MAX_K, RECOVERED_FOLDER,
-    TOKEN_FILE,
+    restore_catalog, Access, AddedRemote, AskChoices, AskOutcome, AskPlan, ContextPassage, ContextRequest,
+    ContextWindow, Exported, ImportFailure, ImportReport, JobLogPage, Library, LibraryStatus, ModelEntry, Restored,
+    Settings, JOB_LOG_POLL, LISTED_JOBS, MAX_K, RECOVERED_FOLDER, TOKEN_FILE,
 };
 pub use llm::BackendKind;
 pub use secrets::SecretPlace;

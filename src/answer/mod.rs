@@ -22,7 +22,6 @@ pub mod citations;
 mod columns;
 pub mod context;
 mod echo;
-mod examples;
 pub mod figures;
 mod followup;
 pub mod grade;
@@ -31,7 +30,6 @@ mod markdown;
 mod numbers;
 mod reply;
 pub mod starters;
-pub mod strategy;
 mod support;
 
 use serde::{Deserialize, Serialize};
@@ -195,6 +193,72 @@ pub enum AnswerEvent {
     Text { text: String },
     /// A footnote resolved for the first time.
     Citation { citation: Citation },
+    /// A step of the question's path begins: what the window says until the answer's first
+    /// words, and while its support is checked; `text` says it to a person.
+    Stage { stage: Stage, text: String },
+}
+
+impl AnswerEvent {
+    /// The event of `stage` beginning.
+    pub fn stage(stage: Stage) -> AnswerEvent {
+        let text = stage.to_string();
+        AnswerEvent::Stage { stage, text }
+    }
+}
+
+/// A step of the question's path, said as it begins.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum Stage {
+    /// The scope is searched.
+    Searching,
+    /// The statements of the filings the question is about are read, to compute the figure it
+    /// asks for.
+    Computing,
+    /// The model reads `passages` passages of `documents` (their names, best first) before it
+    /// writes.
+    Reading { passages: usize, documents: Vec<String> },
+    /// The answer is checked against the passages it cites.
+    Checking,
+}
+
+impl Stage {
+    /// The model is about to read `passages`.
+    fn reading(passages: &[Hit]) -> AnswerEvent {
+        let mut documents: Vec<String> = Vec::new();
+        for passage in passages {
+            if !documents.contains(&passage.document_name) {
+                documents.push(passage.document_name.clone());
+            }
+        }
+        AnswerEvent::stage(Stage::Reading {
+            passages: passages.len(),
+            documents,
+        })
+    }
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stage::Searching => write!(f, "Searching the documents…"),
+            Stage::Computing => write!(f, "Reading the statements' rows to compute the figure…"),
+            Stage::Reading { passages, documents } => {
+                let of = match documents.as_slice() {
+                    [] => String::new(),
+                    [one] => format!(" of {one}"),
+                    [first, rest @ ..] => {
+                        let others = if rest.len() == 1 { "document" } else { "documents" };
+                        format!(" of {first} and {} other {others}", rest.len())
+                    }
+                };
+                let noun = if *passages == 1 { "passage" } else { "passages" };
+                write!(f, "Reading {passages} {noun}{of} before writing…")
+            }
+            Stage::Checking => write!(f, "Checking the answer against the passages it cites…"),
+        }
+    }
 }
 
 /// Answers `question` from `hits` (retrieved for it, in rank order), with `model` or, without
@@ -241,6 +305,7 @@ pub fn answer(
     let second = (!rest.is_empty() && bears_on_question(&rest, settings.relevance_floor))
         .then(|| context::plan(model, question, history, &rest, budget, settings.generate.max_tokens))
         .filter(|p| !p.passages.is_empty());
+    on_event(Stage::reading(&prompt.passages));
     let Some(second) = second else {
         let first = respond(model, question, &prompt, settings, cancel, on_event)?;
         return confirm(model, question, history, &prompt.passages, first, cancel, on_event);
@@ -256,6 +321,7 @@ pub fn answer(
         gate.open(on_event);
         return confirm(model, question, history, &prompt.passages, first, cancel, on_event);
     }
+    on_event(Stage::reading(&second.passages));
     let mut again = DeclineGate::default();
     let answered = respond(model, question, &second, settings, cancel, &mut |event| {
         again.pass(event, on_event)
@@ -307,6 +373,7 @@ fn confirm(
         .find(|m| m.role == crate::llm::Role::User)
         .map(|m| m.content.as_str());
     let reading = support::reading(&answer.body);
+    on_event(AnswerEvent::stage(Stage::Checking));
     // A check that could not be made (a server gone, the answer stopped) leaves the answer as
     // it was: the check may take an answer back, never lose one for its own failure.
     let verdict = support::check(model, question, earlier, &reading, &cited, cancel);
@@ -744,6 +811,27 @@ mod tests {
             remote: None,
             context: context.into(),
         }
+    }
+
+    #[test]
+    fn the_model_reading_is_said_with_its_passages_and_their_documents_best_first() {
+        let said = |hits: &[Hit]| match Stage::reading(hits) {
+            AnswerEvent::Stage { text, .. } => text,
+            other => panic!("{other:?}"),
+        };
+        let (a, b, c) = (passage("a.pdf", ""), passage("b.pdf", ""), passage("c.pdf", ""));
+        assert_eq!(
+            said(std::slice::from_ref(&a)),
+            "Reading 1 passage of a.pdf before writing…"
+        );
+        assert_eq!(
+            said(&[a.clone(), b.clone(), a.clone()]),
+            "Reading 3 passages of a.pdf and 1 other document before writing…"
+        );
+        assert_eq!(
+            said(&[b, a, c]),
+            "Reading 3 passages of b.pdf and 2 other documents before writing…"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::ScopedDocument;
-use crate::chunk::is_year;
+use crate::dates::is_year;
 
 /// A word shorter than this names only a whole word of a name, not its start.
 const MIN_PREFIX: usize = 3;

@@ -11,7 +11,7 @@ mod tables;
 
 pub use context::Sections;
 pub use page_numbers::prints_page_number;
-pub use tables::{column_periods, is_year, statement_titled, Statement};
+pub use tables::{column_periods, statement_titled, Statement};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

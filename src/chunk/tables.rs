@@ -3,6 +3,8 @@
 //! 2019 December 31, 2018"). A chunk that starts below such lines, without them, is searched
 //! with them, so a row's numbers are found by the statement and the year they are for.
 
+use crate::dates::is_year;
+
 /// At most this many words in a line of column headers.
 const MAX_WORDS: usize = 16;
 /// At most this many words in a statement's title.
@@ -136,11 +138,6 @@ pub fn column_periods(line: &str) -> Option<Vec<String>> {
         }
     }
     (years.len() >= 2).then_some(columns)
-}
-
-/// True for four digits from 1900 to 2099: a year.
-pub fn is_year(word: &str) -> bool {
-    word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()) && (word.starts_with("19") || word.starts_with("20"))
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `lectern ask` (the answer streamed to the terminal, Ctrl-C stops it) and `lectern chat`.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use crate::answer::{footnote_list, AnswerEvent, AnswerKind};
@@ -50,10 +50,24 @@ pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
     let printer = (!args.json).then(|| {
         tokio::spawn(async move {
             let mut out = std::io::stdout();
+            // Until the first words, a terminal is told what is happening on one line of standard
+            // error, cleared when they come (standard output holds the answer alone).
+            let mut status = std::io::stderr().is_terminal().then(std::io::stderr);
             while let Some(event) = events.recv().await {
-                if let AnswerEvent::Text { text } = event {
-                    let _ = out.write_all(text.as_bytes());
-                    let _ = out.flush();
+                match event {
+                    AnswerEvent::Stage { text, .. } => {
+                        if let Some(status) = status.as_mut() {
+                            let _ = write!(status, "\r\x1b[2K{text}");
+                        }
+                    }
+                    AnswerEvent::Text { text } => {
+                        if let Some(status) = status.take().as_mut() {
+                            let _ = write!(status, "\r\x1b[2K");
+                        }
+                        let _ = out.write_all(text.as_bytes());
+                        let _ = out.flush();
+                    }
+                    AnswerEvent::Citation { .. } => {}
                 }
             }
         })

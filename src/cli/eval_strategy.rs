@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use crate::answer::strategy::Need;
+use crate::ask::Need;
 use crate::llm::{Message, Role};
 use crate::search::eval::read_json_lines;
 use crate::{AskChoices, Error, Library};

@@ -9,8 +9,10 @@ use super::{Engine, IndexEvent};
 use crate::catalog::{
     Catalog, CatalogError, DeleteMode, Document, DocumentId, DocumentStatus, FileOrigin, JobId, NewDocument, Readied,
 };
+use crate::chunk::Chunk;
 use crate::error::Error;
 use crate::files::Staged;
+use crate::index::keywords::StoredChunks;
 use crate::index::{IndexStore, Manifest, Publication};
 use crate::secrets::SecretPlace;
 
@@ -263,6 +265,20 @@ impl Engine {
                 }
             })
             .map_err(Error::from)
+    }
+
+    /// Every passage of a ready document, as indexed (brought from the library's database first
+    /// where another machine indexed it).
+    pub fn stored_chunks(&self, doc: &Document) -> Result<Vec<Chunk>, Error> {
+        if doc.status != DocumentStatus::Ready {
+            return Err(Error::PartNotFound {
+                document: doc.id.to_string(),
+                part: format!("indexed text yet (it is {})", doc.status.as_str()),
+            });
+        }
+        self.fetch_index(doc.id)?;
+        let dir = self.dirs().dir(doc.id).join("keywords");
+        Ok(StoredChunks::open(&dir)?.all()?)
     }
 
     /// Queues a document to be indexed again from its stored file; its old index is removed first.

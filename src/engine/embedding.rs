@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{lock, Engine, Judge, JudgeEmbedder};
+use super::{lock, Engine};
 use crate::chunk::Chunker;
 use crate::config::EmbedderConfig;
 use crate::embed::{
@@ -36,20 +36,6 @@ impl Engine {
         let chunker = Arc::new(Chunker::new(tokenizer_for_batches(&tokenizer_path)?, config.chunker));
         *slot = Some(chunker.clone());
         Ok(chunker)
-    }
-
-    /// The `smart` strategy's judge, made on first use (its examples embedded once): by the
-    /// embedder, and by the second stage's model too where it is installed.
-    pub fn judge(&self) -> Result<Arc<Judge>, Error> {
-        let mut slot = lock(&self.judge);
-        if let Some(judge) = slot.as_ref() {
-            return Ok(judge.clone());
-        }
-        let mut embedders = vec![JudgeEmbedder::Library(self.embedder()?)];
-        embedders.extend(self.second_stage_model().map(JudgeEmbedder::Nomic));
-        let judge = Arc::new(Judge::new(embedders)?);
-        *slot = Some(judge.clone());
-        Ok(judge)
     }
 
     /// The embedder, loaded on first use.
@@ -118,11 +104,9 @@ impl Engine {
         loaded
     }
 
-    /// Drops the second stage's model (its file is about to go, or has just come), and the
-    /// judge made with or without it.
+    /// Drops the second stage's model (its file is about to go, or has just come).
     pub fn forget_second_stage_model(&self) {
         *lock(&self.second_stage) = None;
-        *lock(&self.judge) = None;
     }
 
     /// Embeds a question with the library's embedder (a search scales it to unit length).

@@ -21,7 +21,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::{broadcast, Notify};
 
-use crate::answer::strategy::{Judge, JudgeEmbedder};
 use crate::catalog::{Catalog, DocumentId};
 use crate::chunk::Chunker;
 use crate::config::LibraryConfig;
@@ -58,9 +57,6 @@ pub struct Engine {
     chunker: Mutex<Option<Arc<Chunker>>>,
     embedder: Mutex<Option<Arc<dyn Embedder>>>,
     embedder_id: Mutex<Option<String>>,
-    /// The `smart` strategy's judge, its examples embedded by the embedder and, where it is
-    /// installed, by the second stage's model.
-    judge: Mutex<Option<Arc<Judge>>>,
     /// The second stage's model: not looked for yet (`None`), or looked for (`Some`, holding it
     /// if it is installed and loaded).
     second_stage: Mutex<Option<Option<Arc<GgufEmbedder>>>>,
@@ -124,7 +120,6 @@ impl Engine {
             chunker: Mutex::new(None),
             embedder: Mutex::new(None),
             embedder_id: Mutex::new(None),
-            judge: Mutex::new(None),
             second_stage: Mutex::new(None),
             chat_model: Mutex::new(None),
             // A library in a database given a key keeps its secrets there, sealed, where every

@@ -1,5 +1,6 @@
-//! [`Library::ask`]: a question in a chat: retrieve over the chat's scope, answer with the chosen
-//! model (or extractively) while streaming, and keep both turns with their citations.
+//! [`Library::ask`]: a question in a chat, through the facade: the chat's scope, history and
+//! strategy read, the question handed to its path (`ask/`), and both turns kept with their
+//! citations; and the chats themselves.
 
 use std::sync::Arc;
 
@@ -8,48 +9,12 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::choices::{AskChoices, AskPlan};
 use super::Library;
-use crate::answer::strategy::Need;
-use crate::answer::{answer, Answer, AnswerEvent, AnswerSettings, Decision};
+use crate::answer::{Answer, AnswerEvent};
+use crate::ask::{Answered, AskRequest, Question, Retrieval};
 use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, NewMessage, Scope, Strategy};
 use crate::error::Error;
 use crate::llm::{Backend, Cancel, LanguageModel, Message, Role};
-use crate::search::{SearchMode, SearchRequest, SearchResults};
-
-/// A question to answer.
-#[derive(Debug, Clone)]
-pub struct AskRequest {
-    pub question: String,
-    /// The chat to continue; a new one is started without it.
-    pub chat: Option<ChatId>,
-    /// The scope to ask over: a new chat's scope, or a new scope for the chat from now on.
-    /// Without it, the chat's scope (the whole library for a new chat).
-    pub scope: Option<Scope>,
-    /// How many passages to retrieve.
-    pub k: usize,
-    pub mode: SearchMode,
-    /// When to search: given, it becomes the chat's strategy; without it, the chat's, else its
-    /// folders' default ([`crate::catalog::Catalog::default_strategy`]).
-    pub strategy: Option<Strategy>,
-    /// Whether the best pages are scored again by the second stage's model (when installed):
-    /// off unless asked for, as it did not make answers better (docs/figures.md).
-    pub second_stage: bool,
-    pub settings: AnswerSettings,
-}
-
-impl AskRequest {
-    pub fn new(question: impl Into<String>) -> AskRequest {
-        AskRequest {
-            question: question.into(),
-            chat: None,
-            scope: None,
-            k: 10,
-            mode: SearchMode::Hybrid,
-            strategy: None,
-            second_stage: false,
-            settings: AnswerSettings::default(),
-        }
-    }
-}
+use crate::search::SearchResults;
 
 /// An answered question.
 #[derive(Debug, Clone, Serialize)]
@@ -63,54 +28,6 @@ pub struct AskOutcome {
     pub results: SearchResults,
     /// How it was decided whether to search.
     pub retrieval: Retrieval,
-}
-
-/// What a strategy decided for one message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
-pub struct Retrieval {
-    pub strategy: Strategy,
-    /// What was searched for: the message itself, its chat's questions before it, the query the
-    /// model chose, or the last question (for a request about the last answer); `None` when
-    /// nothing was.
-    pub query: Option<String>,
-}
-
-/// A question answered once, kept nowhere: the program asking keeps the conversation (the
-/// server's chat completions and the MCP `ask` tool).
-#[derive(Debug, Clone, Default)]
-pub struct Question {
-    pub text: String,
-    /// The conversation before it, oldest first.
-    pub history: Vec<Message>,
-    pub scope: Scope,
-}
-
-/// An answer, and what retrieval found for it (the answer's citations point into it).
-#[derive(Debug, Clone)]
-pub struct Answered {
-    pub answer: Answer,
-    pub results: SearchResults,
-    pub retrieval: Retrieval,
-}
-
-/// An answer made without a search.
-fn unsearched(answer: Answer, mode: SearchMode, strategy: Strategy) -> Answered {
-    Answered {
-        answer,
-        results: SearchResults::empty("", mode),
-        retrieval: Retrieval { strategy, query: None },
-    }
-}
-
-/// Runs `work` (a model's generation) off the async threads.
-pub(super) async fn blocking<T: Send + 'static>(
-    what: &'static str,
-    work: impl FnOnce() -> Result<T, crate::llm::LlmError> + Send + 'static,
-) -> Result<T, Error> {
-    Ok(tokio::task::spawn_blocking(work)
-        .await
-        .map_err(Error::stopped(what))??)
 }
 
 impl Library {
@@ -146,16 +63,17 @@ impl Library {
             Some(strategy) => strategy,
             None => self.engine.catalog().default_strategy(&question.scope)?,
         };
-        self.retrieve_and_answer(
-            &request,
-            &question.scope,
-            question.history,
-            strategy,
-            model,
-            cancel,
-            events,
-        )
-        .await
+        self.asker
+            .answer(
+                &request,
+                &question.scope,
+                question.history,
+                strategy,
+                model,
+                cancel,
+                events,
+            )
+            .await
     }
 
     /// The plan for `choices` and its model, loaded (or taken from those kept) off the async
@@ -230,7 +148,8 @@ impl Library {
             results,
             retrieval,
         } = self
-            .retrieve_and_answer(request, &scope, history, strategy, model, cancel, events)
+            .asker
+            .answer(request, &scope, history, strategy, model, cancel, events)
             .await?;
 
         let catalog = self.engine.catalog();
@@ -272,148 +191,6 @@ impl Library {
             answer: answered,
             results,
             retrieval,
-        })
-    }
-
-    /// Answers `request`'s question (read with `history`) in `scope` as `strategy` says: from
-    /// the passages a search finds, from the last question's passages, or from none (small talk,
-    /// or the model chose not to search); with `model`, or extractively without one (when every
-    /// message is searched). Keeps nothing.
-    #[allow(clippy::too_many_arguments)]
-    async fn retrieve_and_answer(
-        &self,
-        request: &AskRequest,
-        scope: &Scope,
-        history: Vec<Message>,
-        strategy: Strategy,
-        model: Option<Arc<dyn LanguageModel>>,
-        cancel: &Cancel,
-        events: Option<UnboundedSender<AnswerEvent>>,
-    ) -> Result<Answered, Error> {
-        // The embedder's floor; its models are loaded already when the question was embedded.
-        let mut settings = request.settings;
-        if settings.relevance_floor.is_none() && request.mode != SearchMode::Keyword {
-            settings.relevance_floor = self.engine.embedder()?.relevance_floor();
-        }
-        let send = move |event| {
-            if let Some(events) = &events {
-                let _ = events.send(event);
-            }
-        };
-        let question = request.question.clone();
-        let query = match (strategy, &model) {
-            (Strategy::Smart, Some(model)) => match self.needs(vec![question.clone()], history.clone()).await?[0] {
-                Need::Documents => Some(crate::answer::retrieval_query(&question, &history)),
-                Need::LastAnswer => self.last_question(&history).await?,
-                Need::Nothing => {
-                    let (model, history, cancel, mut send) =
-                        (model.clone(), history.clone(), cancel.clone(), send.clone());
-                    let answer = blocking("answering", move || {
-                        crate::answer::small_talk(model.as_ref(), &question, &history, &settings, &cancel, &mut send)
-                    })
-                    .await?;
-                    return Ok(unsearched(answer, request.mode, strategy));
-                }
-            },
-            (Strategy::Function, Some(model)) => {
-                let (model, history, cancel, mut send) = (model.clone(), history.clone(), cancel.clone(), send.clone());
-                let decided = blocking("choosing whether to search", move || {
-                    crate::answer::decide(model.as_ref(), &question, &history, &settings, &cancel, &mut send)
-                })
-                .await?;
-                match decided {
-                    Decision::Search(query) => Some(query),
-                    Decision::Replied(answer) => return Ok(unsearched(answer, request.mode, strategy)),
-                }
-            }
-            _ => None,
-        };
-        let query = query.unwrap_or_else(|| crate::answer::retrieval_query(&request.question, &history));
-        let results = self
-            .search(&SearchRequest {
-                query: query.clone(),
-                scope: scope.clone(),
-                k: request.k,
-                mode: request.mode,
-                second_stage: request.second_stage,
-            })
-            .await?;
-        // A remote library that could not be asked is said first; the answer uses the rest.
-        let note: String = results
-            .unreachable
-            .iter()
-            .map(|u| format!("(Not searched: {}.)\n\n", u.reason.trim_end_matches('.')))
-            .collect();
-        if !note.is_empty() {
-            send(AnswerEvent::Text { text: note.clone() });
-        }
-        let figure = {
-            let (library, question, hits, mut send) = (
-                self.clone(),
-                request.question.clone(),
-                results.hits.clone(),
-                send.clone(),
-            );
-            let scope = scope.clone();
-            tokio::task::spawn_blocking(move || library.computed_figure(&question, &scope, &hits, &mut send))
-                .await
-                .map_err(Error::stopped("computing a figure"))??
-        };
-        if let Some((computed, rows)) = figure {
-            let mut results = results;
-            results.hits.extend(rows);
-            return Ok(Answered {
-                answer: Answer {
-                    body: format!("{note}{}", computed.body),
-                    ..computed
-                },
-                results,
-                retrieval: Retrieval {
-                    strategy,
-                    query: Some(query),
-                },
-            });
-        }
-        let (question, cancel, mut send) = (request.question.clone(), cancel.clone(), send);
-        let hits = results.hits.clone();
-        let answered = blocking("answering", move || {
-            if strategy == Strategy::Confidence {
-                let confident = crate::answer::confident(&hits, settings.relevance_floor);
-                if confident.is_empty() {
-                    return Ok(crate::answer::not_found(&question, &hits, &settings, &mut send));
-                }
-                return answer(
-                    model.as_deref(),
-                    &question,
-                    &history,
-                    &confident,
-                    &settings,
-                    &cancel,
-                    &mut send,
-                );
-            }
-            answer(
-                model.as_deref(),
-                &question,
-                &history,
-                &hits,
-                &settings,
-                &cancel,
-                &mut send,
-            )
-        })
-        .await?;
-        let answered = Answer {
-            body: format!("{note}{}", answered.body),
-            ..answered
-        };
-        Ok(Answered {
-            answer: answered,
-            results,
-            retrieval: Retrieval {
-                strategy,
-                query: Some(query),
-            },
         })
     }
 

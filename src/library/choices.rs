@@ -3,8 +3,9 @@
 //! The CLI and the app pass what they were told and nothing else.
 
 use super::settings::{check_k, Settings};
-use super::{AskRequest, Library};
+use super::Library;
 use crate::answer::AnswerSettings;
+use crate::ask::AskRequest;
 use crate::catalog::{ChatId, Scope, Strategy};
 use crate::error::Error;
 use crate::llm::{Backend, BackendKind};

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::Library;
-use crate::catalog::{CatalogError, Document, DocumentId, DocumentStatus, LogEntry};
+use crate::catalog::{CatalogError, Document, DocumentId, LogEntry};
 use crate::chunk::Chunk;
 pub use crate::engine::{ImportFailure, ImportReport};
 use crate::error::Error;
@@ -106,33 +106,20 @@ impl Library {
                 part: format!("page {page} (it has {pages})"),
             });
         }
-        Ok(index::keywords::page_text(&self.stored_chunks(&doc)?, page))
+        Ok(index::keywords::page_text(&self.engine.stored_chunks(&doc)?, page))
     }
 
     /// A document's stored passage by its id (a search hit's or a citation's `chunk_id`).
     pub fn passage(&self, id: DocumentId, chunk: &str) -> Result<Chunk, Error> {
         let doc = self.engine.catalog().document(id)?;
-        self.stored_chunks(&doc)?
+        self.engine
+            .stored_chunks(&doc)?
             .into_iter()
             .find(|c| c.id.0 == chunk)
             .ok_or_else(|| Error::PartNotFound {
                 document: id.to_string(),
                 part: format!("passage {chunk:?}"),
             })
-    }
-
-    /// Every passage of a ready document, as indexed.
-    pub(super) fn stored_chunks(&self, doc: &Document) -> Result<Vec<Chunk>, Error> {
-        if doc.status != DocumentStatus::Ready {
-            return Err(Error::PartNotFound {
-                document: doc.id.to_string(),
-                part: format!("indexed text yet (it is {})", doc.status.as_str()),
-            });
-        }
-        // In a library in a database, another machine may have indexed it.
-        self.engine.fetch_index(doc.id)?;
-        let dir = self.engine.dirs().dir(doc.id).join("keywords");
-        Ok(index::keywords::StoredChunks::open(&dir)?.all()?)
     }
 
     /// Moves a document to the folder at `folder`: one catalog row changes, nothing on disk.

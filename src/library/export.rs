@@ -80,7 +80,7 @@ impl Library {
         let remotes = self
             .remotes()?
             .iter()
-            .map(|remote| self.remote_address(&remote.name))
+            .map(|remote| crate::remote::address(&self.engine, &remote.name))
             .collect::<Result<Vec<_>, _>>()?;
         let mut passwords = Vec::new();
         for hash in &present {

@@ -1,7 +1,7 @@
 //! [`Library`]: the one type a client needs, and only a facade. It holds the engine
 //! (`engine/`: catalog, files, indexes, models, events) and exposes every operation the CLI and
 //! the desktop app offer, handing the work to the part that does it: the indexer (`jobs/`), the
-//! watcher (`watch/`), the query path (`search/`), answers (`answer/`). Cloning is cheap; clones
+//! watcher (`watch/`), the question's path (`ask/`), search (`search/`), answers (`answer/`). Cloning is cheap; clones
 //! share everything.
 
 mod access;
@@ -10,7 +10,6 @@ mod choices;
 mod context;
 mod documents;
 mod export;
-mod figures;
 mod folders;
 mod jobs;
 mod links;
@@ -27,6 +26,7 @@ use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
+use crate::ask::Asker;
 use crate::config::LibraryConfig;
 use crate::embed::Embedder;
 use crate::engine::{Engine, IndexEvent};
@@ -35,7 +35,7 @@ use crate::index::IndexCache;
 use crate::jobs::{IndexRun, RunMode};
 
 pub use access::{Access, TOKEN_FILE};
-pub use ask::{Answered, AskOutcome, AskRequest, Question, Retrieval};
+pub use ask::AskOutcome;
 pub use choices::{AskChoices, AskPlan};
 pub use context::{ContextPassage, ContextRequest, ContextWindow};
 pub use documents::{ImportFailure, ImportReport};
@@ -51,13 +51,17 @@ pub use status::LibraryStatus;
 #[derive(Clone)]
 pub struct Library {
     engine: Arc<Engine>,
+    /// The question's path (`ask/`).
+    asker: Asker,
 }
 
 impl Library {
     /// Opens the library in `config.home`, creating it (with its default folder) if needed.
     pub fn open(config: LibraryConfig) -> Result<Library, Error> {
+        let engine = Arc::new(Engine::open(config)?);
         Ok(Library {
-            engine: Arc::new(Engine::open(config)?),
+            asker: Asker::new(engine.clone()),
+            engine,
         })
     }
 

@@ -16,10 +16,7 @@ impl Library {
     /// mode is keyword-only. Remote libraries in the scope are asked too, their results fused
     /// with this library's by rank.
     pub async fn search(&self, request: &SearchRequest) -> Result<SearchResults, Error> {
-        if request.scope.remotes.is_empty() {
-            return crate::search::run(&self.engine, request).await;
-        }
-        self.search_with_remotes(request).await
+        crate::remote::search(&self.engine, request).await
     }
 
     /// Whether searches that ask for the second stage get it: its model is installed and loads.

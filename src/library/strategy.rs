@@ -1,31 +1,17 @@
-//! When a message searches, through the facade: the `smart` strategy's judge (by the library's
-//! embedder and the second stage's model), the chat's last question that needed the documents
-//! (whose passages a request about its answer gets), and the `function` strategy's decision
-//! alone, for `lectern eval strategy`.
+//! When a message searches, through the facade, for `lectern eval strategy`: the `smart`
+//! strategy's judge (`ask/judge.rs`) and the `function` strategy's decision alone.
 
-use super::ask::blocking;
 use super::{AskChoices, Library};
-use crate::answer::strategy::Need;
 use crate::answer::Decision;
+use crate::ask::{blocking, Need};
 use crate::error::Error;
-use crate::llm::{Cancel, Message, Role};
+use crate::llm::{Cancel, Message};
 
 impl Library {
     /// What each of `messages` needs, each as the next message after `history`, by the `smart`
     /// strategy's judge.
     pub async fn needs(&self, messages: Vec<String>, history: Vec<Message>) -> Result<Vec<Need>, Error> {
-        let engine = self.engine.clone();
-        tokio::task::spawn_blocking(move || {
-            let judge = engine.judge()?;
-            let mut needs = Vec::with_capacity(messages.len());
-            for batch in messages.chunks(32) {
-                let texts: Vec<&str> = batch.iter().map(String::as_str).collect();
-                needs.extend(judge.needs(&texts, &history)?);
-            }
-            Ok(needs)
-        })
-        .await
-        .map_err(Error::stopped("judging the messages"))?
+        self.asker.needs(messages, history).await
     }
 
     /// Whether the model `choices` name searches for each of `messages` (the `function`
@@ -59,20 +45,5 @@ impl Library {
                 .collect()
         })
         .await
-    }
-
-    /// The text searched for the chat's last question that needed the documents, read with the
-    /// chat before it: a request about the last answer gets that answer's passages again.
-    pub(super) async fn last_question(&self, history: &[Message]) -> Result<Option<String>, Error> {
-        for (at, message) in history.iter().enumerate().rev() {
-            if message.role != Role::User {
-                continue;
-            }
-            let before = history[..at].to_vec();
-            if self.needs(vec![message.content.clone()], before.clone()).await?[0] == Need::Documents {
-                return Ok(Some(crate::answer::retrieval_query(&message.content, &before)));
-            }
-        }
-        Ok(None)
     }
 }

@@ -30,16 +30,15 @@ mod run;
 mod scope;
 mod second_stage;
 mod statements;
-mod tuning;
 
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::{DocumentId, FolderId, Scope};
 
+pub use crate::tuning::Tuning;
 pub use documents::name_scores;
 pub use libraries::fuse_libraries;
 pub(crate) use run::{embed, embed_question, open_indexes, run, run_with_vector};
-pub use tuning::Tuning;
 
 /// How passages are retrieved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -5,7 +5,7 @@
 //! The model answering still reads the whole question. Also here: the function words keyword
 //! search leaves out, and the years a question joins to letters ("FY2018").
 
-pub(super) use crate::chunk::is_year;
+pub(super) use crate::dates::is_year;
 
 /// Words of asking and answering, never of a document's subject.
 #[rustfmt::skip]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use lectern::answer::{answer, AnswerEvent, AnswerKind, AnswerSettings};
+use lectern::answer::{answer, AnswerEvent, AnswerKind, AnswerSettings, Stage};
 use lectern::catalog::{DocumentId, FolderId, Scope};
 use lectern::llm::{Backend, BuiltinModel, Cancel, GenerateOptions, HttpChat, LanguageModel, LlmError, Role};
 use lectern::search::{Hit, ScoreComponents, SearchMode};
@@ -149,6 +149,22 @@ fn streamed_text(events: &[AnswerEvent]) -> String {
             _ => None,
         })
         .collect()
+}
+
+/// The steps an answer said it began, in order, and where the first text came among the events.
+fn stages(events: &[AnswerEvent]) -> (Vec<&Stage>, Option<usize>) {
+    let stages = events
+        .iter()
+        .filter_map(|e| match e {
+            AnswerEvent::Stage { stage, text } => {
+                assert_eq!(text, &stage.to_string());
+                Some(stage)
+            }
+            _ => None,
+        })
+        .collect();
+    let first_text = events.iter().position(|e| matches!(e, AnswerEvent::Text { .. }));
+    (stages, first_text)
 }
 
 /// Runs `answer` with `model` over [`hits`], collecting the streamed events.
@@ -426,6 +442,22 @@ fn an_answer_its_cited_passages_do_not_state_is_given_as_a_decline() {
         let answer = result.unwrap();
         assert_eq!(answer.citations.len(), 1);
         assert_eq!(answer.citations[0].page, 5);
+        // The window is told the model reads before its first words, and the check after them.
+        let (said, first_text) = stages(&events);
+        assert!(
+            matches!(said[..], [Stage::Reading { passages, .. }, Stage::Checking] if *passages == answer.passages_supplied),
+            "{said:?}"
+        );
+        let checking = events.iter().position(|e| {
+            matches!(
+                e,
+                AnswerEvent::Stage {
+                    stage: Stage::Checking,
+                    ..
+                }
+            )
+        });
+        assert!(first_text.is_some_and(|at| at > 0 && checking > Some(at)), "{events:?}");
         if verdict != "No." {
             assert_eq!(answer.body, "It is 1889 metres tall [^1].", "{verdict}");
             assert_eq!(answer.unconfirmed, None);
@@ -1325,6 +1357,12 @@ fn a_metric_asked_of_a_filing_is_computed_by_lectern_from_its_statements_rows() 
     assert_eq!(
         lectern::answer::grade::graded_text(answer),
         "Operating cash flow ratio (FY2023): **0.66**."
+    );
+    let (said, _) = stages(&events);
+    assert_eq!(said, [&Stage::Searching, &Stage::Computing]);
+    assert!(
+        events[..2].iter().all(|e| matches!(e, AnswerEvent::Stage { .. })),
+        "both said before the answer: {events:?}"
     );
     assert!(
         answer.body.contains("2,310 [^1] / 3,500 [^2] = 0.66"),

@@ -417,7 +417,12 @@ export type Finish = "stop" | "length" | "cancelled";
 /**
  * What an answer streams as it is made.
  */
-export type AnswerEvent = { "type": "text", text: string, } | { "type": "citation", citation: Citation, };
+export type AnswerEvent = { "type": "text", text: string, } | { "type": "citation", citation: Citation, } | { "type": "stage", stage: Stage, text: string, };
+
+/**
+ * A step of the question's path, said as it begins.
+ */
+export type Stage = { "step": "searching" } | { "step": "computing" } | { "step": "reading", passages: number, documents: Array<string>, } | { "step": "checking" };
 
 /**
  * Who says a message of a chat.

@@ -397,6 +397,41 @@ describe("retrieved passages", () => {
   });
 });
 
+describe("an answer being made", () => {
+  it("says what is happening until its first words, and nothing once it is done", async () => {
+    let reply: (outcome: unknown) => void = () => {};
+    const { chat, root, channels } = pane({
+      ask: () => new Promise((resolve) => (reply = resolve)),
+      list_chats: () => [],
+    });
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
+    const asked = chat.ask();
+    await vi.waitFor(() => expect(channels.length).toBe(1));
+    const stage = () => root.querySelector(".message.answer .stage")?.textContent ?? null;
+    channels[0].onmessage({ type: "stage", stage: { step: "searching" }, text: "Searching the documents…" });
+    expect(stage()).toBe("Searching the documents…");
+    const reading = { step: "reading", passages: 4, documents: ["a.pdf", "b.pdf"] };
+    channels[0].onmessage({ type: "stage", stage: reading, text: "Reading 4 passages of a.pdf and 1 other document before writing…" });
+    expect(stage()).toBe("Reading 4 passages of a.pdf and 1 other document before writing…");
+    expect(root.querySelector(".message.answer .stage")?.getAttribute("role")).toBe("status");
+    channels[0].onmessage({ type: "text", text: "It grew." });
+    expect(stage()).toBeNull();
+    channels[0].onmessage({ type: "stage", stage: { step: "checking" }, text: "Checking the answer against the passages it cites…" });
+    expect(stage()).toBe("Checking the answer against the passages it cites…");
+    reply({
+      chat: savedChat("c1", "Q"),
+      message: 2,
+      answer: { kind: "generated", body: "It grew.", citations: [], finish: "stop", backend: "builtin" },
+      results: { query: "q", mode: "hybrid", hits: [], sources: [], skipped: [] },
+      retrieval: searched,
+    });
+    await asked;
+    expect(stage()).toBeNull();
+    expect(root.querySelector(".message.answer .body")?.textContent).toBe("It grew.");
+  });
+});
+
 describe("chat keys and actions", () => {
   const chatInfo = savedChat("c1", "Q");
   const citation = cited("Revenue grew.");

@@ -448,7 +448,16 @@ export class ChatPane {
       );
       actions.append(save);
     }
-    const parts: HTMLElement[] = [body, sources, actions];
+    const parts: HTMLElement[] = [body];
+    if (answer.stage) {
+      // What is happening until the next words: an empty bubble says nothing.
+      const stage = document.createElement("div");
+      stage.className = "stage";
+      stage.setAttribute("role", "status");
+      stage.textContent = answer.stage;
+      parts.push(stage);
+    }
+    parts.push(sources, actions);
     if (results && results.hits.length > 0) {
       const retrieved = retrievedPassages(results, (c) => this.hooks.openCitation(c));
       retrieved.hidden = true;

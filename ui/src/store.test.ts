@@ -1,5 +1,6 @@
 import { applyAnswerEvent, applyUpdate, buildTree, citationsByDocument, errorRemedy, linkText, statusText, Store } from "./store";
-import type { Citation, Link } from "./bindings";
+import type { StreamingAnswer } from "./store";
+import type { Citation, Link, Stage } from "./bindings";
 import { doc, folder, libraryView } from "./test-fixtures";
 
 
@@ -110,6 +111,19 @@ describe("stores", () => {
       ["d1.pdf", [3, 7]],
       ["d2.pdf", [1]],
     ]);
+  });
+
+  it("says each step until the answer's next words, and the step after them", () => {
+    let answer: StreamingAnswer = { body: "", citations: [] };
+    answer = applyAnswerEvent(answer, { type: "stage", stage: { step: "searching" }, text: "Searching the documents…" });
+    expect(answer.stage).toBe("Searching the documents…");
+    const reading: Stage = { step: "reading", passages: 2, documents: ["a.pdf"] };
+    answer = applyAnswerEvent(answer, { type: "stage", stage: reading, text: "Reading 2 passages of a.pdf before writing…" });
+    expect(answer.stage).toBe("Reading 2 passages of a.pdf before writing…");
+    answer = applyAnswerEvent(answer, { type: "text", text: "It is tall." });
+    expect(answer).toEqual({ body: "It is tall.", citations: [], stage: undefined });
+    answer = applyAnswerEvent(answer, { type: "stage", stage: { step: "checking" }, text: "Checking…" });
+    expect([answer.body, answer.stage]).toEqual(["It is tall.", "Checking…"]);
   });
 
   it("notifies subscribers of every change", () => {

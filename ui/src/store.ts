@@ -138,11 +138,14 @@ export function statusText(doc: LibraryDocument): string {
 export interface StreamingAnswer {
   body: string;
   citations: Citation[];
+  /** What the question's path is doing, until the next words come ("Reading 6 passages of …"). */
+  stage?: string;
 }
 
 /** Applies one streamed event to an answer. */
 export function applyAnswerEvent(answer: StreamingAnswer, event: AnswerEvent): StreamingAnswer {
-  if (event.type === "text") return { ...answer, body: answer.body + event.text };
+  if (event.type === "stage") return { ...answer, stage: event.text };
+  if (event.type === "text") return { ...answer, body: answer.body + event.text, stage: undefined };
   if (answer.citations.some((c) => c.number === event.citation.number)) return answer;
   return { ...answer, citations: [...answer.citations, event.citation] };
 }

@@ -9,7 +9,8 @@
 use super::items::{label_rank, normalise, spec, Item};
 use crate::answer::columns::period_rows;
 use crate::answer::numbers::numbers;
-use crate::chunk::{column_periods, is_year, statement_titled, Chunk, Statement};
+use crate::chunk::{column_periods, statement_titled, Chunk, Statement};
+use crate::dates::is_year;
 use crate::index::keywords::page_with_gaps;
 
 /// A figure of a row, in its column's year.

@@ -11,6 +11,7 @@ use thiserror::Error;
 
 use crate::search::{SearchMode, SearchResults};
 use crate::server::{error_message, read_json, root_cause};
+use crate::ErrorCode;
 
 /// How long a search of a remote library may take.
 const SEARCH_TIMEOUT: Duration = Duration::from_secs(30);
@@ -43,6 +44,19 @@ pub enum RemoteError {
         url: String,
         reason: String,
     },
+}
+
+impl From<RemoteError> for crate::Error {
+    fn from(e: RemoteError) -> Self {
+        let code = match e {
+            RemoteError::NoFolder { .. } => ErrorCode::NotFound,
+            _ => ErrorCode::Unavailable,
+        };
+        crate::Error::Remote {
+            message: e.to_string(),
+            code,
+        }
+    }
 }
 
 /// A remote library's API, with its token.
