@@ -2,7 +2,8 @@
 //! llama.cpp (the runtime Lectern uses) beside candle's quantised llama on the same prompt tokens,
 //! one thread each, in the same run. Candle is built only with the bench's `candle` feature
 //! (`cargo run -p lectern-bench --release --features candle -- llm …`): it is a baseline, not
-//! part of the product, and the tests' build leaves it out.
+//! part of the product, and the tests' build leaves it out. Then a new question's first token read
+//! whole beside the same question after another, whose instructions' tokens the model kept.
 
 use std::time::{Duration, Instant};
 
@@ -37,11 +38,13 @@ fn summarize(runs: Vec<(Duration, Duration, usize)>) -> Figures {
     }
 }
 
-/// A question over a few real passages, framed and labelled as `lectern ask` puts them.
-fn prompt_messages(text: &str) -> Vec<Message> {
+/// A question over a few real passages (the text's `first` 120-word chunk and the three after
+/// it), framed and labelled as `lectern ask` puts them.
+fn prompt_messages(text: &str, first: usize) -> Vec<Message> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let passages: String = words
         .chunks(120)
+        .skip(first)
         .take(4)
         .enumerate()
         .map(|(i, chunk)| passage_block(i + 1, "bench.pdf", i as u32 + 1, "", &chunk.join(" ")))
@@ -60,7 +63,7 @@ pub fn run(config: LibraryConfig, args: LlmBenchArgs) -> anyhow::Result<()> {
     };
     let text = std::fs::read_to_string(&args.text).map_err(Error::io(&args.text))?;
     let llama = BuiltinModel::load(&path, 1)?;
-    let prompt = llama.render(&prompt_messages(&text))?;
+    let prompt = llama.render(&prompt_messages(&text, 0))?;
     let tokens = llama.tokenize(&prompt);
     let options = GenerateOptions {
         max_tokens: args.tokens,
@@ -77,11 +80,13 @@ pub fn run(config: LibraryConfig, args: LlmBenchArgs) -> anyhow::Result<()> {
     let mut runs = Vec::new();
     let mut sample = String::new();
     for _ in 0..args.runs {
+        // A model of its own each run: a model keeps its last prompt's tokens read.
+        let model = BuiltinModel::load(&path, 1)?;
         let started = Instant::now();
         let mut first = None;
         let mut pieces = 0;
         sample.clear();
-        llama.generate_from_tokens(&tokens, &options, &Cancel::new(), &mut |piece| {
+        model.generate_from_tokens(&tokens, &options, &Cancel::new(), &mut |piece| {
             first.get_or_insert_with(|| started.elapsed());
             pieces += 1;
             sample.push_str(piece);
@@ -109,6 +114,37 @@ pub fn run(config: LibraryConfig, args: LlmBenchArgs) -> anyhow::Result<()> {
     }
     #[cfg(not(feature = "candle"))]
     println!("  candle 0.9     (baseline built with --features candle)");
+
+    // A new question after another: the instructions' tokens are kept from the last prompt.
+    let other = llama.tokenize(&llama.render(&prompt_messages(&text, 4))?);
+    let kept = tokens.iter().zip(&other).take_while(|(a, b)| a == b).count();
+    let first_token = |model: &BuiltinModel| -> anyhow::Result<Duration> {
+        let started = Instant::now();
+        let mut first = None;
+        let one = GenerateOptions {
+            max_tokens: 1,
+            temperature: 0.0,
+        };
+        model.generate_from_tokens(&other, &one, &Cancel::new(), &mut |_| {
+            first.get_or_insert_with(|| started.elapsed());
+        })?;
+        Ok(first.unwrap_or_else(|| started.elapsed()))
+    };
+    let (mut whole, mut after) = (Vec::new(), Vec::new());
+    for _ in 0..args.runs {
+        whole.push(first_token(&BuiltinModel::load(&path, 1)?)?.as_secs_f64());
+        llama.generate_from_tokens(&tokens, &options, &Cancel::new(), &mut |_| {})?;
+        after.push(first_token(&llama)?.as_secs_f64());
+    }
+    let (whole, after) = (median(whole), median(after));
+    println!(
+        "\n  a new question of {} tokens, first token: read whole {:.0} ms, after another question {:.0} ms \
+         ({kept} tokens kept; {:.2}x)",
+        other.len(),
+        whole * 1000.0,
+        after * 1000.0,
+        whole / after.max(1e-9)
+    );
     println!("\n  llama.cpp answered: {}", sample.trim().replace('\n', " "));
     Ok(())
 }

@@ -2,6 +2,11 @@
 //! `llama-cpp-2` crate), with the chat template and tokenizer the file carries. Which file is the
 //! models' business (`crate::models`).
 //!
+//! A model keeps the context of its last generation with the tokens its cache holds: a prompt
+//! that begins as the last one did (the instructions, a chat's earlier turns) reads only what
+//! follows. A generation that finds the context in use (another answer being written at once)
+//! makes one of its own.
+//!
 //! llama.cpp rather than candle's quantised models: on the same prompt and tokens, llama.cpp is
 //! several times faster on this class of machine (its kernels are chosen at run time for the CPU,
 //! candle's quantised dot products only when the whole build targets AVX2), and it reads chat
@@ -9,8 +14,10 @@
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
@@ -29,8 +36,18 @@ const MAX_CONTEXT: u32 = 8192;
 /// one call does (8.1 s against 7.9 s); 32 takes 12.2 s.
 const PROMPT_SLICE: usize = 64;
 
+/// A context kept between generations, and the tokens whose keys and values it holds, from
+/// position 0.
+struct Session {
+    ctx: LlamaContext<'static>,
+    tokens: Vec<LlamaToken>,
+}
+
 /// A GGUF model loaded in this process.
 pub struct BuiltinModel {
+    /// The last generation's context. Declared before `model`, so that it is dropped first: its
+    /// context refers to the model.
+    session: Mutex<Option<Session>>,
     path: PathBuf,
     model: LlamaModel,
     template: LlamaChatTemplate,
@@ -58,6 +75,7 @@ impl BuiltinModel {
             .map_err(|e| load(format!("it has no usable chat template ({e})")))?;
         let context = model.n_ctx_train().clamp(512, MAX_CONTEXT);
         Ok(BuiltinModel {
+            session: Mutex::new(None),
             path: path.to_path_buf(),
             model,
             template,
@@ -84,7 +102,8 @@ impl BuiltinModel {
     }
 
     /// Generates from prompt tokens, sending text to `on_text`; also used by the benchmark to
-    /// time the runtime on given tokens.
+    /// time the runtime on given tokens. The prompt's tokens that begin as the last generation's
+    /// did are not read again.
     pub fn generate_from_tokens(
         &self,
         tokens: &[LlamaToken],
@@ -98,31 +117,92 @@ impl BuiltinModel {
                 window: self.context as usize,
             });
         }
-        let runtime = |what: &str, e: &dyn std::fmt::Display| LlmError::Runtime(format!("{what}: {e}"));
+        // The kept context, unless another generation is using it (or one failed holding it).
+        let mut slot = self.session.try_lock().ok();
+        let mut session = match slot.as_mut().and_then(|kept| kept.take()) {
+            Some(session) => session,
+            None => self.new_session()?,
+        };
+        let finish = self.generate_in(&mut session, tokens, room, options, cancel, on_text)?;
+        // A failed generation's context is dropped: what its cache holds is in doubt.
+        if let Some(kept) = slot.as_mut() {
+            **kept = Some(session);
+        }
+        Ok(finish)
+    }
+
+    /// How many tokens the kept context holds (0 while none is kept).
+    pub fn cached_tokens(&self) -> usize {
+        self.session
+            .lock()
+            .map_or(0, |kept| kept.as_ref().map_or(0, |s| s.tokens.len()))
+    }
+
+    fn new_session(&self) -> Result<Session, LlmError> {
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(self.context))
             .with_n_batch(self.context)
             .with_n_threads(self.threads)
             .with_n_threads_batch(self.threads);
-        let mut ctx = self
+        let ctx = self
             .model
             .new_context(backend()?, params)
-            .map_err(|e| runtime("could not make a context", &e))?;
+            .map_err(|e| LlmError::Runtime(format!("could not make a context: {e}")))?;
+        // SAFETY: the context refers to `self.model`, which it does not outlive: it lives only
+        // in this call or in `self.session`, which is dropped before `self.model` (field order),
+        // and the model is never replaced.
+        let ctx = unsafe { std::mem::transmute::<LlamaContext<'_>, LlamaContext<'static>>(ctx) };
+        Ok(Session {
+            ctx,
+            tokens: Vec::new(),
+        })
+    }
+
+    /// [`BuiltinModel::generate_from_tokens`] in `session`, whose tokens are kept in step with
+    /// its cache: a stop part-way leaves it usable.
+    fn generate_in(
+        &self,
+        session: &mut Session,
+        tokens: &[LlamaToken],
+        room: usize,
+        options: &GenerateOptions,
+        cancel: &Cancel,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Finish, LlmError> {
+        let runtime = |what: &str, e: &dyn std::fmt::Display| LlmError::Runtime(format!("{what}: {e}"));
+        let Session { ctx, tokens: cached } = session;
+        // The cache of the prefix shared with the last generation is kept; the prompt's last
+        // token is read again in any case, for the logits the first new token is drawn from.
+        let shared = cached
+            .iter()
+            .zip(tokens)
+            .take_while(|(a, b)| a == b)
+            .count()
+            .min(tokens.len() - 1);
+        let shared = match ctx.clear_kv_cache_seq(Some(0), u32::try_from(shared).ok(), None) {
+            Ok(true) => shared,
+            _ => {
+                ctx.clear_kv_cache();
+                0
+            }
+        };
+        cached.truncate(shared);
         // The prompt is read in slices so that a cancel is seen between them.
         let mut batch = LlamaBatch::new(PROMPT_SLICE, 1);
         let last = tokens.len() - 1;
-        for (slice, part) in tokens.chunks(PROMPT_SLICE).enumerate() {
+        for part in tokens[shared..].chunks(PROMPT_SLICE) {
             if cancel.is_cancelled() {
                 return Ok(Finish::Cancelled);
             }
             batch.clear();
             for (j, &token) in part.iter().enumerate() {
-                let i = slice * PROMPT_SLICE + j;
+                let i = cached.len() + j;
                 batch
                     .add(token, i as i32, &[0], i == last)
                     .map_err(|e| runtime("prompt batch", &e))?;
             }
             ctx.decode(&mut batch).map_err(|e| runtime("reading the prompt", &e))?;
+            cached.extend_from_slice(part);
         }
         let mut sampler = sampler(&self.model, options);
         let vocab = self.model.vocab();
@@ -132,7 +212,7 @@ impl BuiltinModel {
             if cancel.is_cancelled() {
                 return Ok(Finish::Cancelled);
             }
-            let token = sampler.sample(&ctx, batch.n_tokens() - 1);
+            let token = sampler.sample(ctx, batch.n_tokens() - 1);
             sampler.accept(token);
             if vocab.is_eog(token) {
                 flush_utf8(&mut utf8, true, on_text);
@@ -145,6 +225,7 @@ impl BuiltinModel {
                 .add(token, position, &[0], true)
                 .map_err(|e| runtime("next token", &e))?;
             ctx.decode(&mut batch).map_err(|e| runtime("generating", &e))?;
+            cached.push(token);
         }
         flush_utf8(&mut utf8, true, on_text);
         Ok(Finish::Length)

@@ -622,6 +622,65 @@ fn builtin() -> BuiltinModel {
 }
 
 #[test]
+fn the_builtin_model_reads_only_what_a_prompt_adds_to_the_last_and_answers_as_if_it_read_it_all() {
+    let instructions = "You answer questions about the user's documents in one short sentence.";
+    let questions = [
+        "Excerpt [1]: The lighthouse at Cape Hollow was built in 1871 of granite.\n\nWhen was it built?",
+        "Excerpt [1]: The keeper's cottage has two rooms and a red roof.\n\nWhat colour is the roof?",
+    ];
+    let options = GenerateOptions {
+        max_tokens: 12,
+        temperature: 0.0,
+    };
+    let ask = |model: &BuiltinModel, question: &str, cancel: &Cancel, stop_after: usize| {
+        let messages = [
+            lectern::llm::Message::new(Role::System, instructions),
+            lectern::llm::Message::new(Role::User, question),
+        ];
+        let mut text = String::new();
+        let mut pieces = 0;
+        model
+            .generate(&messages, &options, cancel, &mut |piece| {
+                text.push_str(piece);
+                pieces += 1;
+                if pieces == stop_after {
+                    cancel.cancel();
+                }
+            })
+            .unwrap();
+        text
+    };
+    // Each read whole by a model of its own.
+    let fresh: Vec<String> = questions
+        .iter()
+        .map(|q| ask(&builtin(), q, &Cancel::new(), 0))
+        .collect();
+    assert!(fresh.iter().all(|a| !a.trim().is_empty()), "{fresh:?}");
+
+    let model = builtin();
+    assert_eq!(model.cached_tokens(), 0);
+    assert_eq!(ask(&model, questions[0], &Cancel::new(), 0), fresh[0]);
+    let after_first = model.cached_tokens();
+    let prompt = |q: &str| {
+        model
+            .render(&[
+                lectern::llm::Message::new(Role::System, instructions),
+                lectern::llm::Message::new(Role::User, q),
+            ])
+            .map(|p| model.tokenize(&p).len())
+            .unwrap()
+    };
+    assert!(after_first > prompt(questions[0]), "the prompt and the answer are kept");
+    // The second shares the instructions with the first: the same answer as read whole.
+    assert_eq!(ask(&model, questions[1], &Cancel::new(), 0), fresh[1]);
+    // An answer stopped part-way leaves the context usable; the next is as if read whole.
+    let stopped = ask(&model, questions[0], &Cancel::new(), 2);
+    assert!(fresh[0].starts_with(&stopped), "{stopped:?} / {:?}", fresh[0]);
+    assert_eq!(ask(&model, questions[0], &Cancel::new(), 0), fresh[0]);
+    assert_eq!(ask(&model, questions[1], &Cancel::new(), 0), fresh[1]);
+}
+
+#[test]
 fn cancel_stops_the_builtin_model_within_a_token_and_within_a_prompt_slice() {
     // The bounds are the model's own step times measured in the same run, so that a busy
     // machine slows both sides alike.
