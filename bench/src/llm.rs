@@ -3,12 +3,13 @@
 //! one thread each, in the same run. Candle is built only with the bench's `candle` feature
 //! (`cargo run -p lectern-bench --release --features candle -- llm …`): it is a baseline, not
 //! part of the product, and the tests' build leaves it out. Then a new question's first token read
-//! whole beside the same question after another, whose instructions' tokens the model kept.
+//! whole beside the same question after another and its support check, the model having kept the
+//! instructions' tokens.
 
 use std::time::{Duration, Instant};
 
 use lectern::answer::context::{frame, passage_block, INSTRUCTIONS};
-use lectern::llm::{BuiltinModel, Cancel, GenerateOptions, Message, Role};
+use lectern::llm::{BuiltinModel, Cancel, GenerateOptions, LanguageModel, Message, Role};
 use lectern::{Error, LibraryConfig};
 
 use crate::args::LlmBenchArgs;
@@ -130,15 +131,21 @@ pub fn run(config: LibraryConfig, args: LlmBenchArgs) -> anyhow::Result<()> {
         })?;
         Ok(first.unwrap_or_else(|| started.elapsed()))
     };
+    let check = [
+        Message::new(Role::System, "Reply with one word: yes or no."),
+        Message::new(Role::User, "Is the answer stated in the excerpts?"),
+    ];
     let (mut whole, mut after) = (Vec::new(), Vec::new());
     for _ in 0..args.runs {
         whole.push(first_token(&BuiltinModel::load(&path, 1)?)?.as_secs_f64());
+        // The question before, then its support check (other instructions), as an answer goes.
         llama.generate_from_tokens(&tokens, &options, &Cancel::new(), &mut |_| {})?;
+        llama.generate(&check, &options, &Cancel::new(), &mut |_| {})?;
         after.push(first_token(&llama)?.as_secs_f64());
     }
     let (whole, after) = (median(whole), median(after));
     println!(
-        "\n  a new question of {} tokens, first token: read whole {:.0} ms, after another question {:.0} ms \
+        "\n  a new question of {} tokens, first token: read whole {:.0} ms, after another question and its check {:.0} ms \
          ({kept} tokens kept; {:.2}x)",
         other.len(),
         whole * 1000.0,

@@ -2,10 +2,11 @@
 //! `llama-cpp-2` crate), with the chat template and tokenizer the file carries. Which file is the
 //! models' business (`crate::models`).
 //!
-//! A model keeps the context of its last generation with the tokens its cache holds: a prompt
-//! that begins as the last one did (the instructions, a chat's earlier turns) reads only what
-//! follows. A generation that finds the context in use (another answer being written at once)
-//! makes one of its own.
+//! A model keeps the contexts of its last two generations with the tokens their caches hold: a
+//! prompt that begins as one of them did (the instructions, a chat's earlier turns) reads only
+//! what follows. Two, because an answer is followed by its support check, whose instructions
+//! differ: the next question finds the answer's instructions still read. A generation that
+//! finds the contexts in use (another answer being written at once) makes one of its own.
 //!
 //! llama.cpp rather than candle's quantised models: on the same prompt and tokens, llama.cpp is
 //! several times faster on this class of machine (its kernels are chosen at run time for the CPU,
@@ -36,6 +37,13 @@ const MAX_CONTEXT: u32 = 8192;
 /// one call does (8.1 s against 7.9 s); 32 takes 12.2 s.
 const PROMPT_SLICE: usize = 64;
 
+/// How many contexts a model keeps between generations.
+const KEPT_CONTEXTS: usize = 2;
+
+/// The fewest tokens a prompt must share with a kept context to be read in it: more than a chat
+/// template's opening, which every prompt shares.
+const MIN_SHARED: usize = 16;
+
 /// A context kept between generations, and the tokens whose keys and values it holds, from
 /// position 0.
 struct Session {
@@ -45,9 +53,9 @@ struct Session {
 
 /// A GGUF model loaded in this process.
 pub struct BuiltinModel {
-    /// The last generation's context. Declared before `model`, so that it is dropped first: its
-    /// context refers to the model.
-    session: Mutex<Option<Session>>,
+    /// The last generations' contexts, the latest first. Declared before `model`, so that they
+    /// are dropped first: a context refers to the model.
+    sessions: Mutex<Vec<Session>>,
     path: PathBuf,
     model: LlamaModel,
     template: LlamaChatTemplate,
@@ -75,7 +83,7 @@ impl BuiltinModel {
             .map_err(|e| load(format!("it has no usable chat template ({e})")))?;
         let context = model.n_ctx_train().clamp(512, MAX_CONTEXT);
         Ok(BuiltinModel {
-            session: Mutex::new(None),
+            sessions: Mutex::new(Vec::new()),
             path: path.to_path_buf(),
             model,
             template,
@@ -117,25 +125,37 @@ impl BuiltinModel {
                 window: self.context as usize,
             });
         }
-        // The kept context, unless another generation is using it (or one failed holding it).
-        let mut slot = self.session.try_lock().ok();
-        let mut session = match slot.as_mut().and_then(|kept| kept.take()) {
+        // The kept context that shares the most with this prompt; else a new one while fewer are
+        // kept than may be, else the oldest. None while another generation is using them (or one
+        // failed holding them): then a context of its own.
+        let mut kept = self.sessions.try_lock().ok();
+        let reused = kept.as_mut().and_then(|sessions| {
+            let shared = |s: &Session| s.tokens.iter().zip(tokens).take_while(|(a, b)| a == b).count();
+            let best = (0..sessions.len()).max_by_key(|&i| (shared(&sessions[i]), std::cmp::Reverse(i)));
+            match best {
+                Some(best) if shared(&sessions[best]) >= MIN_SHARED => Some(sessions.remove(best)),
+                _ if sessions.len() < KEPT_CONTEXTS => None,
+                _ => sessions.pop(),
+            }
+        });
+        let mut session = match reused {
             Some(session) => session,
             None => self.new_session()?,
         };
         let finish = self.generate_in(&mut session, tokens, room, options, cancel, on_text)?;
         // A failed generation's context is dropped: what its cache holds is in doubt.
-        if let Some(kept) = slot.as_mut() {
-            **kept = Some(session);
+        if let Some(sessions) = kept.as_mut() {
+            sessions.insert(0, session);
+            sessions.truncate(KEPT_CONTEXTS);
         }
         Ok(finish)
     }
 
-    /// How many tokens the kept context holds (0 while none is kept).
-    pub fn cached_tokens(&self) -> usize {
-        self.session
+    /// How many tokens each kept context holds, the latest first.
+    pub fn cached_tokens(&self) -> Vec<usize> {
+        self.sessions
             .lock()
-            .map_or(0, |kept| kept.as_ref().map_or(0, |s| s.tokens.len()))
+            .map_or_else(|_| Vec::new(), |kept| kept.iter().map(|s| s.tokens.len()).collect())
     }
 
     fn new_session(&self) -> Result<Session, LlmError> {
@@ -149,7 +169,7 @@ impl BuiltinModel {
             .new_context(backend()?, params)
             .map_err(|e| LlmError::Runtime(format!("could not make a context: {e}")))?;
         // SAFETY: the context refers to `self.model`, which it does not outlive: it lives only
-        // in this call or in `self.session`, which is dropped before `self.model` (field order),
+        // in this call or in `self.sessions`, which is dropped before `self.model` (field order),
         // and the model is never replaced.
         let ctx = unsafe { std::mem::transmute::<LlamaContext<'_>, LlamaContext<'static>>(ctx) };
         Ok(Session {

@@ -658,9 +658,11 @@ fn the_builtin_model_reads_only_what_a_prompt_adds_to_the_last_and_answers_as_if
     assert!(fresh.iter().all(|a| !a.trim().is_empty()), "{fresh:?}");
 
     let model = builtin();
-    assert_eq!(model.cached_tokens(), 0);
+    assert!(model.cached_tokens().is_empty());
     assert_eq!(ask(&model, questions[0], &Cancel::new(), 0), fresh[0]);
-    let after_first = model.cached_tokens();
+    let [after_first] = model.cached_tokens()[..] else {
+        panic!("one context kept: {:?}", model.cached_tokens())
+    };
     let prompt = |q: &str| {
         model
             .render(&[
@@ -673,6 +675,15 @@ fn the_builtin_model_reads_only_what_a_prompt_adds_to_the_last_and_answers_as_if
     assert!(after_first > prompt(questions[0]), "the prompt and the answer are kept");
     // The second shares the instructions with the first: the same answer as read whole.
     assert_eq!(ask(&model, questions[1], &Cancel::new(), 0), fresh[1]);
+    assert_eq!(model.cached_tokens().len(), 1, "read in the first's context");
+    // A prompt with other instructions (an answer's support check) is read in a context of its
+    // own, and the answers' context is kept for the next question.
+    let check = [
+        lectern::llm::Message::new(Role::System, "Reply with one word: yes or no."),
+        lectern::llm::Message::new(Role::User, "Is the sky green?"),
+    ];
+    model.generate(&check, &options, &Cancel::new(), &mut |_| {}).unwrap();
+    assert_eq!(model.cached_tokens().len(), 2);
     // An answer stopped part-way leaves the context usable; the next is as if read whole.
     let stopped = ask(&model, questions[0], &Cancel::new(), 2);
     assert!(fresh[0].starts_with(&stopped), "{stopped:?} / {:?}", fresh[0]);
