@@ -36,40 +36,38 @@ impl Asker {
         events: &Events,
     ) -> Result<Step, Error> {
         let itself = || crate::answer::retrieval_query(question, history);
-        let Some(model) = model else {
-            return Ok(Step::Search(itself()));
+        // Without a model, and by `always` and `confidence`, every message searches for itself.
+        let model = match (strategy, model) {
+            (Strategy::Smart | Strategy::Function, Some(model)) => model.clone(),
+            _ => return Ok(Step::Search(itself())),
         };
-        let (model, question, history, settings, cancel, mut send) = (
-            model.clone(),
+        let (question, history, settings, cancel, mut send) = (
             question.to_string(),
             history.to_vec(),
             *settings,
             cancel.clone(),
             events.sink(),
         );
-        match strategy {
-            Strategy::Smart => match self.needs(vec![question.clone()], history.clone()).await?[0] {
-                Need::Documents => Ok(Step::Search(itself())),
-                Need::LastAnswer => Ok(Step::Search(self.last_question(&history).await?.unwrap_or_else(itself))),
-                Need::Nothing => {
-                    let answer = blocking("answering", move || {
-                        crate::answer::small_talk(model.as_ref(), &question, &history, &settings, &cancel, &mut send)
-                    })
-                    .await?;
-                    Ok(Step::Answered(answer))
-                }
-            },
-            Strategy::Function => {
-                let decided = blocking("choosing whether to search", move || {
-                    crate::answer::decide(model.as_ref(), &question, &history, &settings, &cancel, &mut send)
+        if strategy == Strategy::Function {
+            let decided = blocking("choosing whether to search", move || {
+                crate::answer::decide(model.as_ref(), &question, &history, &settings, &cancel, &mut send)
+            })
+            .await?;
+            return Ok(match decided {
+                Decision::Search(query) => Step::Search(query),
+                Decision::Replied(answer) => Step::Answered(answer),
+            });
+        }
+        match self.needs(vec![question.clone()], history.clone()).await?[0] {
+            Need::Documents => Ok(Step::Search(itself())),
+            Need::LastAnswer => Ok(Step::Search(self.last_question(&history).await?.unwrap_or_else(itself))),
+            Need::Nothing => {
+                let answer = blocking("answering", move || {
+                    crate::answer::small_talk(model.as_ref(), &question, &history, &settings, &cancel, &mut send)
                 })
                 .await?;
-                Ok(match decided {
-                    Decision::Search(query) => Step::Search(query),
-                    Decision::Replied(answer) => Step::Answered(answer),
-                })
+                Ok(Step::Answered(answer))
             }
-            Strategy::Always | Strategy::Confidence => Ok(Step::Search(itself())),
         }
     }
 
@@ -112,12 +110,7 @@ impl Asker {
         let second = self.engine.second_stage_model();
         let mut slot = self.judge.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(MadeJudge { second_stage, judge }) = slot.as_ref() {
-            let same = match (second_stage, &second) {
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
-            };
-            if same {
+            if second_stage.as_ref().map(Arc::as_ptr) == second.as_ref().map(Arc::as_ptr) {
                 return Ok(judge.clone());
             }
         }

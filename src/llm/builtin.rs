@@ -110,8 +110,8 @@ impl BuiltinModel {
     }
 
     /// Generates from prompt tokens, sending text to `on_text`; also used by the benchmark to
-    /// time the runtime on given tokens. The prompt's tokens that begin as the last generation's
-    /// did are not read again.
+    /// time the runtime on given tokens. The prompt's tokens that begin as a kept context's did
+    /// are not read again.
     pub fn generate_from_tokens(
         &self,
         tokens: &[LlamaToken],
@@ -130,10 +130,11 @@ impl BuiltinModel {
         // failed holding them): then a context of its own.
         let mut kept = self.sessions.try_lock().ok();
         let reused = kept.as_mut().and_then(|sessions| {
-            let shared = |s: &Session| s.tokens.iter().zip(tokens).take_while(|(a, b)| a == b).count();
-            let best = (0..sessions.len()).max_by_key(|&i| (shared(&sessions[i]), std::cmp::Reverse(i)));
+            let best = (sessions.iter().enumerate())
+                .map(|(i, s)| (shared_prefix(&s.tokens, tokens), std::cmp::Reverse(i)))
+                .max();
             match best {
-                Some(best) if shared(&sessions[best]) >= MIN_SHARED => Some(sessions.remove(best)),
+                Some((shared, std::cmp::Reverse(at))) if shared >= MIN_SHARED => Some(sessions.remove(at)),
                 _ if sessions.len() < KEPT_CONTEXTS => None,
                 _ => sessions.pop(),
             }
@@ -193,12 +194,7 @@ impl BuiltinModel {
         let Session { ctx, tokens: cached } = session;
         // The cache of the prefix shared with the last generation is kept; the prompt's last
         // token is read again in any case, for the logits the first new token is drawn from.
-        let shared = cached
-            .iter()
-            .zip(tokens)
-            .take_while(|(a, b)| a == b)
-            .count()
-            .min(tokens.len() - 1);
+        let shared = shared_prefix(cached, tokens).min(tokens.len() - 1);
         let shared = match ctx.clear_kv_cache_seq(Some(0), u32::try_from(shared).ok(), None) {
             Ok(true) => shared,
             _ => {
@@ -250,6 +246,11 @@ impl BuiltinModel {
         flush_utf8(&mut utf8, true, on_text);
         Ok(Finish::Length)
     }
+}
+
+/// How many tokens `a` and `b` begin with alike.
+fn shared_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 /// A GGUF model's tokenizer alone: its vocabulary read without its weights, to count tokens as
