@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::catalog::CatalogError;
+use crate::catalog::{CatalogError, DocumentId};
 use crate::embed::EmbedError;
 use crate::index::IndexError;
 use crate::llm::LlmError;
@@ -34,6 +34,14 @@ pub enum Error {
     /// where it is defined (`remote/client.rs`).
     #[error("{message}")]
     Remote { message: String, code: ErrorCode },
+    /// A question that points at one document without naming it ("page 14", "this paper"),
+    /// over a scope of several, in a chat about none (`ask/about.rs`).
+    #[error("{}", which_document(*in_scope, choices))]
+    WhichDocument {
+        in_scope: usize,
+        /// The likeliest documents, best first.
+        choices: Vec<DocumentChoice>,
+    },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -99,6 +107,8 @@ pub enum ErrorCode {
     Offline,
     /// Lectern's own fault or the machine's: disk, database, a bug.
     Internal,
+    /// The request could mean several things: the hint lists them to choose from.
+    Ambiguous,
 }
 
 /// What the user can do about an error. Messages say what failed and whose fault it is; each
@@ -127,6 +137,31 @@ pub enum Hint {
     CheckSettings,
     /// The PDF's password must be given (again).
     EnterPassword,
+    /// The question is to be asked again of one of these documents (the likeliest first).
+    ChooseDocument { choices: Vec<DocumentChoice> },
+}
+
+/// A document offered to choose from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct DocumentChoice {
+    pub id: DocumentId,
+    /// The name it is shown by.
+    pub name: String,
+    /// Its folder's path.
+    pub folder: String,
+}
+
+/// What [`Error::WhichDocument`] says.
+fn which_document(in_scope: usize, choices: &[DocumentChoice]) -> String {
+    let likeliest: Vec<String> = choices
+        .iter()
+        .map(|c| format!("\"{}\" (in {})", c.name, c.folder))
+        .collect();
+    format!(
+        "the question points at one document without naming it, and {in_scope} documents are asked: name the document in the question, or ask it of one; the likeliest are {}",
+        likeliest.join(", ")
+    )
 }
 
 /// The error as the desktop shell sends it to the UI and `--json` prints it.
@@ -208,6 +243,7 @@ impl Error {
             | Error::LibraryMissing { .. }
             | Error::LibraryReadOnly { .. } => ErrorCode::Unavailable,
             Error::Remote { code, .. } => *code,
+            Error::WhichDocument { .. } => ErrorCode::Ambiguous,
             Error::Index(IndexError::DatabaseAway { .. }) => ErrorCode::Unavailable,
             Error::Index(IndexError::Superseded { .. }) => ErrorCode::Conflict,
             Error::Index(_) | Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,
@@ -226,6 +262,9 @@ impl Error {
                 _ => None,
             },
             Error::Pdf(PdfError::NeedsPassword | PdfError::WrongPassword) => Some(Hint::EnterPassword),
+            Error::WhichDocument { choices, .. } => Some(Hint::ChooseDocument {
+                choices: choices.clone(),
+            }),
             Error::Model(e) | Error::Llm(LlmError::Model(e)) => model_hint(e),
             Error::Llm(LlmError::NotInstalled { .. }) => Some(Hint::InstallModel { model: None }),
             Error::Llm(LlmError::Server(

@@ -33,14 +33,14 @@ pub mod throttle;
 mod tuning;
 pub mod watch;
 
-pub use ask::{Answered, AskRequest, Question, Retrieval};
+pub use ask::{About, Answered, AskRequest, AskedOf, Because, Question, Retrieval};
 pub use catalog::{
     DeleteMode, Document, DocumentId, DocumentStatus, Folder, FolderId, FolderStats, Job, JobEvent, JobId, JobState,
 };
 pub use config::{one_thread_per_model, EmbedderConfig, LibraryConfig};
-pub use error::{Error, ErrorCode, ErrorPayload, Hint};
+pub use error::{DocumentChoice, Error, ErrorCode, ErrorPayload, Hint};
 pub use library::{
-    restore_catalog, Access, AddedRemote, AskChoices, AskOutcome, AskPlan, ContextPassage, ContextRequest,
+    restore_catalog, Access, AddedRemote, AskAt, AskChoices, AskOutcome, AskPlan, ContextPassage, ContextRequest,
     ContextWindow, Exported, ImportFailure, ImportReport, JobLogPage, Library, LibraryStatus, ModelEntry, Restored,
     Settings, JOB_LOG_POLL, LISTED_JOBS, MAX_K, RECOVERED_FOLDER, TOKEN_FILE,
 };

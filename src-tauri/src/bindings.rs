@@ -16,9 +16,9 @@ use lectern::models::{FoundInFolder, InstallProgress, ModelRole};
 use lectern::pdf::WordBox;
 use lectern::search::{Hit, ScoreComponents, SearchMode, SearchResults, Skipped, Source, Unreachable};
 use lectern::{
-    AddedRemote, AskOutcome, BackendKind, Document, DocumentId, DocumentStatus, ErrorCode, ErrorPayload, Folder,
-    FolderId, FolderStats, Hint, ImportFailure, ImportReport, ModelEntry, Retrieval, SecretPlace, Settings,
-    SyncProgress, SyncReport,
+    AddedRemote, AskOutcome, AskedOf, BackendKind, Because, Document, DocumentChoice, DocumentId, DocumentStatus,
+    ErrorCode, ErrorPayload, Folder, FolderId, FolderStats, Hint, ImportFailure, ImportReport, ModelEntry, Retrieval,
+    SecretPlace, Settings, SyncProgress, SyncReport,
 };
 use ts_rs::{Config, TS};
 
@@ -43,7 +43,7 @@ fn typescript() -> String {
         FolderId, DocumentId, Folder, FolderStats, DocumentStatus, SyncProgress, Document, Link, LibraryView, LibraryUpdate, ImportReport, ImportFailure,
         SyncReport, FolderDeletion, Scope, ScopeFilters, RemoteScope, Remote, AddedRemote, Unreachable, Citation, AnswerKind, Answer, NumberCounts, Finish, AnswerEvent, Stage, Role, Chat,
         ChatMessage, ChatView, Strategy, Retrieval, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
-        AskOutcome, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint,
+        AskOutcome, AskedOf, Because, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint, DocumentChoice,
         ErrorPayload, WordBox, LogEntry, LogLevel, ModelEntry, ModelRole, InstallProgress, FoundInFolder, ServerView,
         ApiToken, ApiRequest,
     ];

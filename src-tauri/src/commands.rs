@@ -9,15 +9,17 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lectern::answer::AnswerEvent;
-use lectern::catalog::{ApiRequest, ApiToken, Chat, ChatMessage, Link, LogEntry, Remote, Scope, Strategy};
+use lectern::catalog::{
+    ApiRequest, ApiToken, CatalogError, Chat, ChatMessage, Link, LogEntry, Remote, Scope, Strategy,
+};
 use lectern::llm::ConnectionCheck;
 use lectern::models::{FoundInFolder, InstallOptions, InstallProgress};
 use lectern::pdf::WordBox;
 use lectern::search::{SearchMode, SearchRequest, SearchResults};
 use lectern::throttle::Throttle;
 use lectern::{
-    app_config, AddedRemote, AskChoices, AskOutcome, DeleteMode, Document, DocumentId, Error, ErrorPayload, Folder,
-    ImportReport, Library, ModelEntry, SecretPlace, Settings, SyncProgress, SyncReport,
+    app_config, About, AddedRemote, AskAt, AskChoices, AskOutcome, Because, DeleteMode, Document, DocumentId, Error,
+    ErrorPayload, Folder, ImportReport, Library, ModelEntry, SecretPlace, Settings, SyncProgress, SyncReport,
 };
 use serde::{Deserialize, Serialize};
 use tauri::ipc::{Channel, Response};
@@ -292,6 +294,10 @@ pub struct AskPayload {
     /// When to search, kept as the chat's strategy; none keeps the chat's (else its folders'
     /// default).
     strategy: Option<Strategy>,
+    /// The document open beside the chat, which a question naming none is asked of.
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional))]
+    document: Option<String>,
 }
 
 /// Answers a question with the saved settings (over the environment), streaming the answer's
@@ -310,6 +316,15 @@ pub async fn ask(
         .map(|id| library.find_chat(id))
         .transpose()
         .map_err(fail)?;
+    let about = match request.document.as_deref() {
+        Some(id) => Some(About {
+            document: id
+                .parse()
+                .map_err(|_| fail(CatalogError::DocumentNotFound(id.to_string())))?,
+            because: Because::Open,
+        }),
+        None => None,
+    };
     let cancel = library.start_answer(&answer_id);
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
     let forward = tauri::async_runtime::spawn(async move {
@@ -322,8 +337,11 @@ pub async fn ask(
     let outcome = library
         .ask_as_chosen(
             request.question,
-            chat,
-            request.scope,
+            AskAt {
+                chat,
+                scope: request.scope,
+                about,
+            },
             &AskChoices {
                 strategy: request.strategy,
                 ..AskChoices::default()

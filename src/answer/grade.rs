@@ -33,6 +33,9 @@ pub struct GoldQuestion {
     pub accept: Vec<String>,
     /// The file name of the document that answers it.
     pub doc: Option<String>,
+    /// The file name of the document it was asked of, where none answers it.
+    #[serde(default)]
+    pub doc_asked: Option<String>,
     /// 1-based pages holding the answer.
     #[serde(default)]
     pub pages: Vec<u32>,
@@ -425,6 +428,7 @@ mod tests {
             answer: answer.map(str::to_string),
             accept: Vec::new(),
             doc: None,
+            doc_asked: None,
             pages: Vec::new(),
             after: None,
             kind: None,

@@ -4,6 +4,8 @@
 //!
 //! ```text
 //! question ─► strategy.rs   search, reuse the last question's passages, or answer unsearched
+//!          ─► about.rs      a question naming no document ("page 14") narrowed to the one the
+//!                           chat is about, or the likeliest offered to choose from
 //!          ─► remote::search  this library's indexes (search/) and remote ones, fused by rank
 //!          ─► figures.rs    the filings' calculator: a figure computed from the statements' rows
 //!          ─► answer::answer the model given the passages (or the passages themselves): its
@@ -14,6 +16,7 @@
 //! Each step says what it is doing as it starts ([`AnswerEvent::Stage`]), so that a window can
 //! show more than an empty bubble while the passages are read.
 
+mod about;
 mod examples;
 mod figures;
 mod judge;
@@ -31,7 +34,7 @@ use crate::engine::Engine;
 use crate::error::Error;
 use judge::Judge;
 pub use judge::Need;
-pub use request::{Answered, AskRequest, Question, Retrieval};
+pub use request::{About, Answered, AskRequest, AskedOf, Because, Question, Retrieval};
 
 /// Asks the questions of one library: its engine, and the `smart` strategy's judge, made on first
 /// use. Cloning is cheap; clones share the judge.

@@ -48,11 +48,14 @@ impl Asker {
                     answer,
                     results: SearchResults::empty("", request.mode),
                     retrieval: Retrieval { strategy, query: None },
+                    asked_of: None,
                 })
             }
         };
 
         events.send(AnswerEvent::stage(Stage::Searching));
+        let (scope, asked_of) = self.narrow(request, scope).await?;
+        let scope = &scope;
         let mut results = crate::remote::search(
             &self.engine,
             &SearchRequest {
@@ -89,6 +92,7 @@ impl Asker {
                 answer: noted(computed),
                 results,
                 retrieval,
+                asked_of,
             });
         }
         let (question, hits, mut send) = (request.question.clone(), results.hits.clone(), events.sink());
@@ -118,6 +122,7 @@ impl Asker {
             answer: noted(answered),
             results,
             retrieval,
+            asked_of,
         })
     }
 }

@@ -1,10 +1,10 @@
 //! What a question asks and what it gets: the request (scope, depth, strategy, how to answer),
 //! a question asked once without a chat, and the answer with what retrieval found for it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::answer::{Answer, AnswerSettings};
-use crate::catalog::{ChatId, Scope, Strategy};
+use crate::catalog::{ChatId, DocumentId, Scope, Strategy};
 use crate::llm::Message;
 use crate::search::{SearchMode, SearchResults};
 
@@ -27,6 +27,39 @@ pub struct AskRequest {
     /// off unless asked for, as it did not make answers better (docs/figures.md).
     pub second_stage: bool,
     pub settings: AnswerSettings,
+    /// The document the chat is about, which a question naming none ("page 14", "this paper")
+    /// is asked of ([`crate::Library::ask`] takes the one the chat's last answer cited when
+    /// none is given).
+    pub about: Option<About>,
+}
+
+/// The document a chat is about, and how that is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct About {
+    pub document: DocumentId,
+    pub because: Because,
+}
+
+/// How Lectern knows which document a chat is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Because {
+    /// It is open beside the chat (or the user chose it when asked which).
+    Open,
+    /// The chat's last answer cited it.
+    Cited,
+}
+
+/// The document a question naming none was asked of, instead of the whole scope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct AskedOf {
+    pub document: DocumentId,
+    /// The name it is shown by.
+    pub name: String,
+    pub because: Because,
 }
 
 impl AskRequest {
@@ -40,6 +73,7 @@ impl AskRequest {
             strategy: None,
             second_stage: false,
             settings: AnswerSettings::default(),
+            about: None,
         }
     }
 }
@@ -71,4 +105,6 @@ pub struct Answered {
     pub answer: Answer,
     pub results: SearchResults,
     pub retrieval: Retrieval,
+    /// The one document the question was asked of, where it named none ([`About`]).
+    pub asked_of: Option<AskedOf>,
 }

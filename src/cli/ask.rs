@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use crate::answer::{footnote_list, AnswerEvent, AnswerKind};
 use crate::llm::{Cancel, Role};
-use crate::{AskChoices, BackendKind, Error, Library};
+use crate::{AskAt, AskChoices, BackendKind, Because, Error, Library};
 use tokio::sync::mpsc;
 
 use super::args::{AskArgs, BackendArg, ChatCommand};
@@ -73,7 +73,17 @@ pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
         })
     });
     let outcome = library
-        .ask_as_chosen(args.question.clone(), chat, scope, &choices, &cancel, Some(sender))
+        .ask_as_chosen(
+            args.question.clone(),
+            AskAt {
+                chat,
+                scope,
+                about: None,
+            },
+            &choices,
+            &cancel,
+            Some(sender),
+        )
         .await?;
     if let Some(printer) = printer {
         let _ = printer.await;
@@ -101,6 +111,13 @@ pub async fn ask(library: &Library, args: AskArgs) -> Result<ExitCode, Error> {
             "\n(answered without searching: strategy {})",
             outcome.retrieval.strategy
         );
+    }
+    if let Some(asked_of) = &outcome.asked_of {
+        let why = match asked_of.because {
+            Because::Cited => "the document the last answer cited",
+            Because::Open => "the document chosen",
+        };
+        println!("\n(asked of {}, {why})", asked_of.name);
     }
     for unreachable in &outcome.results.unreachable {
         eprintln!("not searched: {}", unreachable.reason);

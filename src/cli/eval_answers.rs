@@ -21,7 +21,7 @@ use crate::catalog::ChatId;
 use crate::llm::{Backend, Cancel, GenerateOptions, LanguageModel};
 use crate::search::eval::read_json_lines;
 use crate::search::Hit;
-use crate::{AskOutcome, AskRequest, Error, Library};
+use crate::{About, AskOutcome, AskRequest, Because, Error, Library};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
@@ -57,6 +57,11 @@ struct Graded {
     /// The model's answer the support check withheld, and whether it was right.
     #[serde(skip_serializing_if = "Option::is_none")]
     unconfirmed: Option<Unconfirmed>,
+    /// Whether Lectern asked which document the question is about (it named none), and if so
+    /// whether the one meant was among the choices; it is then asked of that one, as a user
+    /// choosing it (or opening it) would.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    asked_which: Option<bool>,
 }
 
 /// A model's answer that the passages it cites did not bear out, as graded before it was withheld.
@@ -121,7 +126,24 @@ pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, E
         let mut made = Vec::new();
         for (i, gold) in questions.iter().enumerate() {
             let chat = gold.after.as_ref().and_then(|id| chats.get(id)).copied();
-            let result = match ask(library, &args, gold, scope.clone(), chat, model.clone()).await {
+            let mut asked = ask(library, &args, gold, scope.clone(), chat, model.clone(), None).await;
+            let mut asked_which = None;
+            if let Err(Error::WhichDocument { choices, .. }) = &asked {
+                let meant = gold
+                    .doc
+                    .as_deref()
+                    .or(gold.doc_asked.as_deref())
+                    .and_then(|name| documents.iter().find(|d| d.file_name == name));
+                asked_which = Some(meant.is_some_and(|d| choices.iter().any(|c| c.id == d.id)));
+                if let Some(meant) = meant {
+                    let about = About {
+                        document: meant.id,
+                        because: Because::Open,
+                    };
+                    asked = ask(library, &args, gold, scope.clone(), chat, model.clone(), Some(about)).await;
+                }
+            }
+            let mut result = match asked {
                 Ok((outcome, timing)) => {
                     if let Some(id) = &gold.id {
                         chats.insert(id.clone(), outcome.chat.id);
@@ -131,6 +153,7 @@ pub async fn run(library: &Library, args: EvalAnswersArgs) -> Result<ExitCode, E
                 }
                 Err(e) => failed(&name, gold, &e),
             };
+            result.asked_which = asked_which;
             eprintln!(
                 "{name} {}/{}: {} {}",
                 i + 1,
@@ -219,9 +242,11 @@ async fn ask(
     scope: crate::catalog::Scope,
     chat: Option<ChatId>,
     model: Option<Arc<dyn LanguageModel>>,
+    about: Option<About>,
 ) -> Result<(AskOutcome, Timing), Error> {
     let mut request = AskRequest::new(gold.question.clone());
     request.chat = chat;
+    request.about = about;
     if chat.is_none() {
         request.scope = Some(scope);
     }
@@ -318,6 +343,7 @@ fn grade(
             answer: unconfirmed.clone(),
             correct: is_correct(gold, &graded_body(AnswerKind::Generated, unconfirmed)),
         }),
+        asked_which: None,
     }
 }
 
@@ -342,6 +368,7 @@ fn failed(run: &str, gold: &GoldQuestion, error: &Error) -> Graded {
         done_ms: 0.0,
         tokens_per_second: None,
         unconfirmed: None,
+        asked_which: None,
     }
 }
 
@@ -478,7 +505,7 @@ fn resolves(citation: &Citation, hits: &[Hit]) -> bool {
 
 fn print_table(reports: &[(String, Vec<Graded>)]) {
     println!(
-        "\n  {:<44} {:>4} {:>8} {:>9} {:>9} {:>9} {:>10} {:>9} {:>14} {:>9} {:>12} {:>12} {:>10} {:>10}",
+        "\n  {:<44} {:>4} {:>8} {:>9} {:>9} {:>9} {:>10} {:>9} {:>14} {:>9} {:>9} {:>12} {:>12} {:>10} {:>10}",
         "backend and model, then per source",
         "n",
         "correct",
@@ -489,6 +516,7 @@ fn print_table(reports: &[(String, Vec<Graded>)]) {
         "top-5 pg",
         "numbers q/c/w",
         "unconf. r/w",
+        "which m/a",
         "first token",
         "(p90)",
         "done",
@@ -496,7 +524,7 @@ fn print_table(reports: &[(String, Vec<Graded>)]) {
     );
     rows_per_source(reports, |g| g.source.as_deref(), print_row);
     println!(
-        "\n  correct: share of all questions; answ./un.: of answerable ones / of ones the documents do not answer;\n  declined: answers saying the documents do not say, of answerable ones / of the others;\n  gold page: answerable questions citing a gold page; citations: share resolving to a retrieved passage;\n  top-5 pg: a gold page among the first five passages; numbers q/c/w: the answers' numbers quoted from the\n  question or a passage / computed by Lectern / withheld, neither (their sentences left out);\n  unconf. r/w: answers the support check withheld that were right / wrong as the model gave them;\n  first token: median and p90; done: median time to the whole answer; tokens/s: median/p90"
+        "\n  correct: share of all questions; answ./un.: of answerable ones / of ones the documents do not answer;\n  declined: answers saying the documents do not say, of answerable ones / of the others;\n  gold page: answerable questions citing a gold page; citations: share resolving to a retrieved passage;\n  top-5 pg: a gold page among the first five passages; numbers q/c/w: the answers' numbers quoted from the\n  question or a passage / computed by Lectern / withheld, neither (their sentences left out);\n  unconf. r/w: answers the support check withheld that were right / wrong as the model gave them;\n  which m/a: questions naming no document that Lectern asked which document of, with the one meant among\n  the choices / all (then asked of the one meant, as a user choosing it would);\n  first token: median and p90; done: median time to the whole answer; tokens/s: median/p90"
     );
 }
 
@@ -539,8 +567,14 @@ fn print_row(label: &str, graded: &[&Graded]) {
             .count()
     };
     let mut speed: Vec<f64> = graded.iter().filter_map(|g| g.tokens_per_second).collect();
+    let asked_which = |meant_among: bool| {
+        graded
+            .iter()
+            .filter(|g| g.asked_which.is_some_and(|among| among || !meant_among))
+            .count()
+    };
     println!(
-        "  {:<44} {:>4} {:>8.3} {:>4.2}/{:<4.2} {:>4.2}/{:<4.2} {:>9.3} {:>10} {:>9.3} {:>14} {:>9} {:>10.1} s {:>10.1} s {:>8.1} s {:>10}",
+        "  {:<44} {:>4} {:>8.3} {:>4.2}/{:<4.2} {:>4.2}/{:<4.2} {:>9.3} {:>10} {:>9.3} {:>14} {:>9} {:>9} {:>10.1} s {:>10.1} s {:>8.1} s {:>10}",
         one_line(label, 44),
         graded.len(),
         share(&|g| g.correct),
@@ -557,6 +591,7 @@ fn print_row(label: &str, graded: &[&Graded]) {
         part(&answerable, &|g| g.gold_page_in_top5),
         format!("{}/{}/{}", count(|c| c.quoted), count(|c| c.computed), count(|c| c.withheld)),
         format!("{}/{}", unconfirmed(true), unconfirmed(false)),
+        format!("{}/{}", asked_which(true), asked_which(false)),
         percentile(&mut first, 0.5) / 1000.0,
         percentile(&mut first, 0.9) / 1000.0,
         percentile(&mut done, 0.5) / 1000.0,

@@ -109,6 +109,7 @@ fn exit_status(code: ErrorCode) -> ExitCode {
         ErrorCode::Conflict => 4,
         ErrorCode::NeedsPassword => 5,
         ErrorCode::Unavailable | ErrorCode::Offline => 6,
+        ErrorCode::Ambiguous => 7,
     })
 }
 

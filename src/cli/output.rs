@@ -47,6 +47,13 @@ fn hint_text(hint: &Hint) -> String {
             "check the backend, model and URL: `lectern ask --backend`, the app's settings or LECTERN_LLM_*".into()
         }
         Hint::EnterPassword => "`lectern doc unlock` takes the password".into(),
+        Hint::ChooseDocument { choices } => {
+            let listed: String = choices
+                .iter()
+                .map(|c| format!("\n  {}  {}  ({})", &c.id.to_string()[..8], c.name, c.folder))
+                .collect();
+            format!("ask it of one with `--doc ID`, or go on with `--chat` after an answer that cited one:{listed}")
+        }
     }
 }
 

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::choices::{AskChoices, AskPlan};
+use super::choices::{AskAt, AskChoices, AskPlan};
 use super::Library;
 use crate::answer::{Answer, AnswerEvent};
-use crate::ask::{Answered, AskRequest, Question, Retrieval};
-use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, NewMessage, Scope, Strategy};
+use crate::ask::{About, Answered, AskRequest, AskedOf, Because, Question, Retrieval};
+use crate::catalog::{CatalogError, Chat, ChatId, ChatMessage, DocumentId, NewMessage, Strategy};
 use crate::error::Error;
 use crate::llm::{Backend, Cancel, LanguageModel, Message, Role};
 use crate::search::SearchResults;
@@ -28,6 +28,8 @@ pub struct AskOutcome {
     pub results: SearchResults,
     /// How it was decided whether to search.
     pub retrieval: Retrieval,
+    /// The one document a question naming none was asked of, and why that one.
+    pub asked_of: Option<AskedOf>,
 }
 
 impl Library {
@@ -37,15 +39,13 @@ impl Library {
     pub async fn ask_as_chosen(
         &self,
         question: String,
-        chat: Option<ChatId>,
-        scope: Option<Scope>,
+        at: AskAt,
         choices: &AskChoices,
         cancel: &Cancel,
         events: Option<UnboundedSender<AnswerEvent>>,
     ) -> Result<AskOutcome, Error> {
         let (plan, model) = self.chosen_model(choices).await?;
-        self.ask(&plan.request(question, chat, scope), model, cancel, events)
-            .await
+        self.ask(&plan.request(question, at), model, cancel, events).await
     }
 
     /// Answers `question` as [`Library::ask_as_chosen`] does, but keeps nothing: no chat is made
@@ -58,7 +58,7 @@ impl Library {
         events: Option<UnboundedSender<AnswerEvent>>,
     ) -> Result<Answered, Error> {
         let (plan, model) = self.chosen_model(choices).await?;
-        let request = plan.request(question.text, None, None);
+        let request = plan.request(question.text, AskAt::default());
         let strategy = match request.strategy {
             Some(strategy) => strategy,
             None => self.engine.catalog().default_strategy(&question.scope)?,
@@ -114,8 +114,10 @@ impl Library {
 
     /// Answers `request` with `model` (extractively without one), sending the answer to `events`
     /// as it is made; the question and the answer are added to the chat, also when `cancel` stops
-    /// the answer part-way. A question that fails before it is answered (no model, nothing in
-    /// scope, a server down) changes nothing: no new chat, no change of scope.
+    /// the answer part-way. A question that names no document is asked of the one the request
+    /// says the chat is about, else of the one the chat's last answer cited (`ask/about.rs`). A
+    /// question that fails before it is answered (no model, nothing in scope, a server down, no
+    /// document to ask it of) changes nothing: no new chat, no change of scope.
     pub async fn ask(
         &self,
         request: &AskRequest,
@@ -123,16 +125,20 @@ impl Library {
         cancel: &Cancel,
         events: Option<UnboundedSender<AnswerEvent>>,
     ) -> Result<AskOutcome, Error> {
+        let mut request = request.clone();
         let (scope, history, strategy) = {
             let catalog = self.engine.catalog();
             let (scope, history, strategy) = match request.chat {
                 Some(id) => {
                     let chat = catalog.chat(id)?;
-                    let history: Vec<Message> = catalog
-                        .chat_messages(id)?
-                        .into_iter()
-                        .map(|m| Message::new(m.role, m.content))
-                        .collect();
+                    let messages = catalog.chat_messages(id)?;
+                    request.about = request.about.or_else(|| {
+                        last_cited(&messages).map(|document| About {
+                            document,
+                            because: Because::Cited,
+                        })
+                    });
+                    let history: Vec<Message> = messages.into_iter().map(|m| Message::new(m.role, m.content)).collect();
                     (request.scope.clone().unwrap_or(chat.scope), history, chat.strategy)
                 }
                 None => (request.scope.clone().unwrap_or_default(), Vec::new(), None),
@@ -143,10 +149,12 @@ impl Library {
             };
             (scope, history, strategy)
         };
+        let request = &request;
         let Answered {
             answer: answered,
             results,
             retrieval,
+            asked_of,
         } = self
             .asker
             .answer(request, &scope, history, strategy, model, cancel, events)
@@ -191,6 +199,7 @@ impl Library {
             answer: answered,
             results,
             retrieval,
+            asked_of,
         })
     }
 
@@ -261,4 +270,19 @@ impl Library {
             .map_or("Answer", |m| m.content.trim());
         Ok(crate::answer::chat_markdown(question, &messages[at..=at]))
     }
+}
+
+/// The document of this library the chat's last answer cited most (the first cited of those
+/// cited as often), if it cited any.
+fn last_cited(messages: &[ChatMessage]) -> Option<DocumentId> {
+    let last = messages.iter().rev().find(|m| m.role == Role::Assistant)?;
+    let mut counts: Vec<(DocumentId, usize)> = Vec::new();
+    for citation in last.citations.iter().filter(|c| c.remote.is_none()) {
+        match counts.iter_mut().find(|(d, _)| *d == citation.document) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((citation.document, 1)),
+        }
+    }
+    let most = counts.iter().map(|(_, n)| *n).max()?;
+    counts.into_iter().find(|(_, n)| *n == most).map(|(d, _)| d)
 }

@@ -5,7 +5,7 @@
 use super::settings::{check_k, Settings};
 use super::Library;
 use crate::answer::AnswerSettings;
-use crate::ask::AskRequest;
+use crate::ask::{About, AskRequest};
 use crate::catalog::{ChatId, Scope, Strategy};
 use crate::error::Error;
 use crate::llm::{Backend, BackendKind};
@@ -45,13 +45,13 @@ pub struct AskPlan {
 }
 
 impl AskPlan {
-    /// The request that asks `question` as planned, in `chat` (a new one without it) over
-    /// `scope` (the chat's without it).
-    pub fn request(&self, question: String, chat: Option<ChatId>, scope: Option<Scope>) -> AskRequest {
+    /// The request that asks `question` as planned, where `at` says.
+    pub fn request(&self, question: String, at: AskAt) -> AskRequest {
         AskRequest {
             question,
-            chat,
-            scope,
+            chat: at.chat,
+            scope: at.scope,
+            about: at.about,
             k: self.k,
             mode: self.mode,
             strategy: self.strategy,
@@ -59,6 +59,15 @@ impl AskPlan {
             settings: self.settings,
         }
     }
+}
+
+/// Where a question is asked: in which chat (a new one without it), over which scope (the
+/// chat's without it), and which document the chat is about (the one open beside it), if any.
+#[derive(Debug, Clone, Default)]
+pub struct AskAt {
+    pub chat: Option<ChatId>,
+    pub scope: Option<Scope>,
+    pub about: Option<About>,
 }
 
 impl Library {

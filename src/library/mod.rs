@@ -36,7 +36,7 @@ use crate::jobs::{IndexRun, RunMode};
 
 pub use access::{Access, TOKEN_FILE};
 pub use ask::AskOutcome;
-pub use choices::{AskChoices, AskPlan};
+pub use choices::{AskAt, AskChoices, AskPlan};
 pub use context::{ContextPassage, ContextRequest, ContextWindow};
 pub use documents::{ImportFailure, ImportReport};
 pub use export::Exported;

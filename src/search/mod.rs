@@ -38,6 +38,7 @@ use crate::catalog::{DocumentId, FolderId, Scope};
 pub use crate::tuning::Tuning;
 pub use documents::name_scores;
 pub use libraries::fuse_libraries;
+pub use named_pages::asked as pages_asked;
 pub(crate) use run::{embed, embed_question, open_indexes, run, run_with_vector};
 
 /// How passages are retrieved.

@@ -90,7 +90,9 @@ impl From<Error> for ApiError {
     fn from(e: Error) -> ApiError {
         let (status, kind) = match e.code() {
             ErrorCode::NotFound => (StatusCode::NOT_FOUND, "invalid_request_error"),
-            ErrorCode::InvalidInput | ErrorCode::NeedsPassword => (StatusCode::BAD_REQUEST, "invalid_request_error"),
+            ErrorCode::InvalidInput | ErrorCode::NeedsPassword | ErrorCode::Ambiguous => {
+                (StatusCode::BAD_REQUEST, "invalid_request_error")
+            }
             ErrorCode::Conflict => (StatusCode::CONFLICT, "invalid_request_error"),
             ErrorCode::Unavailable | ErrorCode::Offline => (StatusCode::SERVICE_UNAVAILABLE, "server_error"),
             ErrorCode::Internal => {
@@ -106,7 +108,7 @@ impl From<Error> for ApiError {
         ApiError {
             status,
             kind,
-            code: None,
+            code: matches!(e, Error::WhichDocument { .. }).then_some("which_document"),
             message: e.to_string(),
         }
     }

@@ -13,7 +13,9 @@ use lectern::catalog::{DocumentId, FolderId, Scope};
 use lectern::llm::{Backend, BuiltinModel, Cancel, GenerateOptions, HttpChat, LanguageModel, LlmError, Role};
 use lectern::search::{Hit, ScoreComponents, SearchMode};
 use lectern::server::{ServerApi, ServerError};
-use lectern::{AskChoices, AskRequest, BackendKind, Library, Settings};
+use lectern::{
+    About, AskAt, AskChoices, AskRequest, AskedOf, BackendKind, Because, Error, ErrorCode, Hint, Library, Settings,
+};
 
 use crate::common::{config, index_small_corpus, library, models_dir, read_request, runtime};
 
@@ -855,6 +857,75 @@ fn extractive_answers_put_the_line_that_answers_in_bold() {
     );
 }
 
+/// Issue 65 item 2: "page 2", "this document" over a folder of several.
+#[test]
+fn a_question_naming_no_document_is_asked_of_the_one_the_chat_is_about_else_the_likeliest_are_offered() {
+    let (t, scope) = corpus_library();
+    let rt = runtime();
+    let ask = |request: &AskRequest| rt.block_on(t.ask(request, None, &Cancel::new(), None));
+    let mut request = AskRequest::new("What does the second page of this document say?");
+    request.scope = Some(scope.clone());
+    let e = ask(&request).unwrap_err();
+    let Error::WhichDocument { in_scope, choices } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(*in_scope, 3);
+    assert!((1..=3).contains(&choices.len()), "{choices:?}");
+    assert_eq!(e.code(), ErrorCode::Ambiguous);
+    assert_eq!(
+        e.hint(),
+        Some(Hint::ChooseDocument {
+            choices: choices.clone()
+        })
+    );
+    assert!(e.to_string().contains(&choices[0].name), "{e}");
+    assert!(t.chats().unwrap().is_empty(), "nothing is kept");
+
+    // Asked of the document open beside the chat: that one alone, its second page first.
+    let two_pages = t
+        .documents(None, false)
+        .unwrap()
+        .into_iter()
+        .find(|d| d.file_name == "text-word-mac-lorem-ipsum-2p.pdf")
+        .unwrap();
+    request.about = Some(About {
+        document: two_pages.id,
+        because: Because::Open,
+    });
+    let outcome = ask(&request).unwrap();
+    assert_eq!(
+        outcome.asked_of,
+        Some(AskedOf {
+            document: two_pages.id,
+            name: two_pages.display_name.clone(),
+            because: Because::Open,
+        })
+    );
+    assert!(outcome.results.hits.iter().all(|h| h.document == two_pages.id));
+    assert_eq!(outcome.results.hits[0].page, 2);
+    assert!(!outcome.answer.citations.is_empty());
+    assert!(outcome.answer.citations.iter().all(|c| c.document == two_pages.id));
+    assert_eq!(outcome.chat.scope, scope, "the chat stays over the folder");
+
+    // The chat's next question naming none is asked of the document its last answer cited.
+    let mut next = AskRequest::new("And what is on the first page?");
+    next.chat = Some(outcome.chat.id);
+    let followed = ask(&next).unwrap();
+    let asked_of = followed.asked_of.unwrap();
+    assert_eq!((asked_of.document, asked_of.because), (two_pages.id, Because::Cited));
+    assert!(followed.results.hits.iter().all(|h| h.document == two_pages.id));
+
+    // A question that names its document, or points at none, is asked of the whole scope.
+    for question in [
+        "What does the second page of the lorem ipsum document say?",
+        "Who waived all copyright to 'Variation Itself - Variations on Lorem Ipsum'?",
+    ] {
+        let mut request = AskRequest::new(question);
+        request.scope = Some(scope.clone());
+        assert_eq!(ask(&request).unwrap().asked_of, None, "{question}");
+    }
+}
+
 #[test]
 fn a_question_the_documents_do_not_answer_gets_not_found_with_the_nearest_passages() {
     let (t, scope) = corpus_library();
@@ -1046,8 +1117,10 @@ fn a_questions_choices_put_what_the_program_was_told_over_the_saved_settings() {
     let outcome = runtime()
         .block_on(t.ask_as_chosen(
             "Who waived all copyright to 'Variation Itself - Variations on Lorem Ipsum'?".into(),
-            None,
-            Some(scope),
+            AskAt {
+                scope: Some(scope),
+                ..AskAt::default()
+            },
             &nothing,
             &Cancel::new(),
             None,

@@ -351,6 +351,21 @@ fn answers_come_as_openai_chat_completions_streamed_or_not_with_their_citations(
     );
     assert_eq!(nowhere.status(), StatusCode::NOT_FOUND);
     assert_eq!(nowhere.json::<Value>().unwrap()["error"]["code"], "model_not_found");
+
+    // A question that points at one document without naming it, over four, is refused with the
+    // likeliest documents named; over one document it is answered.
+    let which = |model: &str| json!({ "model": model, "messages": [{ "role": "user", "content": "What is on the first page of this document?" }] });
+    let reply = served.post("/chat/completions", &token, which("lectern"));
+    assert_eq!(reply.status(), StatusCode::BAD_REQUEST);
+    let error: Value = reply.json().unwrap();
+    assert_eq!(error["error"]["code"], "which_document", "{error}");
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("4 documents") && message.contains("(in "), "{message}");
+    let reply: Value = served
+        .post("/chat/completions", &token, which("lectern/Other"))
+        .json()
+        .unwrap();
+    assert_eq!(reply["citations"][0]["document_name"], "memo.pdf", "{reply}");
 }
 
 #[test]

@@ -207,7 +207,7 @@ describe("accessibility (axe-core)", () => {
   it("the empty chat with its starter questions", async () => {
     const root = document.createElement("main");
     document.body.append(root);
-    const chat = new ChatPane(root, { api, scope: new Store(WHOLE_LIBRARY), openCitation: () => {}, openSettings: () => {}, report: () => {}, save: async () => null });
+    const chat = new ChatPane(root, { api, scope: new Store(WHOLE_LIBRARY), openCitation: () => {}, viewing: () => null, openDocument: async () => {}, openSettings: () => {}, report: () => {}, save: async () => null });
     chat.updateLibrary(libraryView([folder(1, null, "Work")], [doc("d1", 1, "report.pdf")]));
     await vi.waitFor(() => expect(root.querySelectorAll("button.starter")).toHaveLength(2));
     expect(await violations()).toEqual([]);
@@ -216,7 +216,7 @@ describe("accessibility (axe-core)", () => {
   it("the chat with an answer and a footnote's preview", async () => {
     const root = document.createElement("main");
     document.body.append(root);
-    const chat = new ChatPane(root, { api, scope: new Store(WHOLE_LIBRARY), openCitation: () => {}, openSettings: () => {}, report: () => {}, save: async () => null });
+    const chat = new ChatPane(root, { api, scope: new Store(WHOLE_LIBRARY), openCitation: () => {}, viewing: () => null, openDocument: async () => {}, openSettings: () => {}, report: () => {}, save: async () => null });
     chat.updateLibrary(libraryView([folder(1, null, "Work")], []));
     (root.querySelector("textarea") as HTMLTextAreaElement).value = "How did revenue do?";
     await chat.ask();

@@ -606,7 +606,11 @@ scope: Scope | null,
  * When to search, kept as the chat's strategy; none keeps the chat's (else its folders'
  * default).
  */
-strategy: Strategy | null, };
+strategy: Strategy | null, 
+/**
+ * The document open beside the chat, which a question naming none is asked of.
+ */
+document?: string, };
 
 /**
  * An answered question.
@@ -623,7 +627,25 @@ results: SearchResults,
 /**
  * How it was decided whether to search.
  */
-retrieval: Retrieval, };
+retrieval: Retrieval, 
+/**
+ * The one document a question naming none was asked of, and why that one.
+ */
+asked_of: AskedOf | null, };
+
+/**
+ * The document a question naming none was asked of, instead of the whole scope.
+ */
+export type AskedOf = { document: DocumentId, 
+/**
+ * The name it is shown by.
+ */
+name: string, because: Because, };
+
+/**
+ * How Lectern knows which document a chat is about.
+ */
+export type Because = "open" | "cited";
 
 /**
  * One thing that happened to a document in the indexing queue.
@@ -694,14 +716,27 @@ export type ConnectionCheck = { description: string, reply: string, millis: numb
 /**
  * What kind of failure an [`Error`] is, for a client to branch on.
  */
-export type ErrorCode = "not_found" | "invalid_input" | "conflict" | "needs_password" | "unavailable" | "offline" | "internal";
+export type ErrorCode = "not_found" | "invalid_input" | "conflict" | "needs_password" | "unavailable" | "offline" | "internal" | "ambiguous";
 
 /**
  * What the user can do about an error. Messages say what failed and whose fault it is; each
  * client says the remedy in its own terms (a command for the CLI, a button or a place in the
  * window for the app).
  */
-export type Hint = { "kind": "list_folders" } | { "kind": "list_documents" } | { "kind": "list_chats" } | { "kind": "list_links" } | { "kind": "unlink" } | { "kind": "list_models" } | { "kind": "install_model", model: string | null, } | { "kind": "check_settings" } | { "kind": "enter_password" };
+export type Hint = { "kind": "list_folders" } | { "kind": "list_documents" } | { "kind": "list_chats" } | { "kind": "list_links" } | { "kind": "unlink" } | { "kind": "list_models" } | { "kind": "install_model", model: string | null, } | { "kind": "check_settings" } | { "kind": "enter_password" } | { "kind": "choose_document", choices: Array<DocumentChoice>, };
+
+/**
+ * A document offered to choose from.
+ */
+export type DocumentChoice = { id: DocumentId, 
+/**
+ * The name it is shown by.
+ */
+name: string, 
+/**
+ * Its folder's path.
+ */
+folder: string, };
 
 /**
  * The error as the desktop shell sends it to the UI and `--json` prints it.

@@ -25,13 +25,18 @@ const cited = (quote: string): Citation => ({
 
 /** A chat pane over a fake shell; `replies` answers the commands by name (the folders' default
  *  strategy is "always", and there are no starter questions, unless it says otherwise). */
-function pane(replies: Record<string, (args?: Record<string, unknown>) => unknown>, savePath: string | null = null) {
+function pane(
+  replies: Record<string, (args?: Record<string, unknown>) => unknown>,
+  savePath: string | null = null,
+  viewing: string | null = null,
+) {
   const answers: typeof replies = { default_strategy: () => "always", starter_questions: () => [], ...replies };
   const calls: [string, Record<string, unknown> | undefined][] = [];
   const saveAsked: unknown[] = [];
   const reports: string[] = [];
   const settingsOpened: number[] = [];
   const opened: Citation[] = [];
+  const documentsOpened: [string, string][] = [];
   const channels: ChannelLike<unknown>[] = [];
   const api = makeApi(
     async (command, args) => {
@@ -50,6 +55,10 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
     api,
     scope,
     openCitation: (c: Citation) => opened.push(c),
+    viewing: () => viewing,
+    openDocument: async (id, name) => {
+      documentsOpened.push([id, name]);
+    },
     openSettings: () => settingsOpened.push(1),
     report: (m) => reports.push(m),
     save: async (options) => {
@@ -59,7 +68,19 @@ function pane(replies: Record<string, (args?: Record<string, unknown>) => unknow
   });
   const backend = root.querySelector("select.backend") as HTMLSelectElement;
   const strategy = root.querySelector("select.strategy") as HTMLSelectElement;
-  return { chat, root, scope, backend, strategy, calls, reports, settingsOpened, opened, saveAsked, channels };
+  return { chat, root, scope, backend, strategy, calls, reports, settingsOpened, opened, documentsOpened, saveAsked, channels };
+}
+
+/** The reply to `ask`: an extractive answer `body` in `chat`, with `more` over it. */
+function answered(chat: Chat, body: string, more: Record<string, unknown> = {}) {
+  return {
+    chat,
+    message: 2,
+    answer: { kind: "extractive", body, citations: [], finish: "stop", backend: "extractive" },
+    results: { hits: [], sources: [], skipped: [] },
+    retrieval: searched,
+    ...more,
+  };
 }
 
 describe("chat pane", () => {
@@ -91,13 +112,7 @@ describe("chat pane", () => {
   it("asks with the question and scope only: the backend, search and strategy come from what is saved", async () => {
     const chatInfo = savedChat("c1", "Q");
     const { chat, root, calls } = pane({
-      ask: () => ({
-        chat: chatInfo,
-        message: 2,
-        answer: { kind: "extractive", body: "Answer", citations: [], finish: "stop", backend: "extractive" },
-        results: { hits: [], sources: [], skipped: [] },
-        retrieval: searched,
-      }),
+      ask: () => answered(chatInfo, "Answer"),
       list_chats: () => [chatInfo],
     });
     chat.useSettings(saved);
@@ -162,6 +177,60 @@ describe("chat pane", () => {
     expect(settingsOpened).toEqual([1]);
   });
 
+  it("asks a question of the document open in the viewer, and says it was asked of that one", async () => {
+    const chatInfo = savedChat("c1", "Q");
+    const { chat, root, calls } = pane(
+      {
+        ask: () => answered(chatInfo, "Answer", { asked_of: { document: "d1", name: "Headset manual", because: "open" } }),
+        list_chats: () => [chatInfo],
+      },
+      null,
+      "d1",
+    );
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "What is on page 14?";
+    await chat.ask();
+    expect(calls.find((c) => c[0] === "ask")?.[1]?.request).toMatchObject({ question: "What is on page 14?", document: "d1" });
+    expect(root.querySelector(".answer .retrieval-note")?.textContent).toBe(
+      "Asked of Headset manual, the document open in the viewer",
+    );
+  });
+
+  it("offers the likeliest documents when a question names none, and asks it of the one chosen", async () => {
+    const chatInfo = savedChat("c1", "Q");
+    let asks = 0;
+    const { chat, root, calls, documentsOpened } = pane({
+      ask: () =>
+        asks++ === 0
+          ? Promise.reject({
+              code: "ambiguous",
+              message: "the question points at one document without naming it",
+              hint: {
+                kind: "choose_document",
+                choices: [
+                  { id: "d1", name: "Annual report", folder: "Reports" },
+                  { id: "d2", name: "Headset manual", folder: "Manuals" },
+                ],
+              },
+            })
+          : answered(chatInfo, "Pair it first", { asked_of: { document: "d2", name: "Headset manual", because: "open" } }),
+      list_chats: () => [chatInfo],
+    });
+    chat.useSettings(saved);
+    (root.querySelector("textarea") as HTMLTextAreaElement).value = "What does page 14 say?";
+    await chat.ask();
+    const chips = [...root.querySelectorAll(".answer .document-choices button")] as HTMLButtonElement[];
+    expect(chips.map((b) => b.textContent)).toEqual(["Annual report", "Headset manual"]);
+    expect(root.querySelector(".answer.failed")).toBeNull();
+    chips[1].click();
+    await vi.waitFor(() => expect(root.querySelector(".answer .body")?.textContent).toBe("Pair it first"));
+    expect(documentsOpened).toEqual([["d2", "Headset manual"]]);
+    const asked = calls.filter((c) => c[0] === "ask").map((c) => c[1]?.request);
+    expect(asked.map((r) => (r as { document?: string }).document)).toEqual([undefined, "d2"]);
+    expect([...root.querySelectorAll(".question")].map((q) => q.textContent)).toEqual(["What does page 14 say?"]);
+    expect(root.querySelectorAll(".answer")).toHaveLength(1);
+  });
+
   it("offers nothing to fix for an error the user cannot fix", async () => {
     const { chat, root } = pane({ ask: () => Promise.reject({ code: "internal", message: "disk full" }) });
     chat.useSettings(saved);
@@ -191,13 +260,7 @@ describe("starter questions", () => {
         (args?.scope as Scope).folders.includes(2)
           ? ["Summarize memo"]
           : ["What does Annual Report 2022 say about risk factors?", "Summarize notes"],
-      ask: () => ({
-        chat: chatInfo,
-        message: 2,
-        answer: { kind: "extractive", body: "Answer", citations: [], finish: "stop", backend: "extractive" },
-        results: { hits: [], sources: [], skipped: [] },
-        retrieval: searched,
-      }),
+      ask: () => answered(chatInfo, "Answer"),
       list_chats: () => [chatInfo],
     });
     const chips = () => [...root.querySelectorAll<HTMLButtonElement>(".messages button.starter")];

@@ -22,10 +22,12 @@ import {
 } from "./store";
 import { STRATEGIES } from "./strategy";
 import type {
+  AskedOf,
   BackendKind,
   Chat,
   ChatMessage,
   Citation,
+  DocumentChoice,
   LibraryView,
   Scope,
   SearchResults,
@@ -40,6 +42,10 @@ export interface ChatHooks {
   /** Opens a citation in the viewer; `from` is the button that asked, where "Back to the
    *  answer" returns. */
   openCitation: (citation: Citation, from?: HTMLElement) => void;
+  /** The local document open in the viewer, which a question naming none is asked of. */
+  viewing: () => string | null;
+  /** Opens a document in the viewer at its first page. */
+  openDocument: (id: string, name: string) => Promise<void>;
   openSettings: () => void;
   report: (message: string) => void;
   /** Asks where to save a file. */
@@ -52,17 +58,23 @@ export function fileName(title: string): string {
   return name || "Lectern chat";
 }
 
-/** The questions an empty chat offers, as chips: a click asks `ask` the question. */
-export function starterChips(questions: string[], ask: (question: string) => void): HTMLElement {
+/** A group of chips named `name`, under a line saying `text`. */
+function chipGroup(className: string, name: string, text: string, chips: HTMLElement[]): HTMLElement {
   const box = document.createElement("div");
-  box.className = "starters";
+  box.className = className;
   box.setAttribute("role", "group");
-  box.setAttribute("aria-label", "Questions to start with");
+  box.setAttribute("aria-label", name);
   const label = document.createElement("p");
   label.className = "starters-label";
-  label.textContent = "Try asking";
-  box.append(label, ...questions.map((question) => button(question, "starter", () => ask(question))));
+  label.textContent = text;
+  box.append(label, ...chips);
   return box;
+}
+
+/** The questions an empty chat offers, as chips: a click asks `ask` the question. */
+export function starterChips(questions: string[], ask: (question: string) => void): HTMLElement {
+  const chips = questions.map((question) => button(question, "starter", () => ask(question)));
+  return chipGroup("starters", "Questions to start with", "Try asking", chips);
 }
 
 /** The most of a quoted passage a footnote's preview shows. */
@@ -108,6 +120,30 @@ function retrievedPassages(results: SearchResults, open: (citation: Citation) =>
     box.append(group);
   }
   return box;
+}
+
+/** The note under an answer to a question that named no document, saying which one it was
+ *  asked of. */
+export function askedOfNote(asked: AskedOf): HTMLElement {
+  const note = document.createElement("p");
+  note.className = "retrieval-note";
+  const why = asked.because === "open" ? "the document open in the viewer" : "the document the last answer cited";
+  note.textContent = `Asked of ${asked.name}, ${why}`;
+  return note;
+}
+
+/** What an answer's bubble says to a question that points at one document without naming it,
+ *  over several: the likeliest documents as chips; `choose` asks the question of the one clicked. */
+export function documentChoices(choices: DocumentChoice[], choose: (choice: DocumentChoice) => void): HTMLElement {
+  const chips = choices.map((choice) =>
+    button(choice.name, "starter", () => choose(choice), `${choice.name} (in ${choice.folder})`),
+  );
+  return chipGroup(
+    "starters document-choices",
+    "Documents to ask it of",
+    "Which document is this about? The question names none. Choose one, open one in the viewer, or name it in the question.",
+    chips,
+  );
 }
 
 /** The note under an answer made without searching the documents, naming the strategy that
@@ -374,11 +410,12 @@ export class ChatPane {
     }
   }
 
-  private question(text: string) {
+  private question(text: string): HTMLElement {
     const node = document.createElement("div");
     node.className = "message question";
     node.textContent = text;
     this.list.append(node);
+    return node;
   }
 
   private answerNode(): HTMLElement {
@@ -529,12 +566,14 @@ export class ChatPane {
     button.removeAttribute("aria-describedby");
   }
 
-  async ask() {
-    const question = this.input.value.trim();
+  /** Asks the question typed (or `text`), of the document open in the viewer where it names
+   *  none (or of `documentId`). */
+  async ask(text?: string, documentId?: string) {
+    const question = (text ?? this.input.value).trim();
     if (!question || this.answerId) return;
-    this.input.value = "";
+    if (text === undefined) this.input.value = "";
     this.list.querySelector(".starters")?.remove();
-    this.question(question);
+    const asked = this.question(question);
     const node = this.answerNode();
     node.classList.add("streaming");
     let answer: StreamingAnswer = { body: "", citations: [] };
@@ -551,6 +590,7 @@ export class ChatPane {
           scope: this.hooks.scope.value,
           // An open chat's choice is saved already; a new chat is created with the one chosen.
           strategy: this.chat ? null : this.chosenStrategy(),
+          document: documentId ?? this.hooks.viewing() ?? undefined,
         },
         answerId,
         (event) => {
@@ -570,11 +610,24 @@ export class ChatPane {
         outcome.results,
         outcome.message,
       );
+      if (outcome.asked_of) node.append(askedOfNote(outcome.asked_of));
       if (outcome.retrieval.query === null) node.append(unsearchedNote(outcome.retrieval.strategy));
       if (outcome.answer.finish === "cancelled") node.classList.add("stopped");
       await this.loadChats();
     } catch (e) {
       const error = commandError(e);
+      if (error.hint?.kind === "choose_document") {
+        node.replaceChildren(
+          documentChoices(error.hint.choices, (choice) => {
+            asked.remove();
+            node.remove();
+            void this.hooks
+              .openDocument(choice.id, choice.name)
+              .finally(() => this.ask(question, choice.id));
+          }),
+        );
+        return;
+      }
       node.classList.add("failed");
       node.textContent = error.message;
       if (errorRemedy(error) === "open_settings") {

@@ -47,6 +47,8 @@ const chat = new ChatPane(document.getElementById("chat") as HTMLElement, {
   api,
   scope,
   openCitation: (citation, from) => viewer.open(citation, from).catch((e) => report(errorMessage(e))),
+  viewing: () => viewer.viewing(),
+  openDocument: (id, name) => viewer.openDocument(id, name).catch((e) => report(errorMessage(e))),
   openSettings: () => void settings.show(),
   report,
   save,

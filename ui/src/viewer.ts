@@ -324,6 +324,12 @@ export class Viewer {
     return texts;
   }
 
+  /** The id of this library's document the viewer shows, if it is open (a remote library's
+   *  documents are not this library's to ask). */
+  viewing(): string | null {
+    return this.doc && !this.root.hidden && !this.doc.remote ? this.doc.id : null;
+  }
+
   /** Opens a document at `page`, with nothing highlighted. */
   async openDocument(id: string, name: string, page = 1) {
     this.returnTo = null;
