@@ -439,6 +439,39 @@ fn ask_in_scope(session: &Session, question: &str) -> (String, Vec<String>) {
     (answer["text"].as_str().unwrap_or_default().to_string(), sources)
 }
 
+/// A question pointing at one document without naming it, over several with none open: the
+/// likeliest are offered as chips; the one chosen opens in the viewer and is asked.
+fn asks_which_document(session: &Session) {
+    click_on(session, "#viewer button.close-viewer");
+    let input = session.wait_for("form.ask textarea", SHORT).unwrap();
+    session
+        .type_text(&input, "What is on the second page of this document?")
+        .unwrap();
+    click_on(session, "form.ask button[type=submit]");
+    let chip = session
+        .wait_for(".message.answer:last-child .document-choices button", LONG)
+        .unwrap();
+    let chosen = session.text(&chip).unwrap();
+    session.click(&chip).unwrap();
+    let note = session
+        .wait_until(
+            "the answer asked of the document chosen",
+            "const last = document.querySelector('.message.answer:last-child');
+             const note = last && !last.classList.contains('streaming') && last.querySelector('.retrieval-note');
+             return note && note.textContent;",
+            LONG,
+        )
+        .unwrap();
+    assert_eq!(
+        note,
+        json!(format!("Asked of {chosen}, the document open in the viewer"))
+    );
+    let open = session
+        .execute("return !document.getElementById('viewer').hidden;", json!([]))
+        .unwrap();
+    assert_eq!(open, json!(true), "the document chosen is open in the viewer");
+}
+
 /// Clicks the last answer's first footnote and checks that the viewer shows the cited page
 /// (the one its source button names) with the passage highlighted.
 fn open_first_citation(session: &Session) {
@@ -801,6 +834,7 @@ fn the_app_from_import_to_cited_answers_and_back_after_a_restart() {
         "the PDF's markup is shown as text: {text}"
     );
     no_injected_html(&session);
+    asks_which_document(&session);
 
     // The built-in model, on one thread.
     choose(&session, "select.backend", "builtin");
