@@ -439,17 +439,43 @@ fn ask_in_scope(session: &Session, question: &str) -> (String, Vec<String>) {
     (answer["text"].as_str().unwrap_or_default().to_string(), sources)
 }
 
-/// A question pointing at one document without naming it, over several with none open: the
-/// likeliest are offered as chips; the one chosen opens in the viewer and is asked.
+/// A question pointing at one document without naming it, over several, in a new chat with
+/// none open: the likeliest are offered as chips; the one chosen opens in the viewer and is
+/// asked.
 fn asks_which_document(session: &Session) {
-    click_on(session, "#viewer button.close-viewer");
+    click_on(session, "button.chats-button");
+    click_on(session, "button.new-chat");
+    // No document open: the viewer closed (in a small window its close button may lie under
+    // the chat, so it is pressed from the page).
+    let closed = session
+        .execute(
+            "const viewer = document.getElementById('viewer');
+             if (!viewer.hidden) viewer.querySelector('button.close-viewer').click();
+             return viewer.hidden;",
+            json!([]),
+        )
+        .unwrap();
+    assert_eq!(closed, json!(true));
     let input = session.wait_for("form.ask textarea", SHORT).unwrap();
     session
         .type_text(&input, "What is on the second page of this document?")
         .unwrap();
     click_on(session, "form.ask button[type=submit]");
+    let asked = session
+        .wait_until(
+            "the documents to choose from",
+            "const last = document.querySelector('.message.answer:last-child');
+             return last && !last.classList.contains('streaming') &&
+               { chips: last.querySelectorAll('.document-choices button').length, text: last.textContent };",
+            LONG,
+        )
+        .unwrap();
+    assert!(
+        asked["chips"].as_u64().unwrap_or(0) > 0,
+        "no documents offered: {asked}"
+    );
     let chip = session
-        .wait_for(".message.answer:last-child .document-choices button", LONG)
+        .wait_for(".message.answer:last-child .document-choices button", SHORT)
         .unwrap();
     let chosen = session.text(&chip).unwrap();
     session.click(&chip).unwrap();
