@@ -81,13 +81,18 @@ impl Default for AnswerSettings {
 /// passage must have where no cosine floor decides; see docs/figures.md ("The relevance floor").
 pub const KEYWORD_FLOOR: f32 = 0.16;
 
-/// Whether the best of `hits` bears on the question: its cosine reaches `floor` where there is
-/// one and vectors were compared, else its share of the question's keyword weight reaches
-/// [`KEYWORD_FLOOR`]. Passages found by similarity alone with no floor to judge them count.
+/// Whether the best of `hits` bears on the question: a page the question named is among them
+/// ("What is on page 14?" has no words to match, and page 14 answers it), or its cosine reaches
+/// `floor` where there is one and vectors were compared, else its share of the question's
+/// keyword weight reaches [`KEYWORD_FLOOR`]. Passages found by similarity alone with no floor
+/// to judge them count.
 fn bears_on_question(hits: &[Hit], floor: Option<f32>) -> bool {
     let best = |part: fn(&Hit) -> Option<f32>| hits.iter().filter_map(part).reduce(f32::max);
     if hits.is_empty() {
         return false;
+    }
+    if hits.iter().any(|h| h.components.named_page) {
+        return true;
     }
     match (floor, best(|h| h.components.vector)) {
         (Some(floor), Some(cosine)) => cosine >= floor,

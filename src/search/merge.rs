@@ -29,6 +29,8 @@ pub struct Ranked {
     pub context: String,
     /// Where the store holds the passage, when its list said.
     pub key: Option<PassageKey>,
+    /// Whether the question named its page.
+    pub named_page: bool,
 }
 
 /// A passage a store's list found, with its score so far.
@@ -54,6 +56,7 @@ pub fn ranked(found: Found) -> Ranked {
         text: None,
         context: String::new(),
         key,
+        named_page: false,
     }
 }
 

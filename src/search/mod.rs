@@ -100,6 +100,10 @@ pub struct ScoreComponents {
     pub keyword_rank: Option<u32>,
     /// Cosine similarity to the question by the second stage's model, when it scored the page.
     pub second_stage: Option<f32>,
+    /// Whether the question named the passage's page ("page 14", "the cover page"): it bears
+    /// on the question by where it is, whatever its words (`named_pages.rs`).
+    #[serde(default)]
+    pub named_page: bool,
 }
 
 /// One retrieved passage.

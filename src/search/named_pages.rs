@@ -151,6 +151,7 @@ pub fn favour(pages: &[Named], ranked: &mut Vec<Ranked>, scope: &dyn ScopeSearch
             };
             if let Some(mut named) = named {
                 named.score = score.next_up();
+                named.named_page = true;
                 ranked.push(named);
             }
         }

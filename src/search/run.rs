@@ -275,6 +275,7 @@ fn hit(current: &Current<'_>, r: Ranked) -> Option<Hit> {
             vector_rank: r.vector_rank,
             keyword_rank: r.keyword_rank,
             second_stage: None,
+            named_page: r.named_page,
         },
         remote: None,
         context: r.context,

@@ -903,6 +903,9 @@ fn a_question_naming_no_document_is_asked_of_the_one_the_chat_is_about_else_the_
     );
     assert!(outcome.results.hits.iter().all(|h| h.document == two_pages.id));
     assert_eq!(outcome.results.hits[0].page, 2);
+    assert!(outcome.results.hits[0].components.named_page);
+    // The page named is the answer, whatever its words: not "not found".
+    assert_eq!(outcome.answer.kind, AnswerKind::Extractive, "{}", outcome.answer.body);
     assert!(!outcome.answer.citations.is_empty());
     assert!(outcome.answer.citations.iter().all(|c| c.document == two_pages.id));
     assert_eq!(outcome.chat.scope, scope, "the chat stays over the folder");

@@ -36,7 +36,7 @@ const api = makeApi(
               char_end: 20,
               text: "Revenue grew by nine percent.",
               score: 1,
-              components: { vector: null, keyword: 1, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null },
+              components: { vector: null, keyword: 1, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null, named_page: false },
             },
           ],
           sources: [],

@@ -536,7 +536,12 @@ keyword_rank: number | null,
 /**
  * Cosine similarity to the question by the second stage's model, when it scored the page.
  */
-second_stage: number | null, };
+second_stage: number | null, 
+/**
+ * Whether the question named the passage's page ("page 14", "the cover page"): it bears
+ * on the question by where it is, whatever its words (`named_pages.rs`).
+ */
+named_page: boolean, };
 
 /**
  * The hits of one document, for a "sources" view.

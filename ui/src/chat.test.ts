@@ -331,7 +331,7 @@ describe("a remote library's sources", () => {
       char_end: 20,
       text: "The memo says the budget grew.",
       score: 0.5,
-      components: { vector: null, keyword: 1, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null },
+      components: { vector: null, keyword: 1, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null, named_page: false },
       remote: "bob",
     };
     const source = { document: "d1", document_name: "memo.pdf", folder: 3, folder_path: "bob: Other", best_score: 0.5, hits: [0], pages: [4] };
@@ -382,7 +382,7 @@ describe("retrieved passages", () => {
       char_end: 40,
       text,
       score,
-      components: { vector: null, keyword: score, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null },
+      components: { vector: null, keyword: score, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null, named_page: false },
     });
     const hits = [hit("a", 3, 0.9, "Revenue grew."), hit("b", 1, 0.8, "Costs fell."), hit("a", 7, 0.5, "Outlook <b>good</b>.")];
     const source = (document: string, indexes: number[]) => ({
@@ -438,7 +438,7 @@ describe("retrieved passages", () => {
       char_end: 13,
       text: "Revenue grew.",
       score: 0.9,
-      components: { vector: null, keyword: 0.9, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null },
+      components: { vector: null, keyword: 0.9, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null, named_page: false },
     };
     const source = { document: "a", document_name: "a.pdf", folder: 1, folder_path: "Work", best_score: 0.9, hits: [0], pages: [3] };
     const { chat, root, channels } = pane({

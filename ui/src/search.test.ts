@@ -19,7 +19,7 @@ function hit(document: string, page: number, text: string): Hit {
     char_end: 10 + text.length,
     text,
     score: 1,
-    components: { vector: null, keyword: 1, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null },
+    components: { vector: null, keyword: 1, keyword_share: 1, vector_rank: null, keyword_rank: 1, second_stage: null, named_page: false },
   };
 }
 
