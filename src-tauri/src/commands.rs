@@ -9,9 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lectern::answer::AnswerEvent;
-use lectern::catalog::{
-    ApiRequest, ApiToken, CatalogError, Chat, ChatMessage, Link, LogEntry, Remote, Scope, Strategy,
-};
+use lectern::catalog::{ApiRequest, ApiToken, Chat, ChatMessage, Link, LogEntry, Remote, Scope, Strategy};
 use lectern::llm::ConnectionCheck;
 use lectern::models::{FoundInFolder, InstallOptions, InstallProgress};
 use lectern::pdf::WordBox;
@@ -318,9 +316,7 @@ pub async fn ask(
         .map_err(fail)?;
     let about = match request.document.as_deref() {
         Some(id) => Some(About {
-            document: id
-                .parse()
-                .map_err(|_| fail(CatalogError::DocumentNotFound(id.to_string())))?,
+            document: document_id(&library, id).map_err(fail)?,
             because: Because::Open,
         }),
         None => None,
