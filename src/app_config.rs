@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{Error, LibraryConfig};
+use crate::config::LibraryConfig;
+use crate::error::Error;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Default, Serialize, Deserialize)]

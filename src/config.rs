@@ -10,9 +10,9 @@ use crate::chunk::ChunkerSettings;
 use crate::embed::Precision;
 use crate::error::Error;
 use crate::llm::{BackendDefaults, BackendKind};
+use crate::model_server::ServerApi;
 use crate::models::DEFAULT_INDEX;
 use crate::pdf::{OcrSettings, PdfReader};
-use crate::server::ServerApi;
 use crate::tuning::Tuning;
 
 /// The languages pages are read in by OCR unless `LECTERN_OCR_LANGUAGES` says otherwise.

@@ -7,13 +7,13 @@ use std::path::PathBuf;
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::catalog::{CatalogError, DocumentId};
+use crate::catalog::CatalogError;
 use crate::embed::EmbedError;
+use crate::fault::{Classified, DocumentChoice, ErrorCode, Hint};
 use crate::index::IndexError;
 use crate::llm::LlmError;
 use crate::models::ModelError;
 use crate::pdf::PdfError;
-use crate::server::ServerError;
 
 /// Anything a [`crate::Library`] call can fail with.
 #[derive(Debug, Error)]
@@ -87,71 +87,6 @@ pub enum Error {
     LibraryReadOnly { home: PathBuf },
 }
 
-/// What kind of failure an [`Error`] is, for a client to branch on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    /// A folder, document or file that does not exist.
-    NotFound,
-    /// Input the user can correct: a bad name, a non-PDF, a move into itself.
-    InvalidInput,
-    /// The request clashes with the library's state: a taken name, a non-empty folder.
-    Conflict,
-    /// The PDF needs a (correct) password.
-    NeedsPassword,
-    /// A model is not installed or a model server is not answering.
-    Unavailable,
-    /// The package index (or another source of a model) could not be reached: the machine is
-    /// offline, most likely, and a model can come from a file or folder on it instead.
-    Offline,
-    /// Lectern's own fault or the machine's: disk, database, a bug.
-    Internal,
-    /// The request could mean several things: the hint lists them to choose from.
-    Ambiguous,
-}
-
-/// What the user can do about an error. Messages say what failed and whose fault it is; each
-/// client says the remedy in its own terms (a command for the CLI, a button or a place in the
-/// window for the app).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Hint {
-    /// The folders are listed where the library is shown.
-    ListFolders,
-    /// The documents are listed where the library is shown.
-    ListDocuments,
-    /// The past chats are listed where the chats are shown.
-    ListChats,
-    /// The linked directories are listed where the folders are shown.
-    ListLinks,
-    /// The directory must be unlinked from its folder first.
-    Unlink,
-    /// The known models are listed in the model manager.
-    ListModels,
-    /// A model must be installed: this one, or (none) any language model.
-    InstallModel { model: Option<String> },
-    /// A model must be installed or another chosen in the settings: the model or server there is
-    /// missing, unreachable, or refuses.
-    CheckSettings,
-    /// The PDF's password must be given (again).
-    EnterPassword,
-    /// The question is to be asked again of one of these documents (the likeliest first).
-    ChooseDocument { choices: Vec<DocumentChoice> },
-}
-
-/// A document offered to choose from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
-pub struct DocumentChoice {
-    pub id: DocumentId,
-    /// The name it is shown by.
-    pub name: String,
-    /// Its folder's path.
-    pub folder: String,
-}
-
 /// What [`Error::WhichDocument`] says.
 fn which_document(in_scope: usize, choices: &[DocumentChoice]) -> String {
     let likeliest: Vec<String> = choices
@@ -188,52 +123,15 @@ impl Error {
         move |source| Error::Io { path, source }
     }
 
-    /// The code a client branches on.
+    /// The code a client branches on: the area's own, for an error of an area.
     pub fn code(&self) -> ErrorCode {
         match self {
-            Error::Catalog(e) => match e {
-                CatalogError::FolderNotFound(_)
-                | CatalogError::DocumentNotFound(_)
-                | CatalogError::JobNotFound(_)
-                | CatalogError::RemoteNotFound(_)
-                | CatalogError::ChatNotFound(_)
-                | CatalogError::AnswerNotFound { .. }
-                | CatalogError::LinkNotFound(_)
-                | CatalogError::TokenNotFound(_) => ErrorCode::NotFound,
-                CatalogError::NameClash { .. }
-                | CatalogError::FolderNotEmpty { .. }
-                | CatalogError::AlreadyLinked { .. } => ErrorCode::Conflict,
-                CatalogError::MoveIntoItself { .. }
-                | CatalogError::SecretInClear { .. }
-                | CatalogError::SecretKey { .. }
-                | CatalogError::NoParent(_)
-                | CatalogError::InvalidName(_)
-                | CatalogError::UnknownStrategy(_) => ErrorCode::InvalidInput,
-                CatalogError::Database { .. }
-                | CatalogError::DatabaseAway { .. }
-                | CatalogError::DatabaseSetup { .. }
-                | CatalogError::Damaged { .. } => ErrorCode::Unavailable,
-                CatalogError::Sqlite(_)
-                | CatalogError::Backup { .. }
-                | CatalogError::Column { .. }
-                | CatalogError::NoRow
-                | CatalogError::TooNew { .. }
-                | CatalogError::BadChatData { .. }
-                | CatalogError::BadContentHash(_) => ErrorCode::Internal,
-            },
-            Error::Pdf(PdfError::NeedsPassword | PdfError::WrongPassword) => ErrorCode::NeedsPassword,
-            Error::Pdf(PdfError::Io(_)) => ErrorCode::Internal,
-            Error::Pdf(PdfError::Stopped(_) | PdfError::Gone(_)) => ErrorCode::Unavailable,
-            Error::Pdf(_) => ErrorCode::InvalidInput,
-            Error::Embed(EmbedError::Server(ServerError::KeyInClear { .. }))
-            | Error::Llm(LlmError::Server(ServerError::KeyInClear { .. })) => ErrorCode::InvalidInput,
-            Error::Embed(_) => ErrorCode::Unavailable,
-            Error::Llm(
-                LlmError::ContextFull { .. } | LlmError::ServerContextFull { .. } | LlmError::Setting { .. },
-            ) => ErrorCode::InvalidInput,
-            Error::Llm(LlmError::Runtime(_)) => ErrorCode::Internal,
-            Error::Llm(LlmError::Model(e)) | Error::Model(e) => model_code(e),
-            Error::Llm(_) => ErrorCode::Unavailable,
+            Error::Catalog(e) => e.code(),
+            Error::Pdf(e) => e.code(),
+            Error::Embed(e) => e.code(),
+            Error::Llm(e) => e.code(),
+            Error::Model(e) => e.code(),
+            Error::Index(e) => e.code(),
             Error::NotFound(_) | Error::PartNotFound { .. } => ErrorCode::NotFound,
             Error::IndexerBusy | Error::Listen { .. } | Error::ExportTarget { .. } => ErrorCode::Conflict,
             Error::NotLocked(_) | Error::Config { .. } => ErrorCode::InvalidInput,
@@ -244,35 +142,22 @@ impl Error {
             | Error::LibraryReadOnly { .. } => ErrorCode::Unavailable,
             Error::Remote { code, .. } => *code,
             Error::WhichDocument { .. } => ErrorCode::Ambiguous,
-            Error::Index(IndexError::DatabaseAway { .. }) => ErrorCode::Unavailable,
-            Error::Index(IndexError::Superseded { .. }) => ErrorCode::Conflict,
-            Error::Index(_) | Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,
+            Error::Io { .. } | Error::Stopped { .. } => ErrorCode::Internal,
         }
     }
 
     /// What the user can do about it, where there is something to do.
     pub fn hint(&self) -> Option<Hint> {
         match self {
-            Error::Catalog(e) => match e {
-                CatalogError::FolderNotFound(_) => Some(Hint::ListFolders),
-                CatalogError::DocumentNotFound(_) => Some(Hint::ListDocuments),
-                CatalogError::ChatNotFound(_) | CatalogError::AnswerNotFound { .. } => Some(Hint::ListChats),
-                CatalogError::LinkNotFound(_) => Some(Hint::ListLinks),
-                CatalogError::AlreadyLinked { .. } => Some(Hint::Unlink),
-                _ => None,
-            },
-            Error::Pdf(PdfError::NeedsPassword | PdfError::WrongPassword) => Some(Hint::EnterPassword),
+            Error::Catalog(e) => e.hint(),
+            Error::Pdf(e) => e.hint(),
+            Error::Embed(e) => e.hint(),
+            Error::Llm(e) => e.hint(),
+            Error::Model(e) => e.hint(),
+            Error::Index(e) => e.hint(),
             Error::WhichDocument { choices, .. } => Some(Hint::ChooseDocument {
                 choices: choices.clone(),
             }),
-            Error::Model(e) | Error::Llm(LlmError::Model(e)) => model_hint(e),
-            Error::Llm(LlmError::NotInstalled { .. }) => Some(Hint::InstallModel { model: None }),
-            Error::Llm(LlmError::Server(
-                ServerError::Unreachable { .. }
-                | ServerError::UnknownModel { .. }
-                | ServerError::Unauthorized { .. }
-                | ServerError::KeyInClear { .. },
-            )) => Some(Hint::CheckSettings),
             _ => None,
         }
     }
@@ -284,29 +169,6 @@ impl Error {
             message: self.to_string(),
             hint: self.hint(),
         }
-    }
-}
-
-/// The remedy of a model manager's error.
-fn model_hint(error: &ModelError) -> Option<Hint> {
-    match error {
-        ModelError::Unknown(_) => Some(Hint::ListModels),
-        ModelError::NotInstalled(id) => Some(Hint::InstallModel {
-            model: Some(id.clone()),
-        }),
-        _ => None,
-    }
-}
-
-/// The code of a model manager's error.
-fn model_code(error: &ModelError) -> ErrorCode {
-    match error {
-        ModelError::Unknown(_) | ModelError::NotInstalled(_) => ErrorCode::NotFound,
-        ModelError::NotGguf { .. } | ModelError::NotChat { .. } => ErrorCode::InvalidInput,
-        ModelError::IdTaken(_) => ErrorCode::Conflict,
-        ModelError::Io { .. } => ErrorCode::Internal,
-        ModelError::Unreachable { .. } => ErrorCode::Offline,
-        _ => ErrorCode::Unavailable,
     }
 }
 

@@ -20,7 +20,7 @@ fn main() -> std::process::ExitCode {
     lectern::allocator::share_arenas();
     lectern::pdf::serve_if_asked();
     // The package's `lectern` command runs this program as the command line.
-    if let Some(ended) = lectern::cli::main_if_asked() {
+    if let Some(ended) = lectern_cli::main_if_asked() {
         return ended;
     }
     let result = tauri::Builder::default()

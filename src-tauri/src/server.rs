@@ -22,7 +22,7 @@ impl Running {
 
 /// Where the app serves the library.
 fn address() -> Result<SocketAddr, Error> {
-    let given = std::env::var("LECTERN_SERVE_ADDRESS").unwrap_or_else(|_| lectern::serve::DEFAULT_ADDRESS.into());
+    let given = std::env::var("LECTERN_SERVE_ADDRESS").unwrap_or_else(|_| lectern_serve::DEFAULT_ADDRESS.into());
     given.parse().map_err(|e| Error::Config {
         name: "LECTERN_SERVE_ADDRESS".into(),
         reason: format!("{given:?} is not an address and port such as 127.0.0.1:8765 ({e})"),
@@ -31,14 +31,14 @@ fn address() -> Result<SocketAddr, Error> {
 
 /// Starts serving `library`, on the app's runtime.
 pub async fn start(library: Library) -> Result<Running, Error> {
-    let listener = lectern::serve::bind(address()?).await?;
-    let address = lectern::serve::local_address(&listener)?;
+    let listener = lectern_serve::bind(address()?).await?;
+    let address = lectern_serve::local_address(&listener)?;
     let (stop, stopped) = oneshot::channel::<()>();
     tauri::async_runtime::spawn(async move {
         let stopped = async {
             let _ = stopped.await;
         };
-        if let Err(e) = lectern::serve::serve_until(library, listener, stopped).await {
+        if let Err(e) = lectern_serve::serve_until(library, listener, stopped).await {
             eprintln!("lectern: the server stopped: {e}");
         }
     });

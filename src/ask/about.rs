@@ -7,7 +7,8 @@
 //! chips and the command line and the API list.
 
 use crate::catalog::{DocumentStatus, Scope, ScopedDocument};
-use crate::error::{DocumentChoice, Error};
+use crate::error::Error;
+use crate::fault::DocumentChoice;
 use crate::search::{name_scores, pages_asked, SearchMode, SearchRequest};
 
 use super::request::{About, AskRequest, AskedOf};

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::error::CatalogError;
-use super::ids::DocumentId;
 use super::{now_millis, Catalog, Scope};
+use crate::ids::DocumentId;
 use crate::llm::Role;
 
 /// A footnote of an answer: the passage it cites.

@@ -8,6 +8,7 @@ use crate::database::said;
 
 use super::backup::Backup;
 use crate::database::Unreached;
+use crate::fault::{Classified, ErrorCode, Hint};
 
 /// An error from the catalog of folders and documents (SQLite, or the library's database).
 #[derive(Debug, Error)]
@@ -127,6 +128,52 @@ impl From<Unreached> for CatalogError {
         match unreached {
             Unreached::Setup { server, reason } => CatalogError::DatabaseSetup { server, reason },
             Unreached::Refused { server, source } => CatalogError::database(server, source),
+        }
+    }
+}
+
+impl Classified for CatalogError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            CatalogError::FolderNotFound(_)
+            | CatalogError::DocumentNotFound(_)
+            | CatalogError::JobNotFound(_)
+            | CatalogError::RemoteNotFound(_)
+            | CatalogError::ChatNotFound(_)
+            | CatalogError::AnswerNotFound { .. }
+            | CatalogError::LinkNotFound(_)
+            | CatalogError::TokenNotFound(_) => ErrorCode::NotFound,
+            CatalogError::NameClash { .. }
+            | CatalogError::FolderNotEmpty { .. }
+            | CatalogError::AlreadyLinked { .. } => ErrorCode::Conflict,
+            CatalogError::MoveIntoItself { .. }
+            | CatalogError::SecretInClear { .. }
+            | CatalogError::SecretKey { .. }
+            | CatalogError::NoParent(_)
+            | CatalogError::InvalidName(_)
+            | CatalogError::UnknownStrategy(_) => ErrorCode::InvalidInput,
+            CatalogError::Database { .. }
+            | CatalogError::DatabaseAway { .. }
+            | CatalogError::DatabaseSetup { .. }
+            | CatalogError::Damaged { .. } => ErrorCode::Unavailable,
+            CatalogError::Sqlite(_)
+            | CatalogError::Backup { .. }
+            | CatalogError::Column { .. }
+            | CatalogError::NoRow
+            | CatalogError::TooNew { .. }
+            | CatalogError::BadChatData { .. }
+            | CatalogError::BadContentHash(_) => ErrorCode::Internal,
+        }
+    }
+
+    fn hint(&self) -> Option<Hint> {
+        match self {
+            CatalogError::FolderNotFound(_) => Some(Hint::ListFolders),
+            CatalogError::DocumentNotFound(_) => Some(Hint::ListDocuments),
+            CatalogError::ChatNotFound(_) | CatalogError::AnswerNotFound { .. } => Some(Hint::ListChats),
+            CatalogError::LinkNotFound(_) => Some(Hint::ListLinks),
+            CatalogError::AlreadyLinked { .. } => Some(Hint::Unlink),
+            _ => None,
         }
     }
 }

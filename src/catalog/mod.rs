@@ -16,7 +16,6 @@ mod documents;
 mod error;
 mod files;
 mod folders;
-mod ids;
 mod jobs;
 mod links;
 mod log;
@@ -36,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use sql::{Db, Pg};
 
+pub use crate::ids::{ChunkId, DocumentId, FolderId};
 pub use api::{ApiRequest, ApiToken};
 pub use chats::{AnswerKind, Chat, ChatId, ChatMessage, Citation, NewMessage, Strategy};
 pub use copy::API_KEY_IN_KEYRING;
@@ -43,7 +43,6 @@ pub use display_name::{display_name, readable_title};
 pub use documents::{FileOrigin, Interrupted, NewDocument, PdfMetadata, Readied};
 pub use error::CatalogError;
 pub use folders::DeleteMode;
-pub use ids::{ChunkId, DocumentId, FolderId};
 pub use jobs::{Job, JobEvent, JobId, JobState};
 pub use links::{Link, LinkId, LinkedFile};
 pub use log::{LogEntry, LogLevel};

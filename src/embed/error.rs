@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::server::ServerError;
+use crate::fault::{Classified, ErrorCode, Hint};
+use crate::model_server::ServerError;
 
 /// Why text could not be embedded.
 #[derive(Debug, Error)]
@@ -27,4 +28,21 @@ pub enum EmbedError {
     Server(#[from] ServerError),
     #[error("the embedding model returned vectors of {got} dimensions, but {expected} were expected; the index and the model do not match")]
     Dimension { expected: usize, got: usize },
+}
+
+impl Classified for EmbedError {
+    /// A missing or failing embedder leaves the library unable to search until it is mended.
+    fn code(&self) -> ErrorCode {
+        match self {
+            EmbedError::Server(e) => e.code(),
+            _ => ErrorCode::Unavailable,
+        }
+    }
+
+    fn hint(&self) -> Option<Hint> {
+        match self {
+            EmbedError::Server(e) => e.hint(),
+            _ => None,
+        }
+    }
 }

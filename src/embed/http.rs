@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{EmbedError, Embedder};
-use crate::server::{Endpoint, ServerApi};
+use crate::model_server::{Endpoint, ServerApi};
 
 /// An embedder that calls a server; the dimension is learned from a first call and then enforced.
 pub struct HttpEmbedder {

@@ -7,6 +7,7 @@ use thiserror::Error;
 use crate::database::said;
 
 use crate::catalog::DocumentId;
+use crate::fault::{Classified, ErrorCode};
 
 /// Why an index could not be written or read.
 #[derive(Debug, Error)]
@@ -126,6 +127,16 @@ impl IndexError {
             IndexError::DatabaseAway { server, what, source }
         } else {
             IndexError::Database { server, what, source }
+        }
+    }
+}
+
+impl Classified for IndexError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            IndexError::DatabaseAway { .. } => ErrorCode::Unavailable,
+            IndexError::Superseded { .. } => ErrorCode::Conflict,
+            _ => ErrorCode::Internal,
         }
     }
 }

@@ -90,7 +90,7 @@ impl Library {
         }
         let has_secrets =
             !remotes.is_empty() || !passwords.is_empty() || settings.as_ref().is_some_and(|s| s.api_key.is_some());
-        if has_secrets && target.secret_place() == crate::SecretPlace::Library {
+        if has_secrets && target.secret_place() == crate::secrets::SecretPlace::Library {
             target.engine.catalog().seal("", "this library's secrets")?;
         }
 

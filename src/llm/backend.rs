@@ -8,8 +8,8 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::{BuiltinModel, Cancel, GenerateOptions, HttpChat, LanguageModel, LlmError, Message, Role};
+use crate::model_server::ServerApi;
 use crate::models::ModelStore;
-use crate::server::ServerApi;
 
 /// The context window planned for a server's model that neither the server nor the user states
 /// (`LECTERN_LLM_CONTEXT`), and the one Lectern asks Ollama for unless set.

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::fault::{Classified, ErrorCode, Hint};
+use crate::model_server::ServerError;
 use crate::models::ModelError;
-use crate::server::ServerError;
 
 #[derive(Debug, Error)]
 pub enum LlmError {
@@ -30,4 +31,27 @@ pub enum LlmError {
         window: usize,
         message: String,
     },
+}
+
+impl Classified for LlmError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            LlmError::ContextFull { .. } | LlmError::ServerContextFull { .. } | LlmError::Setting { .. } => {
+                ErrorCode::InvalidInput
+            }
+            LlmError::Runtime(_) => ErrorCode::Internal,
+            LlmError::Model(e) => e.code(),
+            LlmError::Server(e) => e.code(),
+            LlmError::NotInstalled { .. } | LlmError::Load { .. } => ErrorCode::Unavailable,
+        }
+    }
+
+    fn hint(&self) -> Option<Hint> {
+        match self {
+            LlmError::Model(e) => e.hint(),
+            LlmError::Server(e) => e.hint(),
+            LlmError::NotInstalled { .. } => Some(Hint::InstallModel { model: None }),
+            _ => None,
+        }
+    }
 }

@@ -12,7 +12,7 @@ use reqwest::blocking::Response;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::server::{error_message, read_line, Endpoint, ServerApi, ServerError};
+use crate::model_server::{error_message, read_line, Endpoint, ServerApi, ServerError};
 
 use super::tools::{self, Tool, ToolCall, Turn};
 use super::{

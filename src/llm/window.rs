@@ -11,7 +11,7 @@ use std::time::Duration;
 use reqwest::blocking::Client;
 use serde_json::{json, Value};
 
-use crate::server::{read_json, Endpoint, ServerApi};
+use crate::model_server::{read_json, Endpoint, ServerApi};
 
 /// How long the server may take to say; a server without these endpoints must not delay answers.
 const ASK_TIMEOUT: Duration = Duration::from_secs(3);

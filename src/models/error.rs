@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::fault::{Classified, ErrorCode, Hint};
+
 #[derive(Debug, Error)]
 pub enum ModelError {
     #[error("no model is known as \"{0}\"; a GGUF file's path or an https:// URL installs any other")]
@@ -61,5 +63,28 @@ impl ModelError {
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> ModelError {
         let path = path.into();
         move |source| ModelError::Io { path, source }
+    }
+}
+
+impl Classified for ModelError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            ModelError::Unknown(_) | ModelError::NotInstalled(_) => ErrorCode::NotFound,
+            ModelError::NotGguf { .. } | ModelError::NotChat { .. } => ErrorCode::InvalidInput,
+            ModelError::IdTaken(_) => ErrorCode::Conflict,
+            ModelError::Io { .. } => ErrorCode::Internal,
+            ModelError::Unreachable { .. } => ErrorCode::Offline,
+            _ => ErrorCode::Unavailable,
+        }
+    }
+
+    fn hint(&self) -> Option<Hint> {
+        match self {
+            ModelError::Unknown(_) => Some(Hint::ListModels),
+            ModelError::NotInstalled(id) => Some(Hint::InstallModel {
+                model: Some(id.clone()),
+            }),
+            _ => None,
+        }
     }
 }

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::fault::{Classified, ErrorCode, Hint};
+
 /// Why a file could not be read as a PDF, or its text could not be extracted.
 #[derive(Debug, Error, Serialize, Deserialize)]
 pub enum PdfError {
@@ -58,5 +60,22 @@ pub enum PdfError {
 impl From<std::io::Error> for PdfError {
     fn from(e: std::io::Error) -> Self {
         PdfError::Io(e.to_string())
+    }
+}
+
+impl Classified for PdfError {
+    /// A file the user gave that is not a readable PDF is their input to correct; a reader stopped
+    /// from outside is read again later.
+    fn code(&self) -> ErrorCode {
+        match self {
+            PdfError::NeedsPassword | PdfError::WrongPassword => ErrorCode::NeedsPassword,
+            PdfError::Io(_) => ErrorCode::Internal,
+            PdfError::Stopped(_) | PdfError::Gone(_) => ErrorCode::Unavailable,
+            _ => ErrorCode::InvalidInput,
+        }
+    }
+
+    fn hint(&self) -> Option<Hint> {
+        matches!(self, PdfError::NeedsPassword | PdfError::WrongPassword).then_some(Hint::EnterPassword)
     }
 }

@@ -9,9 +9,9 @@ use reqwest::blocking::{Client, RequestBuilder, Response};
 use serde_json::json;
 use thiserror::Error;
 
+use crate::fault::ErrorCode;
+use crate::model_server::{error_message, read_json, root_cause};
 use crate::search::{SearchMode, SearchResults};
-use crate::server::{error_message, read_json, root_cause};
-use crate::ErrorCode;
 
 /// How long a search of a remote library may take.
 const SEARCH_TIMEOUT: Duration = Duration::from_secs(30);
@@ -46,13 +46,13 @@ pub enum RemoteError {
     },
 }
 
-impl From<RemoteError> for crate::Error {
+impl From<RemoteError> for crate::error::Error {
     fn from(e: RemoteError) -> Self {
         let code = match e {
             RemoteError::NoFolder { .. } => ErrorCode::NotFound,
             _ => ErrorCode::Unavailable,
         };
-        crate::Error::Remote {
+        crate::error::Error::Remote {
             message: e.to_string(),
             code,
         }

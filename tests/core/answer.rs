@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use lectern::answer::{answer, AnswerEvent, AnswerKind, AnswerSettings, Stage};
 use lectern::catalog::{DocumentId, FolderId, Scope};
 use lectern::llm::{Backend, BuiltinModel, Cancel, GenerateOptions, HttpChat, LanguageModel, LlmError, Role};
+use lectern::model_server::{ServerApi, ServerError};
 use lectern::search::{Hit, ScoreComponents, SearchMode};
-use lectern::server::{ServerApi, ServerError};
 use lectern::{
     About, AskAt, AskChoices, AskRequest, AskedOf, BackendKind, Because, Error, ErrorCode, Hint, Library, Settings,
 };

@@ -177,7 +177,7 @@ fn indexing_is_paused_resumed_and_cancelled_from_another_process() {
 #[test]
 fn the_smart_judge_skips_small_talk_and_requests_about_answers_and_searches_questions() {
     let home = tempfile::tempdir().unwrap();
-    let eval = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("eval");
+    let eval = crate::common::repository().join("eval");
     let file = |name: &str| eval.join(name).to_string_lossy().into_owned();
     let (smart, dev, paraphrase) = (file("smart.jsonl"), file("dev.jsonl"), file("paraphrase.jsonl"));
     let out = lectern(home.path(), &["eval", "strategy", &smart, &dev, &paraphrase, "--json"]);

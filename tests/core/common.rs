@@ -22,11 +22,16 @@ impl std::ops::Deref for TestLibrary {
     }
 }
 
+/// The repository's root: the tests are the command line's package's (`cli/`).
+pub fn repository() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
 /// The directory the test setup installed the model into.
 pub fn models_dir() -> PathBuf {
     let dir = std::env::var_os("LECTERN_TEST_MODELS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".models"));
+        .unwrap_or_else(|| repository().join(".models"));
     assert!(
         dir.join("all-MiniLM-L6-v2/model.onnx").is_file(),
         "the embedding model is not installed in {}; run scripts/setup-models.sh {}",
@@ -143,7 +148,7 @@ pub fn library() -> TestLibrary {
 pub fn corpus_dir() -> PathBuf {
     std::env::var_os("LECTERN_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus"))
+        .unwrap_or_else(|| repository().join("corpus"))
 }
 
 pub fn corpus_pdf(name: &str) -> PathBuf {

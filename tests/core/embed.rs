@@ -6,7 +6,7 @@ use std::net::TcpListener;
 use std::thread::JoinHandle;
 
 use lectern::embed::{EmbedError, Embedder, HttpEmbedder, MiniLm, Parallelism, Precision, MINILM_DIR};
-use lectern::server::ServerApi;
+use lectern::model_server::ServerApi;
 
 use crate::common::{models_dir, read_request};
 

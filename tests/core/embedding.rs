@@ -12,8 +12,8 @@ use std::sync::Arc;
 use lectern::catalog::DEFAULT_FOLDER;
 use lectern::index::verify;
 use lectern::jobs::RunMode;
+use lectern::model_server::ServerApi;
 use lectern::search::SearchMode;
-use lectern::server::ServerApi;
 use lectern::{DocumentStatus, EmbedderConfig, Library};
 
 use crate::common::{config, corpus_pdf, index_all, index_small_corpus, read_request, runtime, search};

@@ -753,7 +753,7 @@ fn hybrid_is_at_least_as_good_as_either_mode_on_the_dev_set() {
     use lectern::search::eval::{read_questions, EvalScope, Method};
 
     let t = library();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::common::repository();
     let questions = read_questions(&root.join("eval/dev.jsonl")).unwrap();
     let folder = t.create_folder("Dev").unwrap().id;
     let mut files: Vec<_> = questions.iter().map(|q| crate::common::corpus_pdf(&q.doc)).collect();

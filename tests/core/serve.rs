@@ -33,7 +33,7 @@ impl Served {
         let rt = runtime();
         let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let base = format!("http://{}/v1", listener.local_addr().unwrap());
-        rt.spawn(lectern::serve::serve(t.library.clone(), listener));
+        rt.spawn(lectern_serve::serve(t.library.clone(), listener));
         Served {
             t,
             rt,
@@ -495,7 +495,7 @@ fn the_openai_python_client_reads_the_library() {
     let t = &served.t;
     answer_extractively(t);
     let dimension = served.rt.block_on(t.embed_query("lamp")).unwrap().len();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/openai_client.py");
+    let script = crate::common::repository().join("tests/clients/openai_client.py");
     let run = std::process::Command::new("python3")
         .arg(script)
         .args([

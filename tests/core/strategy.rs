@@ -11,7 +11,7 @@ use std::time::Duration;
 use lectern::answer::AnswerKind;
 use lectern::catalog::Strategy;
 use lectern::llm::{Cancel, HttpChat, LanguageModel};
-use lectern::server::ServerApi;
+use lectern::model_server::ServerApi;
 use lectern::{AskOutcome, AskRequest, Library};
 use serde_json::{json, Value};
 

@@ -719,7 +719,7 @@ next_database: string | null, };
 export type ConnectionCheck = { description: string, reply: string, millis: number, };
 
 /**
- * What kind of failure an [`Error`] is, for a client to branch on.
+ * What kind of failure an error is, for a client to branch on; it says whose fault it is.
  */
 export type ErrorCode = "not_found" | "invalid_input" | "conflict" | "needs_password" | "unavailable" | "offline" | "internal" | "ambiguous";
 

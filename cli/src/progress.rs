@@ -6,9 +6,9 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
-use crate::jobs::{next_event, IndexEvent, RunMode};
-use crate::{Document, DocumentId, DocumentStatus, Error, Library};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lectern::jobs::{next_event, IndexEvent, RunMode};
+use lectern::{Document, DocumentId, DocumentStatus, Error, Library};
 use serde::Serialize;
 
 use super::args::AddArgs;
@@ -54,7 +54,7 @@ pub async fn add(library: &Library, args: AddArgs) -> Result<ExitCode, Error> {
         #[derive(Serialize)]
         struct Added<'a> {
             #[serde(flatten)]
-            report: &'a crate::ImportReport,
+            report: &'a lectern::ImportReport,
             documents: Vec<Document>,
         }
         output::json(&Added {

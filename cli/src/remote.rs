@@ -1,6 +1,6 @@
 //! `lectern remote add|ls|rm`: other Lectern servers' libraries, asked beside this one.
 
-use crate::{Error, Library};
+use lectern::{Error, Library};
 
 use super::args::RemoteCommand;
 use super::output::json;

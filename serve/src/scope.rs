@@ -6,8 +6,8 @@
 use axum::Extension;
 
 use super::ApiError;
-use crate::catalog::Scope;
-use crate::{Access, ErrorCode, Library};
+use lectern::catalog::Scope;
+use lectern::{Access, ErrorCode, Library};
 
 /// The model that names everything a token sees.
 pub const LIBRARY_MODEL: &str = "lectern";

@@ -15,13 +15,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::answer::grade::{counts_as_decline, graded_body, graded_text, is_correct, read_gold, GoldQuestion};
-use crate::answer::{says_not_found, AnswerEvent, AnswerKind, AnswerSettings, Citation, NumberCounts};
-use crate::catalog::ChatId;
-use crate::llm::{Backend, Cancel, GenerateOptions, LanguageModel};
-use crate::search::eval::read_json_lines;
-use crate::search::Hit;
-use crate::{About, AskOutcome, AskRequest, Because, Error, Library};
+use lectern::answer::grade::{counts_as_decline, graded_body, graded_text, is_correct, read_gold, GoldQuestion};
+use lectern::answer::{says_not_found, AnswerEvent, AnswerKind, AnswerSettings, Citation, NumberCounts};
+use lectern::catalog::ChatId;
+use lectern::llm::{Backend, Cancel, GenerateOptions, LanguageModel};
+use lectern::search::eval::read_json_lines;
+use lectern::search::Hit;
+use lectern::{About, AskOutcome, AskRequest, Because, Error, Library};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
@@ -239,7 +239,7 @@ async fn ask(
     library: &Library,
     args: &EvalAnswersArgs,
     gold: &GoldQuestion,
-    scope: crate::catalog::Scope,
+    scope: lectern::catalog::Scope,
     chat: Option<ChatId>,
     model: Option<Arc<dyn LanguageModel>>,
     about: Option<About>,

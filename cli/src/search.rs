@@ -2,9 +2,9 @@
 
 use std::process::ExitCode;
 
-use crate::search::eval::{read_questions, EvalScope, Evaluation, Outcome, CUTOFFS};
-use crate::search::{SearchMode, SearchRequest, SearchResults};
-use crate::{Error, Library};
+use lectern::search::eval::{read_questions, EvalScope, Evaluation, Outcome, CUTOFFS};
+use lectern::search::{SearchMode, SearchRequest, SearchResults};
+use lectern::{Error, Library};
 
 use super::args::{EvalArgs, ModeArg, SearchArgs};
 use super::eval_answers::percentile;

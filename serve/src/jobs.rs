@@ -23,8 +23,8 @@ use tokio::sync::mpsc;
 use super::error::Body;
 use super::scope::logged;
 use super::{blocking, ApiError, Served};
-use crate::catalog::Job;
-use crate::{Access, ErrorCode, Library, JOB_LOG_POLL};
+use lectern::catalog::Job;
+use lectern::{Access, ErrorCode, Library, JOB_LOG_POLL};
 
 /// The largest PDF one upload may hold.
 pub const MAX_UPLOAD: usize = 512 << 20;
@@ -117,7 +117,7 @@ pub async fn upload(
         let folder = check_folder(&library, &access, &query.folder)?;
         let dir = UploadDir::new(&library.config().home)?;
         let path = dir.0.join(&name);
-        std::fs::write(&path, &pdf).map_err(crate::Error::io(&path))?;
+        std::fs::write(&path, &pdf).map_err(lectern::Error::io(&path))?;
         Ok(library.start_job(&[path], &folder, &holder)?)
     })
     .await?;
@@ -129,9 +129,9 @@ pub async fn upload(
 struct UploadDir(PathBuf);
 
 impl UploadDir {
-    fn new(home: &std::path::Path) -> Result<UploadDir, crate::Error> {
+    fn new(home: &std::path::Path) -> Result<UploadDir, lectern::Error> {
         let dir = home.join(format!(".upload-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir(&dir).map_err(crate::Error::io(&dir))?;
+        std::fs::create_dir(&dir).map_err(lectern::Error::io(&dir))?;
         Ok(UploadDir(dir))
     }
 }
@@ -148,7 +148,7 @@ pub async fn list(
     Extension(access): Extension<Access>,
 ) -> Result<impl IntoResponse, ApiError> {
     let library = served.library.clone();
-    let jobs = blocking(move || Ok(library.jobs(crate::LISTED_JOBS)?)).await?;
+    let jobs = blocking(move || Ok(library.jobs(lectern::LISTED_JOBS)?)).await?;
     let data: Vec<Value> = jobs
         .iter()
         .filter(|j| access.sees_path(&j.folder))

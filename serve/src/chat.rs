@@ -22,11 +22,11 @@ use tokio::task::JoinHandle;
 use super::error::Body;
 use super::scope::{self, logged};
 use super::{blocking, ApiError, Served};
-use crate::answer::{footnote_list, Answer, AnswerEvent};
-use crate::catalog::{now_millis, Citation, Strategy};
-use crate::error::Error;
-use crate::llm::{Cancel, Finish, Message, Role};
-use crate::{Access, Answered, AskChoices, Question};
+use lectern::answer::{footnote_list, Answer, AnswerEvent};
+use lectern::catalog::{now_millis, Citation, Strategy};
+use lectern::llm::{Cancel, Finish, Message, Role};
+use lectern::Error;
+use lectern::{Access, Answered, AskChoices, Question};
 
 /// A chat completion request; what Lectern does not use (temperature, tools, …) is ignored.
 #[derive(Deserialize)]

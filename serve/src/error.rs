@@ -12,7 +12,7 @@ use axum::Json;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
-use crate::error::{Error, ErrorCode};
+use lectern::{Error, ErrorCode};
 
 /// A request the server could not serve, and why.
 #[derive(Debug)]

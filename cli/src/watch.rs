@@ -3,9 +3,9 @@
 
 use std::process::ExitCode;
 
-use crate::catalog::Link;
-use crate::jobs::RunMode;
-use crate::{Error, Library, SyncReport};
+use lectern::catalog::Link;
+use lectern::jobs::RunMode;
+use lectern::{Error, Library, SyncReport};
 
 use super::args::WatchCommand;
 use super::output;
@@ -36,7 +36,7 @@ fn print_links(library: &Library, links: &[Link]) -> Result<(), Error> {
             .map(|f| f.path);
         let synced = link.last_sync.map_or_else(
             || "never synced".to_string(),
-            |ms| format!("synced {}", crate::dates::utc(ms)),
+            |ms| format!("synced {}", lectern::dates::utc(ms)),
         );
         println!(
             "#{:<3} {} -> {}  ({synced}{}{}, {} pending, {} failed)",

@@ -3,6 +3,8 @@
 
 use thiserror::Error;
 
+use crate::fault::{Classified, ErrorCode, Hint};
+
 /// A model server's failure: which server (`server`, as [`super::ServerApi::name`] says it) at
 /// which endpoint, and what went wrong.
 #[derive(Debug, Error)]
@@ -39,4 +41,24 @@ pub enum ServerError {
     Dropped { server: &'static str, url: String },
     #[error("Lectern does not send an API key over plain http to another machine ({url}): use an https:// address, or no key")]
     KeyInClear { url: String },
+}
+
+impl Classified for ServerError {
+    /// A key Lectern will not send is the settings' fault; anything else, the server's.
+    fn code(&self) -> ErrorCode {
+        match self {
+            ServerError::KeyInClear { .. } => ErrorCode::InvalidInput,
+            _ => ErrorCode::Unavailable,
+        }
+    }
+
+    fn hint(&self) -> Option<Hint> {
+        match self {
+            ServerError::Unreachable { .. }
+            | ServerError::UnknownModel { .. }
+            | ServerError::Unauthorized { .. }
+            | ServerError::KeyInClear { .. } => Some(Hint::CheckSettings),
+            _ => None,
+        }
+    }
 }

@@ -3,12 +3,12 @@
 
 use std::process::ExitCode;
 
-use crate::{Error, Job, JobEvent, JobState, Library};
+use lectern::{Error, Job, JobEvent, JobState, Library};
 
 use super::args::JobsCommand;
 use super::output::json;
 use super::progress::spawn_background_indexer;
-use crate::dates::utc;
+use lectern::dates::utc;
 
 pub async fn run(library: &Library, command: JobsCommand) -> Result<ExitCode, Error> {
     match command {
@@ -25,7 +25,7 @@ pub async fn run(library: &Library, command: JobsCommand) -> Result<ExitCode, Er
             }
         }
         JobsCommand::Ls(flag) => {
-            let jobs = library.jobs(crate::LISTED_JOBS)?;
+            let jobs = library.jobs(lectern::LISTED_JOBS)?;
             if flag.json {
                 json(&jobs);
                 return Ok(ExitCode::SUCCESS);
@@ -97,7 +97,7 @@ async fn tail(library: &Library, id: &str, mut after: i64, as_json: bool) -> Res
             return Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS });
         }
         if !page.more {
-            tokio::time::sleep(crate::JOB_LOG_POLL).await;
+            tokio::time::sleep(lectern::JOB_LOG_POLL).await;
         }
     }
 }

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::search::eval::Part;
-use crate::search::Tuning;
+use lectern::search::eval::Part;
+use lectern::search::Tuning;
 
 /// Ask questions about your own PDFs, offline.
 #[derive(Debug, Parser)]
@@ -109,7 +109,7 @@ pub struct ServeArgs {
     #[command(subcommand)]
     pub command: Option<ServeCommand>,
     /// Where to listen: this machine only unless another address is given.
-    #[arg(long, default_value = crate::serve::DEFAULT_ADDRESS)]
+    #[arg(long, default_value = lectern_serve::DEFAULT_ADDRESS)]
     pub listen: std::net::SocketAddr,
     /// Print the library's token (made now if it has none) and exit.
     #[arg(long, conflicts_with = "rotate_token")]
@@ -186,9 +186,9 @@ pub enum StrategyArg {
     Smart,
 }
 
-impl From<StrategyArg> for crate::catalog::Strategy {
+impl From<StrategyArg> for lectern::catalog::Strategy {
     fn from(arg: StrategyArg) -> Self {
-        use crate::catalog::Strategy;
+        use lectern::catalog::Strategy;
         match arg {
             StrategyArg::Always => Strategy::Always,
             StrategyArg::Confidence => Strategy::Confidence,
@@ -570,7 +570,7 @@ pub struct AddArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The folder to add to.
-    #[arg(long, short, default_value = crate::catalog::DEFAULT_FOLDER)]
+    #[arg(long, short, default_value = lectern::catalog::DEFAULT_FOLDER)]
     pub folder: String,
     /// Queue the documents and return at once; a background process indexes them.
     #[arg(long)]

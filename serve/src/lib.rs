@@ -2,7 +2,7 @@
 //! (`/v1/models`, `/v1/chat/completions`, `/v1/embeddings`) and Lectern's own search
 //! (`/v1/search`, `/v1/context`), stored PDFs and page texts, and indexing jobs (`/v1/jobs`). Safe by default: it listens where it is told (the
 //! loopback interface unless told otherwise), every request needs a bearer token (the library's,
-//! or one limited to folders: [`crate::Access`]), bodies are bounded, no CORS header is ever
+//! or one limited to folders: [`lectern::Access`]), bodies are bounded, no CORS header is ever
 //! sent (a web page cannot read a reply), and each request is logged in the library with who
 //! asked and its scope, never its text. `routes.rs`, `chat.rs` and `jobs.rs` hold the endpoints,
 //! `scope.rs` what a token reaches, `error.rs` the error replies.
@@ -29,9 +29,9 @@ pub use error::ApiError;
 pub use mcp::serve_stdio;
 pub use scope::LIBRARY_MODEL;
 
-use crate::catalog::{now_millis, ApiRequest};
-use crate::error::Error;
-use crate::{Library, TOKEN_FILE};
+use lectern::catalog::{now_millis, ApiRequest};
+use lectern::Error;
+use lectern::{Library, TOKEN_FILE};
 
 /// The most a request's body may hold.
 pub(crate) const MAX_BODY: usize = 1 << 20;

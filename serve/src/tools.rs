@@ -9,10 +9,10 @@ use serde_json::{json, Value};
 use super::routes::{check, MAX_CONTEXT_TOKENS};
 use super::scope::{self, Resolved, LIBRARY_MODEL};
 use super::{blocking, ApiError};
-use crate::catalog::Strategy;
-use crate::llm::Cancel;
-use crate::search::{Hit, SearchMode, SearchRequest};
-use crate::{Access, AskChoices, ContextRequest, Library, Question};
+use lectern::catalog::Strategy;
+use lectern::llm::Cancel;
+use lectern::search::{Hit, SearchMode, SearchRequest};
+use lectern::{Access, AskChoices, ContextRequest, Library, Question};
 
 /// The most passages a search returns.
 const MAX_PASSAGES: usize = 50;

@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use crate::ask::Need;
-use crate::llm::{Message, Role};
-use crate::search::eval::read_json_lines;
-use crate::{AskChoices, Error, Library};
+use lectern::llm::{Message, Role};
+use lectern::search::eval::read_json_lines;
+use lectern::Need;
+use lectern::{AskChoices, Error, Library};
 
 use super::args::EvalStrategyArgs;
 use serde::{Deserialize, Serialize};

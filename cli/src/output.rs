@@ -3,9 +3,9 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use crate::catalog::LogEntry;
-use crate::dates::utc;
-use crate::{Document, DocumentStatus, Error, Folder, FolderId, Hint, LibraryStatus};
+use lectern::catalog::LogEntry;
+use lectern::dates::utc;
+use lectern::{Document, DocumentStatus, Error, Folder, FolderId, Hint, LibraryStatus};
 use serde::Serialize;
 
 /// Prints `value` as pretty JSON. A closed pipe (`| head`) ends the output quietly.
@@ -195,7 +195,7 @@ fn folder_paths(folders: &[Folder]) -> HashMap<FolderId, String> {
 }
 
 /// What `lectern library restore-catalog` did.
-pub fn restored(restored: &crate::Restored, as_json: bool) {
+pub fn restored(restored: &lectern::Restored, as_json: bool) {
     if as_json {
         return json(restored);
     }
@@ -215,7 +215,7 @@ pub fn restored(restored: &crate::Restored, as_json: bool) {
         println!(
             "found {} document(s) again from their indexes, in the folder \"{}\"",
             restored.recovered,
-            crate::RECOVERED_FOLDER
+            lectern::RECOVERED_FOLDER
         );
     }
 }

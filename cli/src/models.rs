@@ -3,9 +3,9 @@
 
 use std::process::ExitCode;
 
-use crate::models::InstallOptions;
-use crate::{Error, Library, ModelEntry};
 use indicatif::{ProgressBar, ProgressStyle};
+use lectern::models::InstallOptions;
+use lectern::{Error, Library, ModelEntry};
 
 use super::args::ModelCommand;
 use super::output;
@@ -76,10 +76,10 @@ fn print_models(models: &[ModelEntry]) {
             _ => "-",
         };
         let role = match m.role {
-            crate::models::ModelRole::Chat => "chat",
-            crate::models::ModelRole::Embedding => "embedding",
-            crate::models::ModelRole::Rerank => "rerank",
-            crate::models::ModelRole::Pages => "pages",
+            lectern::models::ModelRole::Chat => "chat",
+            lectern::models::ModelRole::Embedding => "embedding",
+            lectern::models::ModelRole::Rerank => "rerank",
+            lectern::models::ModelRole::Pages => "pages",
         };
         println!(
             "{:<22} {:<9} {:>9} {:>8} {:>8}  {:<11} {:<10} {}",

@@ -20,10 +20,10 @@ use serde::Deserialize;
 
 use super::tools::{self, ToolOutput};
 use super::{blocking, ApiError, MAX_BODY};
-use crate::catalog::{now_millis, ApiRequest};
-use crate::error::Error;
-use crate::llm::Cancel;
-use crate::{Access, Library};
+use lectern::catalog::{now_millis, ApiRequest};
+use lectern::llm::Cancel;
+use lectern::Error;
+use lectern::{Access, Library};
 
 /// What the client's model is told of the server.
 const INSTRUCTIONS: &str = "Lectern: the user's own library of PDFs, in folders. search_documents finds passages, get_context \

@@ -3,9 +3,9 @@
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use crate::answer::{footnote_list, AnswerEvent, AnswerKind};
-use crate::llm::{Cancel, Role};
-use crate::{AskAt, AskChoices, BackendKind, Because, Error, Library};
+use lectern::answer::{footnote_list, AnswerEvent, AnswerKind};
+use lectern::llm::{Cancel, Role};
+use lectern::{AskAt, AskChoices, BackendKind, Because, Error, Library};
 use tokio::sync::mpsc;
 
 use super::args::{AskArgs, BackendArg, ChatCommand};

@@ -14,9 +14,9 @@ use serde_json::{json, Value};
 use super::error::Body;
 use super::scope::{self, logged, LIBRARY_MODEL};
 use super::{blocking, ApiError, Served};
-use crate::catalog::{Scope, ScopeFilters};
-use crate::search::{SearchMode, SearchRequest, SearchResults};
-use crate::{Access, ContextRequest};
+use lectern::catalog::{Scope, ScopeFilters};
+use lectern::search::{SearchMode, SearchRequest, SearchResults};
+use lectern::{Access, ContextRequest};
 
 /// The most passages one search returns.
 const MAX_K: usize = 100;
@@ -245,7 +245,7 @@ pub async fn document_pdf(
     let (doc, bytes) = blocking(move || {
         let doc = library.document_seen_by(&access, &id)?;
         let path = library.document_file(doc.id)?;
-        let bytes = std::fs::read(&path).map_err(crate::error::Error::io(&path))?;
+        let bytes = std::fs::read(&path).map_err(lectern::Error::io(&path))?;
         Ok((doc, bytes))
     })
     .await?;

@@ -1,12 +1,12 @@
 //! `lectern serve`: the library served to other programs until the process ends (indexing what
 //! they add), its token shown or rotated, the tokens limited to folders, and the log of requests.
 
-use crate::jobs::RunMode;
-use crate::{Error, Library};
+use lectern::jobs::RunMode;
+use lectern::{Error, Library};
 
 use super::args::{ServeArgs, ServeCommand, TokenCommand};
 use super::output::json;
-use crate::dates::utc;
+use lectern::dates::utc;
 
 pub async fn run(library: Library, args: ServeArgs) -> Result<(), Error> {
     match args.command {
@@ -23,9 +23,9 @@ pub async fn run(library: Library, args: ServeArgs) -> Result<(), Error> {
         println!("{token}");
         return Ok(());
     }
-    let listener = crate::serve::bind(args.listen).await?;
+    let listener = lectern_serve::bind(args.listen).await?;
     index_while_serving(&library);
-    crate::serve::serve(library, listener).await
+    lectern_serve::serve(library, listener).await
 }
 
 /// Indexes what the served programs add (their jobs), in this process, for as long as it serves;

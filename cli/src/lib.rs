@@ -20,10 +20,10 @@ mod watch;
 
 use std::process::ExitCode;
 
-use crate::jobs::RunMode;
-use crate::pdf::{Extracted, PdfReader};
-use crate::{DeleteMode, Error, ErrorCode, Library, LibraryConfig};
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use lectern::jobs::RunMode;
+use lectern::pdf::{Extracted, PdfReader};
+use lectern::{DeleteMode, Error, ErrorCode, Library, LibraryConfig};
 
 use args::{Cli, Command, DocCommand, FolderCommand, IndexArgs, IndexCommand};
 use remote::remote;
@@ -116,8 +116,8 @@ fn exit_status(code: ErrorCode) -> ExitCode {
 async fn run(cli: Cli) -> Result<ExitCode, Error> {
     // Told no data directory, the command opens the library chosen in the app's settings.
     let told = cli.home.is_some() || std::env::var("LECTERN_HOME").is_ok_and(|home| !home.trim().is_empty());
-    let mut config = match crate::app_config::dir().filter(|_| !told) {
-        Some(app_dir) => crate::app_config::library_config(&app_dir)?,
+    let mut config = match lectern::app_config::dir().filter(|_| !told) {
+        Some(app_dir) => lectern::app_config::library_config(&app_dir)?,
         None => LibraryConfig::from_env(cli.home, None)?,
     };
     if cli.database_url.is_some() {
@@ -131,7 +131,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
     // A damaged catalog keeps the library from opening: it is put back first.
     if let Command::Library(args::LibraryCommand::RestoreCatalog { from, json }) = &cli.command {
-        let restored = crate::library::restore_catalog(&config, from.as_deref())?;
+        let restored = lectern::restore_catalog(&config, from.as_deref())?;
         output::restored(&restored, *json);
         return Ok(ExitCode::SUCCESS);
     }
@@ -173,7 +173,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Serve(args) => serve::run(library, args).await?,
         Command::Mcp => {
             serve::index_while_serving(&library);
-            crate::serve::serve_stdio(library).await?
+            lectern_serve::serve_stdio(library).await?
         }
         Command::Library(args::LibraryCommand::Export { to, json }) => {
             let exported = library.export(&to).await?;
@@ -185,7 +185,7 @@ async fn run(cli: Cli) -> Result<ExitCode, Error> {
                     exported.documents,
                     exported.files,
                     exported.indexes,
-                    crate::database::redacted(&to)
+                    lectern::database::redacted(&to)
                 );
             }
         }
@@ -245,7 +245,7 @@ fn folder(library: &Library, command: FolderCommand) -> Result<(), Error> {
             let folder = match strategy.as_deref().map(str::trim) {
                 None => library.folder(&path)?,
                 Some(name) if name.eq_ignore_ascii_case("inherit") => library.set_folder_strategy(&path, None)?,
-                Some(name) => library.set_folder_strategy(&path, Some(name.parse().map_err(crate::Error::from)?))?,
+                Some(name) => library.set_folder_strategy(&path, Some(name.parse().map_err(lectern::Error::from)?))?,
             };
             match folder.strategy {
                 Some(own) => println!("{}: {own}", folder.path),

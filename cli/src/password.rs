@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use crate::Error;
+use lectern::Error;
 
 /// The password given on the command line if any, else read from stdin or asked for.
 pub fn password(given: Option<String>, from_stdin: bool, prompt: &str) -> Result<String, Error> {
