@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use lectern::answer::{Answer, AnswerEvent, NumberCounts, Stage};
+use lectern::answer::{Answer, AnswerEvent, Likeliest, NumberCounts, Stage};
 use lectern::catalog::{
     AnswerKind, ApiRequest, ApiToken, Chat, ChatMessage, Citation, Link, LogEntry, LogLevel, Remote, RemoteScope,
     Scope, ScopeFilters, Strategy,
@@ -41,7 +41,7 @@ fn typescript() -> String {
     let cfg = Config::new().with_large_int("number");
     let declarations = declarations![&cfg;
         FolderId, DocumentId, Folder, FolderStats, DocumentStatus, SyncProgress, Document, Link, LibraryView, LibraryUpdate, ImportReport, ImportFailure,
-        SyncReport, FolderDeletion, Scope, ScopeFilters, RemoteScope, Remote, AddedRemote, Unreachable, Citation, AnswerKind, Answer, NumberCounts, Finish, AnswerEvent, Stage, Role, Chat,
+        SyncReport, FolderDeletion, Scope, ScopeFilters, RemoteScope, Remote, AddedRemote, Unreachable, Citation, AnswerKind, Answer, NumberCounts, Finish, AnswerEvent, Stage, Likeliest, Role, Chat,
         ChatMessage, ChatView, Strategy, Retrieval, SearchMode, Hit, ScoreComponents, Source, Skipped, SearchResults, AskPayload,
         AskOutcome, AskedOf, Because, IndexEvent, BackendKind, Settings, SecretPlace, SettingsView, ConnectionCheck, ErrorCode, Hint, DocumentChoice,
         ErrorPayload, WordBox, LogEntry, LogLevel, ModelEntry, ModelRole, InstallProgress, FoundInFolder, ServerView,

@@ -22,6 +22,13 @@ const NUMERIC: &[&str] = &[
     "how",
 ];
 
+/// The best span of `text` for `question` ([`best_span`]), trimmed.
+pub fn best_line(question: &str, text: &str) -> Option<String> {
+    let (start, end) = best_span(question, text)?;
+    let line: String = text.chars().skip(start).take(end - start).collect();
+    Some(line.trim().to_string())
+}
+
 /// The character range (start, end) of the best span of `text` for `question`, if any span
 /// shares a word with it.
 pub fn best_span(question: &str, text: &str) -> Option<(usize, usize)> {
@@ -197,15 +204,11 @@ fn stem(word: &str) -> String {
 mod tests {
     use super::*;
 
-    fn best(question: &str, text: &str) -> Option<String> {
-        best_span(question, text).map(|(s, e)| text.chars().skip(s).take(e - s).collect())
-    }
-
     #[test]
     fn the_table_row_with_the_asked_label_wins() {
         let table = "Consolidated statement of cash flows\nNet income 1,204 998\nCapital expenditures (1,577) (1,350)\nDividends paid (420) (400)";
         assert_eq!(
-            best("What were the capital expenditures in 2022?", table).as_deref(),
+            best_line("What were the capital expenditures in 2022?", table).as_deref(),
             Some("Capital expenditures (1,577) (1,350)")
         );
     }
@@ -218,10 +221,10 @@ mod tests {
             "More words follow about other matters entirely unrelated.".repeat(2)
         );
         assert_eq!(
-            best("When is the filing deadline?", &text).as_deref(),
+            best_line("When is the filing deadline?", &text).as_deref(),
             Some("The filing deadline for nonresident aliens is June 15.")
         );
-        assert_eq!(best("the of and", "anything"), None);
+        assert_eq!(best_line("the of and", "anything"), None);
     }
 
     #[test]
@@ -250,7 +253,7 @@ mod tests {
         let text =
             "Variation Itself - Variations on Lorem Ipsum.\nAndrew Jackson has waived all copyright to this work.";
         assert_eq!(
-            best(
+            best_line(
                 "Who waived all copyright to 'Variation Itself - Variations on Lorem Ipsum'?",
                 text
             )

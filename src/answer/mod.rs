@@ -222,24 +222,46 @@ pub enum Stage {
     /// asks for.
     Computing,
     /// The model reads `passages` passages of `documents` (their names, best first) before it
-    /// writes.
-    Reading { passages: usize, documents: Vec<String> },
+    /// writes; meanwhile the window shows the likeliest line of the best of them.
+    Reading {
+        passages: usize,
+        documents: Vec<String>,
+        likeliest: Option<Likeliest>,
+    },
     /// The answer is checked against the passages it cites.
     Checking,
 }
 
+/// The line of the best passage most likely to answer, shown while the model reads: something
+/// to read, and a page to open, in the seconds before the answer's first words.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct Likeliest {
+    /// The line (a table row, or a sentence of a longer line), as the passage has it.
+    pub line: String,
+    /// The passage, to open at its page (footnote 1: the first excerpt the model reads).
+    pub passage: Citation,
+}
+
 impl Stage {
-    /// The model is about to read `passages`.
-    fn reading(passages: &[Hit]) -> AnswerEvent {
+    /// The model is about to read `passages` for `question`.
+    fn reading(question: &str, passages: &[Hit]) -> AnswerEvent {
         let mut documents: Vec<String> = Vec::new();
         for passage in passages {
             if !documents.contains(&passage.document_name) {
                 documents.push(passage.document_name.clone());
             }
         }
+        let likeliest = passages.first().and_then(|best| {
+            Some(Likeliest {
+                line: highlight::best_line(question, &best.text)?,
+                passage: citation_of(1, best),
+            })
+        });
         AnswerEvent::stage(Stage::Reading {
             passages: passages.len(),
             documents,
+            likeliest,
         })
     }
 }
@@ -249,7 +271,9 @@ impl std::fmt::Display for Stage {
         match self {
             Stage::Searching => write!(f, "Searching the documents…"),
             Stage::Computing => write!(f, "Reading the statements' rows to compute the figure…"),
-            Stage::Reading { passages, documents } => {
+            Stage::Reading {
+                passages, documents, ..
+            } => {
                 let of = match documents.as_slice() {
                     [] => String::new(),
                     [one] => format!(" of {one}"),
@@ -310,7 +334,7 @@ pub fn answer(
     let second = (!rest.is_empty() && bears_on_question(&rest, settings.relevance_floor))
         .then(|| context::plan(model, question, history, &rest, budget, settings.generate.max_tokens))
         .filter(|p| !p.passages.is_empty());
-    on_event(Stage::reading(&prompt.passages));
+    on_event(Stage::reading(question, &prompt.passages));
     let Some(second) = second else {
         let first = respond(model, question, &prompt, settings, cancel, on_event)?;
         return confirm(model, question, history, &prompt.passages, first, cancel, on_event);
@@ -326,7 +350,7 @@ pub fn answer(
         gate.open(on_event);
         return confirm(model, question, history, &prompt.passages, first, cancel, on_event);
     }
-    on_event(Stage::reading(&second.passages));
+    on_event(Stage::reading(question, &second.passages));
     let mut again = DeclineGate::default();
     let answered = respond(model, question, &second, settings, cancel, &mut |event| {
         again.pass(event, on_event)
@@ -820,7 +844,7 @@ mod tests {
 
     #[test]
     fn the_model_reading_is_said_with_its_passages_and_their_documents_best_first() {
-        let said = |hits: &[Hit]| match Stage::reading(hits) {
+        let said = |hits: &[Hit]| match Stage::reading("How tall is it?", hits) {
             AnswerEvent::Stage { text, .. } => text,
             other => panic!("{other:?}"),
         };
@@ -837,6 +861,29 @@ mod tests {
             said(&[b, a, c]),
             "Reading 3 passages of b.pdf and 2 other documents before writing…"
         );
+    }
+
+    #[test]
+    fn while_the_model_reads_the_best_passage_s_likeliest_line_is_shown_with_its_page() {
+        let mut best = passage("tower.pdf", "");
+        best.text = "The tower opened in 1889.\nIt is 330 metres tall, antennas included.\nIt has three floors.".into();
+        let other = passage("other.pdf", "");
+        let likeliest = |question: &str, hits: &[Hit]| match Stage::reading(question, hits) {
+            AnswerEvent::Stage {
+                stage: Stage::Reading { likeliest, .. },
+                ..
+            } => likeliest,
+            other => panic!("{other:?}"),
+        };
+        let shown = likeliest("How tall is it?", &[best.clone(), other.clone()]).expect("a line");
+        assert_eq!(shown.line, "It is 330 metres tall, antennas included.");
+        assert_eq!(
+            (shown.passage.number, shown.passage.document, shown.passage.page),
+            (1, best.document, 12)
+        );
+        // No line shares a word with the question: nothing is shown but the stage.
+        assert_eq!(likeliest("Qui?", &[best, other]), None);
+        assert_eq!(likeliest("How tall is it?", &[]), None);
     }
 
     #[test]

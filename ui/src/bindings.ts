@@ -422,7 +422,21 @@ export type AnswerEvent = { "type": "text", text: string, } | { "type": "citatio
 /**
  * A step of the question's path, said as it begins.
  */
-export type Stage = { "step": "searching" } | { "step": "computing" } | { "step": "reading", passages: number, documents: Array<string>, } | { "step": "checking" };
+export type Stage = { "step": "searching" } | { "step": "computing" } | { "step": "reading", passages: number, documents: Array<string>, likeliest: Likeliest | null, } | { "step": "checking" };
+
+/**
+ * The line of the best passage most likely to answer, shown while the model reads: something
+ * to read, and a page to open, in the seconds before the answer's first words.
+ */
+export type Likeliest = { 
+/**
+ * The line (a table row, or a sentence of a longer line), as the passage has it.
+ */
+line: string, 
+/**
+ * The passage, to open at its page (footnote 1: the first excerpt the model reads).
+ */
+passage: Citation, };
 
 /**
  * Who says a message of a chat.

@@ -463,7 +463,7 @@ describe("retrieved passages", () => {
 describe("an answer being made", () => {
   it("says what is happening until its first words, and nothing once it is done", async () => {
     let reply: (outcome: unknown) => void = () => {};
-    const { chat, root, channels } = pane({
+    const { chat, root, channels, opened } = pane({
       ask: () => new Promise((resolve) => (reply = resolve)),
       list_chats: () => [],
     });
@@ -474,12 +474,22 @@ describe("an answer being made", () => {
     const stage = () => root.querySelector(".message.answer .stage")?.textContent ?? null;
     channels[0].onmessage({ type: "stage", stage: { step: "searching" }, text: "Searching the documents…" });
     expect(stage()).toBe("Searching the documents…");
-    const reading = { step: "reading", passages: 4, documents: ["a.pdf", "b.pdf"] };
+    const passage = cited("Revenue grew 12% to $4.1 billion.");
+    const likeliest = { line: "Revenue grew 12% to $4.1 billion.", passage };
+    const reading = { step: "reading", passages: 4, documents: ["a.pdf", "b.pdf"], likeliest };
     channels[0].onmessage({ type: "stage", stage: reading, text: "Reading 4 passages of a.pdf and 1 other document before writing…" });
     expect(stage()).toBe("Reading 4 passages of a.pdf and 1 other document before writing…");
     expect(root.querySelector(".message.answer .stage")?.getAttribute("role")).toBe("status");
+    // While the model reads, the best passage's likeliest line, and its page a click away.
+    const shown = () => root.querySelector(".message.answer .likeliest");
+    expect(shown()?.querySelector("blockquote")?.textContent).toBe("Revenue grew 12% to $4.1 billion.");
+    const open = shown()?.querySelector("button.likeliest-page") as HTMLButtonElement;
+    expect(open.textContent).toBe(`${passage.document_name}, page ${passage.page}`);
+    open.click();
+    expect(opened).toEqual([passage]);
     channels[0].onmessage({ type: "text", text: "It grew." });
     expect(stage()).toBeNull();
+    expect(shown()).toBeNull();
     channels[0].onmessage({ type: "stage", stage: { step: "checking" }, text: "Checking the answer against the passages it cites…" });
     expect(stage()).toBe("Checking the answer against the passages it cites…");
     reply({

@@ -29,6 +29,7 @@ import type {
   Citation,
   DocumentChoice,
   LibraryView,
+  Likeliest,
   Scope,
   SearchResults,
   Settings,
@@ -494,6 +495,7 @@ export class ChatPane {
       stage.textContent = answer.stage;
       parts.push(stage);
     }
+    if (answer.likeliest) parts.push(this.likeliestLine(answer.likeliest));
     parts.push(sources, actions);
     if (results && results.hits.length > 0) {
       const retrieved = retrievedPassages(results, (c) => this.hooks.openCitation(c));
@@ -508,6 +510,24 @@ export class ChatPane {
     }
     node.replaceChildren(...parts);
     this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  /** While the model reads: the best passage's likeliest line, and a button that opens its page. */
+  private likeliestLine({ line, passage }: Likeliest): HTMLElement {
+    const block = document.createElement("figure");
+    block.className = "likeliest";
+    const label = document.createElement("figcaption");
+    label.textContent = "Likeliest line so far";
+    const quote = document.createElement("blockquote");
+    quote.textContent = line;
+    const open = button(
+      `${sourceName(passage)}, page ${passage.page}`,
+      "likeliest-page",
+      () => this.hooks.openCitation(passage, open),
+      "Open the page",
+    );
+    block.append(label, quote, open);
+    return block;
   }
 
   /** Saves the chat, or its answer `message`, as a markdown file where the user chooses; the

@@ -117,11 +117,12 @@ describe("stores", () => {
     let answer: StreamingAnswer = { body: "", citations: [] };
     answer = applyAnswerEvent(answer, { type: "stage", stage: { step: "searching" }, text: "Searching the documents…" });
     expect(answer.stage).toBe("Searching the documents…");
-    const reading: Stage = { step: "reading", passages: 2, documents: ["a.pdf"] };
+    const likeliest = { line: "It is 330 metres tall.", passage: citation(1, "d1", 3) };
+    const reading: Stage = { step: "reading", passages: 2, documents: ["a.pdf"], likeliest };
     answer = applyAnswerEvent(answer, { type: "stage", stage: reading, text: "Reading 2 passages of a.pdf before writing…" });
-    expect(answer.stage).toBe("Reading 2 passages of a.pdf before writing…");
+    expect([answer.stage, answer.likeliest]).toEqual(["Reading 2 passages of a.pdf before writing…", likeliest]);
     answer = applyAnswerEvent(answer, { type: "text", text: "It is tall." });
-    expect(answer).toEqual({ body: "It is tall.", citations: [], stage: undefined });
+    expect(answer).toEqual({ body: "It is tall.", citations: [], stage: undefined, likeliest: undefined });
     answer = applyAnswerEvent(answer, { type: "stage", stage: { step: "checking" }, text: "Checking…" });
     expect([answer.body, answer.stage]).toEqual(["It is tall.", "Checking…"]);
   });

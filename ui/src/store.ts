@@ -11,6 +11,7 @@ import type {
   LibraryDocument,
   LibraryUpdate,
   LibraryView,
+  Likeliest,
   Link,
 } from "./bindings";
 
@@ -140,12 +141,19 @@ export interface StreamingAnswer {
   citations: Citation[];
   /** What the question's path is doing, until the next words come ("Reading 6 passages of …"). */
   stage?: string;
+  /** While the model reads: the best passage's likeliest line, and the passage to open. */
+  likeliest?: Likeliest;
 }
 
 /** Applies one streamed event to an answer. */
 export function applyAnswerEvent(answer: StreamingAnswer, event: AnswerEvent): StreamingAnswer {
-  if (event.type === "stage") return { ...answer, stage: event.text };
-  if (event.type === "text") return { ...answer, body: answer.body + event.text, stage: undefined };
+  if (event.type === "stage") {
+    const likeliest = event.stage.step === "reading" ? (event.stage.likeliest ?? undefined) : undefined;
+    return { ...answer, stage: event.text, likeliest };
+  }
+  if (event.type === "text") {
+    return { ...answer, body: answer.body + event.text, stage: undefined, likeliest: undefined };
+  }
   if (answer.citations.some((c) => c.number === event.citation.number)) return answer;
   return { ...answer, citations: [...answer.citations, event.citation] };
 }
