@@ -58,4 +58,4 @@ phase "run tests, libraries in PostgreSQL"
 # it), and the corpus's statuses (what the PDF reader makes of each file, wherever its index
 # goes: four minutes again).
 LECTERN_TEST_LIBRARY_IN_DATABASE=1 scripts/postgres.sh run "$LECTERN_TEST_MODELS" cargo nextest run --workspace --locked \
-    --no-fail-fast -E 'binary_id(lectern::core) - test(/^(search|secrets|shared|store|embedding|disk|backup)::/) - test(/^(watch::a_document_two_linked|index::a_ready_document_whose_index_vanished|corpus::every_corpus_file_ends_in_the_status)/)'
+    --no-fail-fast -E 'binary_id(lectern-cli::core) - test(/^(search|secrets|shared|store|embedding|disk|backup)::/) - test(/^(watch::a_document_two_linked|index::a_ready_document_whose_index_vanished|corpus::every_corpus_file_ends_in_the_status)/)'
