@@ -1,4 +1,5 @@
-//! Integration tests of the core library; the modules mirror `src/`.
+//! The workspace's integration tests: the core library, the `lectern` program and its server, run
+//! for real; the modules mirror `src/`, `cli/` and `serve/`.
 //! Fixtures: the real PDFs of `corpus/` and files the tests write themselves.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
